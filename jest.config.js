@@ -1,0 +1,18 @@
+/**
+ * One Jest run for the whole repository (root, core, lambdas, local, lib, sdk).
+ * ts-jest transpiles only (isolatedModules); type errors are caught by `npm run typecheck`,
+ * which keeps the test run fast on a 2-core machine.
+ * ts-jest 29 requires TypeScript < 7, hence typescript ~5.9 in package.json.
+ * @type {import('jest').Config}
+ */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>'],
+  testMatch: ['**/*.test.ts'],
+  testPathIgnorePatterns: ['/node_modules/', '/dist/', '/cdk.out/', '/dashboard/', '/.spendguard/'],
+  modulePathIgnorePatterns: ['<rootDir>/cdk.out', '<rootDir>/sdk/dist', '<rootDir>/.spendguard'],
+  transform: {
+    '^.+\\.tsx?$': ['ts-jest', { tsconfig: { isolatedModules: true }, diagnostics: false }],
+  },
+  testTimeout: 30000,
+};
