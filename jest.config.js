@@ -13,6 +13,9 @@ module.exports = {
   modulePathIgnorePatterns: ['<rootDir>/cdk.out', '<rootDir>/sdk/dist', '<rootDir>/.spendguard'],
   transform: {
     '^.+\\.tsx?$': ['ts-jest', { tsconfig: { isolatedModules: true }, diagnostics: false }],
+    '/node_modules/@middy/.+\\.js$': '<rootDir>/test/jest/esm-transform.js',
   },
+  transformIgnorePatterns: ['/node_modules/(?!@middy/)'],
+  setupFiles: ['<rootDir>/test/jest/env.js'],
   testTimeout: 30000,
 };

@@ -35,3 +35,49 @@ export interface NormalizedUsage {
 
 /** Either a usage record, or the reason none could be read. Parsers never throw. */
 export type UsageResult = { ok: true; usage: NormalizedUsage } | { ok: false; reason: string };
+
+/**
+ * Counts the tokens of a piece of text. Estimation takes one optionally: the server passes an exact
+ * tokenizer (`tokenizer-openai.ts`, o200k_base); the SDK passes none and falls back to the
+ * characters-per-token ratio of the model family ({@link CHARS_PER_TOKEN} in `estimate.ts`).
+ * Must not throw; a counter that throws is ignored for that text and the ratio is used.
+ */
+export type TokenCounter = (text: string) => number;
+
+/** What a parser may know about the request besides the response itself. All fields are optional. */
+export interface UsageContext {
+  /** The request URL: Gemini carries the model in its path, Ollama and Gemini choose the API dialect by it. */
+  url?: string;
+  /**
+   * The request body, parsed JSON or its raw text. Supplies the requested model (when the response has
+   * none) and the prompt text for estimates. Read only when needed; never stored.
+   */
+  requestBody?: unknown;
+  /** Exact token counter for estimates; default: the family's characters-per-token ratio. */
+  tokenCounter?: TokenCounter;
+  /**
+   * Longest single SSE event or NDJSON line kept in memory, in characters (about bytes for JSON).
+   * A longer frame is skipped and reported as "frame too large" unless a usage frame follows it.
+   * @default 1_048_576
+   */
+  maxFrameChars?: number;
+}
+
+/**
+ * Incremental usage parser for one streamed response. Feed it the response bytes as they arrive, in any
+ * chunking; memory stays bounded by one frame. Neither method throws.
+ */
+export interface UsageStream {
+  /** Consumes the next bytes of the response body. */
+  push(chunk: Uint8Array): void;
+  /** Ends the stream and returns the usage (reported, or estimated when the stream carried none). */
+  end(): UsageResult;
+}
+
+/** Reads token usage from one provider's responses. Implementations never throw. */
+export interface UsageParser {
+  /** Reads usage from a complete, already parsed JSON response body. */
+  fromJson(body: unknown, ctx: UsageContext): UsageResult;
+  /** Starts an incremental parser for a streamed body (SSE, or NDJSON where the provider uses it). */
+  stream(ctx: UsageContext): UsageStream;
+}

@@ -1,0 +1,79 @@
+/**
+ * Per-organization guardrail policy: every threshold and switch of the five layers, validated
+ * by one zod schema assembled from the layers' own sections. Defaults are the spec's
+ * (4 identical calls, more than 10 requests per sliding minute, more than 90 % premium spend);
+ * financial caps default to none (no budget configured, nothing to enforce).
+ */
+import { z } from 'zod';
+import { contextGrowthPolicySchema } from './context-growth';
+import { GuardrailError } from './errors';
+import { financialLimitsPolicySchema } from './financial-limits';
+import { identicalLoopPolicySchema } from './identical-loop';
+import { STATE_BYTES_LIMIT } from './limits';
+import { premiumConcentrationPolicySchema } from './premium-concentration';
+import { rpsBurstPolicySchema } from './burst';
+import { maxStateBytes } from './state';
+
+/** Bounds of the state and of event time, shared by the layers. */
+export const stateLimitsPolicySchema = z.object({
+  /** Session streams tracked per organization by layers 2 and 3 (LRU by last call). */
+  maxSessions: z.int().min(1).max(1024).default(128),
+  /** API keys tracked per organization by layer 4 (LRU by last request). */
+  maxKeys: z.int().min(1).max(1024).default(64),
+  /** Event times more than this ahead of `now` are clamped to `now + maxClockSkewMs`. */
+  maxClockSkewMs: z.int().min(0).max(86_400_000).default(300_000),
+});
+
+const policySectionsSchema = z.object({
+  financialLimits: financialLimitsPolicySchema.prefault({}),
+  identicalLoop: identicalLoopPolicySchema.prefault({}),
+  contextGrowth: contextGrowthPolicySchema.prefault({}),
+  rpsBurst: rpsBurstPolicySchema.prefault({}),
+  premiumConcentration: premiumConcentrationPolicySchema.prefault({}),
+  limits: stateLimitsPolicySchema.prefault({}),
+});
+
+/** A validated policy: every field present. */
+export type GuardrailPolicy = z.infer<typeof policySectionsSchema>;
+/** Policy as stored or sent by the dashboard: every field optional. */
+export type GuardrailPolicyInput = z.input<typeof policySectionsSchema>;
+
+/** The policy schema: the layers' sections, and a worst-case state no larger than 64 KB. */
+export const guardrailPolicySchema = policySectionsSchema.refine(
+  (policy: GuardrailPolicy) => maxStateBytes(policy) <= STATE_BYTES_LIMIT,
+  {
+    message: `policy allows a guardrail state larger than ${STATE_BYTES_LIMIT} bytes; lower limits.maxSessions, limits.maxKeys, rpsBurst.maxRequests or contextGrowth.window`,
+  },
+);
+
+/** The spec's defaults. */
+export const DEFAULT_POLICY: GuardrailPolicy = Object.freeze(guardrailPolicySchema.parse({}));
+
+/** Raised when a stored or submitted policy does not validate. */
+export class GuardrailPolicyError extends GuardrailError {
+  constructor(
+    message: string,
+    readonly issues: readonly { path: string; message: string }[],
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'GuardrailPolicyError';
+  }
+}
+
+/**
+ * Validates a policy (missing fields take the defaults).
+ *
+ * @example parseGuardrailPolicy({ financialLimits: { dailyHardCapNanos: 100e9 } }) // $100/day hard cap
+ * @throws GuardrailPolicyError listing each invalid field
+ */
+export function parseGuardrailPolicy(input: unknown): GuardrailPolicy {
+  const result = guardrailPolicySchema.safeParse(input ?? {});
+  if (result.success) return result.data;
+  const issues = result.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message }));
+  throw new GuardrailPolicyError(
+    `invalid guardrail policy: ${issues.map((i) => `${i.path || '(root)'}: ${i.message}`).join('; ')}`,
+    issues,
+    { cause: result.error },
+  );
+}

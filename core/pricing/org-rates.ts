@@ -1,0 +1,156 @@
+/**
+ * Per-organization negotiated rates: enterprise discounts and contracted per-model prices.
+ *
+ * Precedence for one call (the first that applies wins; they do not stack):
+ * 1. a per-model override (`models`), keyed `provider:model` or `model` (lower-case; the model is the
+ *    name as reported, or the registry's matched model id); it replaces the list price of every token
+ *    class, is flat (no long-context band), and also prices models the registry does not know;
+ * 2. a per-provider multiplier (`providers`, keyed by Spendguard provider id);
+ * 3. the organization-wide `multiplier`.
+ *
+ * The service-tier multiplier (batch, flex, priority) still applies on top of all three.
+ * Multipliers are exact to 6 decimals (0.85 → 17/20), prices to 6 decimals of USD/MTok.
+ */
+import { z } from 'zod';
+import { OrgRatesError } from './errors';
+import { modelPriceFromUsd, type ModelPrice } from './model-price';
+import { scaleDecimal } from './money';
+import { ONE, reduceRational, type Rational } from './tiers';
+
+/** A contracted price for one model, USD per million tokens. Unset cache prices default to `input`. */
+export interface NegotiatedModelRate {
+  readonly inputUsdPerMTok: number;
+  readonly outputUsdPerMTok: number;
+  readonly cacheReadUsdPerMTok?: number;
+  readonly cacheWrite5mUsdPerMTok?: number;
+  readonly cacheWrite1hUsdPerMTok?: number;
+}
+
+/** An organization's negotiated rates. */
+export interface OrgRates {
+  /** Applies to every list price, e.g. 0.8 for a 20 % discount. */
+  readonly multiplier?: number;
+  /** Per-provider multipliers (Spendguard provider id → multiplier); win over `multiplier`. */
+  readonly providers?: Readonly<Record<string, number>>;
+  /** Per-model contracted prices; win over both multipliers. */
+  readonly models?: Readonly<Record<string, NegotiatedModelRate>>;
+}
+
+const MAX_MULTIPLIER = 100;
+const multiplierSchema = z.number().finite().min(0).max(MAX_MULTIPLIER);
+const priceSchema = z.number().finite().min(0);
+
+/** Validates {@link OrgRates} where they are configured (dashboard, API), before they are stored. */
+export const orgRatesSchema = z.strictObject({
+  multiplier: multiplierSchema.optional(),
+  providers: z.record(z.string().min(1), multiplierSchema).optional(),
+  models: z
+    .record(
+      z.string().min(1),
+      z.strictObject({
+        inputUsdPerMTok: priceSchema,
+        outputUsdPerMTok: priceSchema,
+        cacheReadUsdPerMTok: priceSchema.optional(),
+        cacheWrite5mUsdPerMTok: priceSchema.optional(),
+        cacheWrite1hUsdPerMTok: priceSchema.optional(),
+      }),
+    )
+    .optional(),
+});
+
+/** {@link OrgRates} compiled for the hot path. Build once per organization with {@link compileOrgRates}. */
+export interface CompiledOrgRates {
+  readonly kind: 'compiled-org-rates';
+  readonly multiplier: Rational | null;
+  readonly providers: ReadonlyMap<string, Rational>;
+  readonly models: ReadonlyMap<string, ModelPrice>;
+  /** Per (provider, model) decision cache, filled by the cost engine. */
+  readonly decisions: Map<string, OrgRateDecision>;
+}
+
+/** What the org rates do to one (provider, model). */
+export type OrgRateDecision =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'multiplier'; readonly multiplier: Rational }
+  | { readonly kind: 'override'; readonly price: ModelPrice };
+
+const MULTIPLIER_DECIMALS = 6;
+const MULTIPLIER_SCALE = 10 ** MULTIPLIER_DECIMALS;
+
+function toRational(value: number, where: string): Rational {
+  const parsed = multiplierSchema.safeParse(value);
+  if (!parsed.success) throw new OrgRatesError(`${where}: expected a multiplier in [0, ${MAX_MULTIPLIER}]`);
+  return reduceRational({ num: scaleDecimal(value, MULTIPLIER_DECIMALS), den: MULTIPLIER_SCALE });
+}
+
+/**
+ * Compiles negotiated rates for the hot path.
+ *
+ * @throws OrgRatesError when a multiplier or price is negative, non-finite or out of range.
+ */
+export function compileOrgRates(rates: OrgRates): CompiledOrgRates {
+  const parsed = orgRatesSchema.safeParse(rates);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new OrgRatesError(`Invalid org rates at ${issue?.path.join('.') ?? '?'}: ${issue?.message ?? ''}`);
+  }
+  const providers = new Map<string, Rational>();
+  for (const [provider, multiplier] of Object.entries(rates.providers ?? {})) {
+    providers.set(provider.trim().toLowerCase(), toRational(multiplier, `providers.${provider}`));
+  }
+  const models = new Map<string, ModelPrice>();
+  for (const [key, rate] of Object.entries(rates.models ?? {})) {
+    models.set(
+      key.trim().toLowerCase(),
+      modelPriceFromUsd({
+        input: rate.inputUsdPerMTok,
+        output: rate.outputUsdPerMTok,
+        ...(rate.cacheReadUsdPerMTok !== undefined && { cacheRead: rate.cacheReadUsdPerMTok }),
+        ...(rate.cacheWrite5mUsdPerMTok !== undefined && { cacheWrite5m: rate.cacheWrite5mUsdPerMTok }),
+        ...(rate.cacheWrite1hUsdPerMTok !== undefined && { cacheWrite1h: rate.cacheWrite1hUsdPerMTok }),
+      }),
+    );
+  }
+  return {
+    kind: 'compiled-org-rates',
+    multiplier: rates.multiplier === undefined ? null : toRational(rates.multiplier, 'multiplier'),
+    providers,
+    models,
+    decisions: new Map(),
+  };
+}
+
+const MAX_DECISIONS = 4096;
+
+/**
+ * Decides how the org rates apply to a call to `provider` for the reported `canonicalModel` that the
+ * registry matched to `matchedModel`. Cached per (provider, model) in the compiled rates.
+ */
+export function orgRateDecision(
+  rates: CompiledOrgRates,
+  provider: string,
+  canonicalModel: string,
+  matchedModel: string,
+): OrgRateDecision {
+  const cacheKey = `${provider}\u0000${canonicalModel}`;
+  const cached = rates.decisions.get(cacheKey);
+  if (cached !== undefined) return cached;
+  const p = provider.trim().toLowerCase();
+  const override =
+    rates.models.get(`${p}:${canonicalModel}`) ??
+    rates.models.get(`${p}:${matchedModel}`) ??
+    rates.models.get(canonicalModel) ??
+    rates.models.get(matchedModel);
+  let decision: OrgRateDecision;
+  if (override !== undefined) decision = { kind: 'override', price: override };
+  else {
+    const multiplier = rates.providers.get(p) ?? rates.multiplier;
+    decision =
+      multiplier === null || (multiplier.num === ONE.num && multiplier.den === ONE.den)
+        ? { kind: 'none' }
+        : { kind: 'multiplier', multiplier };
+  }
+  if (rates.decisions.size >= MAX_DECISIONS) rates.decisions.clear();
+  rates.decisions.set(cacheKey, decision);
+  return decision;
+}

@@ -1,0 +1,245 @@
+/**
+ * Wire types of the Spendguard HTTP API, mirroring docs/api.md. Where docs/api.md names a response
+ * without its fields (ledger entry, budget record, policy, forecast) the shape below is the one this
+ * dashboard reads; docs/dashboard.md lists those assumptions.
+ */
+
+/** One problem of a 400 response; `path` points into the request, e.g. `budget.dailySoftCapUsd`. */
+export interface Problem {
+  path: string;
+  message: string;
+}
+
+/** Every error body: `{"error": {"code", "message", "problems"?}}`. */
+export interface ErrorBody {
+  error: { code: string; message: string; problems?: Problem[] };
+}
+
+// ---- runtime configuration (GET ./config.json) ----
+
+export interface LocalAuthConfig {
+  mode: 'local';
+  idToken: string;
+}
+
+export interface CognitoAuthConfig {
+  mode: 'cognito';
+  region: string;
+  userPoolId: string;
+  clientId: string;
+  /** Hosted UI domain: a full URL, a host name, or the bare domain prefix. */
+  domain: string;
+}
+
+export type AuthConfig = LocalAuthConfig | CognitoAuthConfig;
+
+export interface RuntimeConfig {
+  apiUrl: string;
+  proxyUrl: string;
+  auth: AuthConfig;
+}
+
+// ---- ledger ----
+
+export type LedgerSource = 'sdk' | 'proxy' | 'ingest';
+export type CostSource = 'PROVIDER_REGISTRY' | 'FALLBACK_ECONOMICS';
+
+/** One call of the Forensic Ledger, as the dashboard uses it (see `normalizeLedgerEntry`). */
+export interface LedgerEntry {
+  eventId: string;
+  /** ISO 8601 UTC. */
+  ts: string;
+  source: LedgerSource | string;
+  kind: string;
+  keyId: string | null;
+  provider: string;
+  model: string;
+  inputTokens: number;
+  outputTokens: number;
+  /** Cache reads and writes, included in `inputTokens`' billing but listed apart. */
+  cacheTokens: number;
+  costUsd: number;
+  costSource: CostSource | string;
+  /** The usage was estimated (a stream without a usage frame). */
+  estimated: boolean;
+  projectId: string | null;
+  featureId: string | null;
+  environment: string | null;
+  sessionId: string | null;
+  statusCode: number | null;
+  latencyMs: number | null;
+}
+
+export interface LedgerQuery {
+  from?: string;
+  to?: string;
+  provider?: string;
+  model?: string;
+  projectId?: string;
+  featureId?: string;
+  source?: LedgerSource;
+  limit?: number;
+  cursor?: string;
+}
+
+export interface LedgerPage {
+  entries: LedgerEntry[];
+  nextCursor: string | null;
+}
+
+// ---- spend ----
+
+export interface ModelSpend {
+  provider: string;
+  model: string;
+  costUsd: number;
+  calls: number;
+}
+
+export interface ProviderSpend {
+  provider: string;
+  costUsd: number;
+  calls: number;
+}
+
+export interface HourlySpend {
+  /** Start of the UTC hour, ISO 8601 (`2026-11-22T13:00:00Z` or `2026-11-22T13`). */
+  hour: string;
+  costUsd: number;
+  calls: number;
+}
+
+export interface MinuteSpend {
+  minute: string;
+  costUsd: number;
+}
+
+export interface SpendResponse {
+  todayUsd: number;
+  monthUsd: number;
+  byModel: ModelSpend[];
+  byProvider: ProviderSpend[];
+  hourly: HourlySpend[];
+  minutes: MinuteSpend[];
+}
+
+// ---- forecast ----
+
+/** One horizon of the Monte Carlo forecast (projected spend at `endsAt`). */
+export interface ForecastHorizon {
+  name: string;
+  endsAt: string | null;
+  p50Usd: number;
+  p95Usd: number;
+  p99Usd: number;
+  meanUsd: number | null;
+  /** Budget-crossing probabilities (0–1) keyed by the API's field name, e.g. `pExceedMonthlyHardCap`. */
+  probabilities: Record<string, number>;
+}
+
+/** One daily point of the fan chart: projected cumulative month spend at the end of `date`. */
+export interface ForecastPoint {
+  date: string;
+  p50Usd: number;
+  p95Usd: number;
+  p99Usd: number;
+}
+
+export interface ForecastResponse {
+  computedAt: string | null;
+  horizons: ForecastHorizon[];
+  daily: ForecastPoint[];
+}
+
+// ---- budget and policy ----
+
+export type BudgetAction = 'block' | 'warn' | 'log';
+
+/** Caps in USD; `null` means no cap. */
+export interface Budget {
+  dailySoftCapUsd: number | null;
+  dailyHardCapUsd: number | null;
+  monthlySoftCapUsd: number | null;
+  monthlyHardCapUsd: number | null;
+  action: BudgetAction;
+}
+
+export type GuardrailMode = 'hard_stop' | 'throttle' | 'alert';
+
+/** A layer's policy section: `enabled`, a mode or modes, and numeric thresholds (nullable for caps). */
+export type LayerPolicy = Record<string, unknown> & { enabled?: boolean };
+
+/** The guardrail policy: `layers` keyed by layer id (`financialLimits`, `identicalLoop`, …). */
+export interface Policy {
+  layers?: Record<string, LayerPolicy>;
+  [key: string]: unknown;
+}
+
+export type FlagState = 'SUSPENDED' | 'THROTTLED';
+
+export interface KillFlag {
+  state: FlagState | string;
+  triggerType: string;
+  observedValue: number;
+  thresholdValue: number;
+  mode: string;
+  setAt: string;
+  expiresAt: string;
+  /** Key prefixes (or their count) the flag was written for. */
+  keysFlagged: string[] | number;
+}
+
+export interface BudgetResponse {
+  budget: Budget;
+  policy: Policy;
+  spend: { todayUsd: number; monthUsd: number };
+  remaining: { dailyUsd: number | null; monthlyUsd: number | null };
+  status: string;
+  flag: KillFlag | null;
+}
+
+export interface BudgetUpdate {
+  budget?: Budget;
+  policy?: Policy;
+}
+
+// ---- keys, flags, trips, enforcement ----
+
+export interface ApiKey {
+  publicId: string;
+  prefix: string;
+  name: string;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+export interface CreatedKey {
+  key: ApiKey;
+  /** The secret, returned this once. */
+  apiKey: string;
+}
+
+export interface Trip {
+  at: string;
+  layer: string;
+  triggerType: string;
+  observedValue: number;
+  thresholdValue: number;
+  mode: string;
+  action: string;
+  keyId: string | null;
+  sessionId: string | null;
+  message: string;
+}
+
+export type EnforceAction = 'SUSPENDED' | 'THROTTLED' | 'ACTIVE';
+
+export interface EnforceRequest {
+  apiKey: string;
+  action: EnforceAction;
+}
+
+export interface EnforceResponse {
+  success: boolean;
+  action: string;
+}

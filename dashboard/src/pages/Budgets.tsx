@@ -1,0 +1,242 @@
+import { useEffect, useState, type FormEvent } from 'react';
+
+import { ApiError } from '../api/client';
+import { useApiClient } from '../api/context';
+import type { Budget, BudgetAction, BudgetResponse, Problem } from '../api/types';
+import { Card } from '../components/Card';
+import { ErrorNotice, Loading } from '../components/Status';
+import { formatUsd, humanize } from '../lib/format';
+import { useAsync } from '../lib/useAsync';
+
+type CapField = 'dailySoftCapUsd' | 'dailyHardCapUsd' | 'monthlySoftCapUsd' | 'monthlyHardCapUsd';
+type FormField = CapField | 'action';
+
+const CAP_FIELDS: { key: CapField; label: string }[] = [
+  { key: 'dailySoftCapUsd', label: 'Daily soft cap (USD)' },
+  { key: 'dailyHardCapUsd', label: 'Daily hard cap (USD)' },
+  { key: 'monthlySoftCapUsd', label: 'Monthly soft cap (USD)' },
+  { key: 'monthlyHardCapUsd', label: 'Monthly hard cap (USD)' },
+];
+
+const ACTIONS: { value: BudgetAction; label: string }[] = [
+  { value: 'block', label: 'Block — reject calls once the hard cap is reached' },
+  { value: 'warn', label: 'Warn — let calls through and record a warning' },
+  { value: 'log', label: 'Log — record the breach only' },
+];
+
+type Draft = Record<CapField, string> & { action: BudgetAction };
+
+function draftOf(budget: Budget): Draft {
+  const s = (v: number | null) => (v === null ? '' : String(v));
+  return {
+    dailySoftCapUsd: s(budget.dailySoftCapUsd),
+    dailyHardCapUsd: s(budget.dailyHardCapUsd),
+    monthlySoftCapUsd: s(budget.monthlySoftCapUsd),
+    monthlyHardCapUsd: s(budget.monthlyHardCapUsd),
+    action: budget.action,
+  };
+}
+
+/** Client-side checks: numbers, not negative, soft ≤ hard per period. Empty means "no cap". */
+export function validateBudget(draft: Draft): { budget?: Budget; errors: Partial<Record<FormField, string>> } {
+  const errors: Partial<Record<FormField, string>> = {};
+  const values = {} as Record<CapField, number | null>;
+  for (const { key } of CAP_FIELDS) {
+    const text = draft[key].trim();
+    if (text === '') {
+      values[key] = null;
+      continue;
+    }
+    const n = Number(text);
+    if (!Number.isFinite(n)) errors[key] = 'Enter an amount in dollars, or leave empty for no cap';
+    else if (n < 0) errors[key] = 'A cap cannot be negative';
+    values[key] = Number.isFinite(n) ? n : null;
+  }
+  for (const period of ['daily', 'monthly'] as const) {
+    const soft = values[`${period}SoftCapUsd`];
+    const hard = values[`${period}HardCapUsd`];
+    if (soft !== null && hard !== null && soft > hard && !errors[`${period}SoftCapUsd`]) {
+      errors[`${period}SoftCapUsd`] = `The soft cap must not be above the hard cap (${formatUsd(hard)})`;
+    }
+  }
+  if (Object.keys(errors).length > 0) return { errors };
+  return { budget: { ...values, action: draft.action }, errors };
+}
+
+/** Maps API problems (`budget.dailySoftCapUsd`, `dailySoftCapUsd`) onto the form's fields. */
+function splitProblems(problems: readonly Problem[]) {
+  const byField: Partial<Record<FormField, string>> = {};
+  const general: Problem[] = [];
+  const fields: readonly string[] = [...CAP_FIELDS.map((f) => f.key), 'action'];
+  for (const p of problems) {
+    const key = p.path.replace(/^budget\./, '');
+    if (fields.includes(key)) byField[key as FormField] = p.message;
+    else general.push(p);
+  }
+  return { byField, general };
+}
+
+function BudgetForm({ data, onSaved }: { data: BudgetResponse; onSaved: (next: BudgetResponse) => void }) {
+  const api = useApiClient();
+  const [draft, setDraft] = useState<Draft>(() => draftOf(data.budget));
+  const [errors, setErrors] = useState<Partial<Record<FormField, string>>>({});
+  const [general, setGeneral] = useState<Problem[]>([]);
+  const [saveError, setSaveError] = useState<Error | null>(null);
+  const [saving, setSaving] = useState(false);
+  const [saved, setSaved] = useState(false);
+
+  useEffect(() => setDraft(draftOf(data.budget)), [data.budget]);
+
+  async function save(e: FormEvent) {
+    e.preventDefault();
+    setSaved(false);
+    setSaveError(null);
+    setGeneral([]);
+    const result = validateBudget(draft);
+    setErrors(result.errors);
+    if (!result.budget) return;
+    setSaving(true);
+    try {
+      const next = await api.putBudget({ budget: result.budget });
+      setSaved(true);
+      onSaved(next);
+    } catch (err) {
+      if (err instanceof ApiError) {
+        const { byField, general: rest } = splitProblems(err.problems);
+        setErrors(byField);
+        setGeneral(rest);
+      }
+      setSaveError(err instanceof Error ? err : new Error(String(err)));
+    } finally {
+      setSaving(false);
+    }
+  }
+
+  const describedBy = (key: FormField) => (errors[key] ? `${key}-error` : `${key}-hint`);
+
+  return (
+    <form onSubmit={save} noValidate aria-label="Budget caps">
+      <div className="budget-grid">
+        {CAP_FIELDS.map(({ key, label }) => (
+          <div className="field" key={key}>
+            <label htmlFor={key}>{label}</label>
+            <input
+              id={key}
+              type="number"
+              inputMode="decimal"
+              min={0}
+              step="any"
+              placeholder="no cap"
+              value={draft[key]}
+              aria-invalid={errors[key] ? true : undefined}
+              aria-describedby={describedBy(key)}
+              onChange={(e) => {
+                setSaved(false);
+                setDraft((d) => ({ ...d, [key]: e.target.value }));
+              }}
+            />
+            {errors[key] ? (
+              <p className="field-error" id={`${key}-error`}>
+                {errors[key]}
+              </p>
+            ) : (
+              <p className="field-hint" id={`${key}-hint`}>
+                {key.includes('Soft') ? 'Warns once per period' : 'Suspends calls at the edge'}; empty = no cap
+              </p>
+            )}
+          </div>
+        ))}
+        <div className="field span-all">
+          <label htmlFor="action">Action when a cap is reached (SDK budget)</label>
+          <select
+            id="action"
+            value={draft.action}
+            aria-invalid={errors.action ? true : undefined}
+            aria-describedby={errors.action ? 'action-error' : undefined}
+            onChange={(e) => {
+              setSaved(false);
+              setDraft((d) => ({ ...d, action: e.target.value as BudgetAction }));
+            }}
+          >
+            {ACTIONS.map((a) => (
+              <option key={a.value} value={a.value}>
+                {a.label}
+              </option>
+            ))}
+          </select>
+          {errors.action && (
+            <p className="field-error" id="action-error">
+              {errors.action}
+            </p>
+          )}
+        </div>
+      </div>
+      {saveError && <ErrorNotice title="The budget was not saved" error={saveError} />}
+      {general.length > 0 && (
+        <ul className="problems" aria-label="Problems">
+          {general.map((p) => (
+            <li key={`${p.path}-${p.message}`}>
+              <code>{p.path}</code>: {p.message}
+            </li>
+          ))}
+        </ul>
+      )}
+      <div className="form-actions">
+        <button type="submit" className="btn btn-primary" disabled={saving}>
+          {saving ? 'Saving…' : 'Save budget'}
+        </button>
+        {saved && (
+          <span role="status" className="saved">
+            Budget saved.
+          </span>
+        )}
+      </div>
+    </form>
+  );
+}
+
+export function Budgets() {
+  const api = useApiClient();
+  const budget = useAsync((signal) => api.getBudget(signal), [api]);
+  const [latest, setLatest] = useState<BudgetResponse | null>(null);
+  const data = latest ?? budget.data;
+
+  return (
+    <div className="page">
+      <h1>Budgets</h1>
+      {budget.status === 'error' && !data ? (
+        <ErrorNotice error={budget.error} onRetry={budget.reload} />
+      ) : !data ? (
+        <Loading label="Loading budget…" />
+      ) : (
+        <>
+          <div className="stats">
+            <Card title="Spent today">
+              <p className="stat-value">{formatUsd(data.spend.todayUsd)}</p>
+              <p className="muted">
+                {data.remaining.dailyUsd === null ? 'No daily cap' : `${formatUsd(data.remaining.dailyUsd)} remaining`}
+              </p>
+            </Card>
+            <Card title="Spent this month">
+              <p className="stat-value">{formatUsd(data.spend.monthUsd)}</p>
+              <p className="muted">
+                {data.remaining.monthlyUsd === null ? 'No monthly cap' : `${formatUsd(data.remaining.monthlyUsd)} remaining`}
+              </p>
+            </Card>
+            <Card title="Status">
+              <p className="stat-value stat-text">{humanize(data.status)}</p>
+              <p className="muted">{data.flag ? `Kill flag: ${data.flag.state}` : 'No kill flag'}</p>
+            </Card>
+          </div>
+          <Card title="Caps">
+            <p className="muted small">
+              Periods are UTC days and months. The soft cap warns the dashboard and notification channels; the hard cap writes a
+              SUSPENDED flag and the edge answers 429 until the period resets or the cap is raised.
+            </p>
+            <BudgetForm data={data} onSaved={setLatest} />
+          </Card>
+        </>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,315 @@
+import { useEffect, useState } from 'react';
+
+import { useApiClient } from '../api/context';
+import type { Budget, ForecastResponse, KillFlag } from '../api/types';
+import { Card } from '../components/Card';
+import { ForecastChart, HourlyChart, ModelChart, ProviderChart, SpendTodayChart } from '../components/charts';
+import { Empty, ErrorNotice, Loading } from '../components/Status';
+import { formatDateTime, formatInt, formatPercent, formatUsd, humanize } from '../lib/format';
+import { activeFlags, averageHourlyRate, capsOf, lastHourRate, todayCumulative } from '../lib/spend';
+import { useAsync } from '../lib/useAsync';
+import { FlagBanner } from './FlagBanner';
+
+/** The current time, refreshed every `intervalMs`. */
+export function useNow(intervalMs: number): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const id = setInterval(() => setNow(Date.now()), intervalMs);
+    return () => clearInterval(id);
+  }, [intervalMs]);
+  return now;
+}
+
+function BudgetMeter({ label, spent, soft, hard }: { label: string; spent: number; soft: number | null; hard: number | null }) {
+  const max = hard ?? soft;
+  if (max === null || max <= 0) {
+    return <p className="muted">No {label.toLowerCase()} cap set.</p>;
+  }
+  const pct = (v: number) => `${Math.min(100, (v / max) * 100)}%`;
+  const level = hard !== null && spent >= hard ? 'over' : soft !== null && spent >= soft ? 'warn' : 'ok';
+  return (
+    <div className="meter-wrap">
+      <div
+        className={`meter meter-${level}`}
+        role="meter"
+        aria-label={`${label} spend against the ${hard !== null ? 'hard' : 'soft'} cap`}
+        aria-valuemin={0}
+        aria-valuemax={max}
+        aria-valuenow={Math.min(spent, max)}
+        aria-valuetext={`${formatUsd(spent)} of ${formatUsd(max)}`}
+      >
+        <div className="meter-fill" style={{ width: pct(spent) }} />
+        {soft !== null && hard !== null && <div className="meter-mark meter-soft" style={{ left: pct(soft) }} />}
+      </div>
+      <p className="meter-legend">
+        {soft !== null && <span>soft {formatUsd(soft)}</span>}
+        {hard !== null && <span>hard {formatUsd(hard)}</span>}
+      </p>
+    </div>
+  );
+}
+
+function monthEndHorizon(forecast: ForecastResponse) {
+  return forecast.horizons.find((h) => /month/i.test(h.name)) ?? forecast.horizons[forecast.horizons.length - 1];
+}
+
+export function Overview() {
+  const api = useApiClient();
+  const budget = useAsync((signal) => api.getBudget(signal), [api]);
+  const spend = useAsync((signal) => api.getSpend(signal), [api]);
+  const forecast = useAsync((signal) => api.getForecast(signal), [api]);
+  const flags = useAsync((signal) => api.getFlags(signal), [api]);
+  const [resuming, setResuming] = useState(false);
+  const [resumeError, setResumeError] = useState<Error | null>(null);
+  const [running, setRunning] = useState(false);
+
+  const live = activeFlags(flags.data ?? [], Date.now());
+  const now = useNow(live.length > 0 ? 1000 : 30_000);
+  const shownFlags = activeFlags(flags.data ?? [], now);
+  const b: Budget | undefined = budget.data?.budget;
+
+  async function resume(flag: KillFlag) {
+    setResuming(true);
+    setResumeError(null);
+    try {
+      const keys = await api.getKeys();
+      const flagged = Array.isArray(flag.keysFlagged) ? flag.keysFlagged : [];
+      const key =
+        keys.find((k) => flagged.includes(k.prefix)) ?? keys.find((k) => k.revokedAt === null) ?? keys[0];
+      if (!key) throw new Error('This organization has no API key to resume with');
+      await api.enforce({ apiKey: key.prefix, action: 'ACTIVE' });
+      flags.reload();
+      budget.reload();
+    } catch (err) {
+      setResumeError(err instanceof Error ? err : new Error(String(err)));
+    } finally {
+      setResuming(false);
+    }
+  }
+
+  async function runForecast() {
+    setRunning(true);
+    try {
+      await api.runForecast();
+    } catch {
+      // The reload below shows the error state of GET /v1/forecast if the service is failing.
+    } finally {
+      setRunning(false);
+      forecast.reload();
+    }
+  }
+
+  const monthEnd = forecast.data ? monthEndHorizon(forecast.data) : undefined;
+  const lastPoint = forecast.data?.daily[forecast.data.daily.length - 1];
+  const projected = monthEnd ?? lastPoint;
+
+  return (
+    <div className="page">
+      <h1>Overview</h1>
+
+      <div className="flags" aria-live="polite">
+        {flags.status === 'error' && (
+          <ErrorNotice title="Kill flags could not be loaded" error={flags.error} onRetry={flags.reload} />
+        )}
+        {resumeError && <ErrorNotice title="Resume failed" error={resumeError} />}
+        {shownFlags.map((flag, i) => (
+          <FlagBanner
+            key={`${flag.triggerType}-${flag.setAt}-${i}`}
+            flag={flag}
+            now={now}
+            resuming={resuming}
+            onResume={() => void resume(flag)}
+          />
+        ))}
+      </div>
+
+      <div className="stats">
+        <Card title="Today">
+          {budget.status === 'error' && !budget.data ? (
+            <ErrorNotice error={budget.error} onRetry={budget.reload} />
+          ) : !budget.data ? (
+            <Loading />
+          ) : (
+            <>
+              <p className="stat-value">{formatUsd(budget.data.spend.todayUsd)}</p>
+              <BudgetMeter label="Daily" spent={budget.data.spend.todayUsd} {...capsOf(b, 'daily')} />
+              {budget.data.remaining.dailyUsd !== null && (
+                <p className="muted">{formatUsd(budget.data.remaining.dailyUsd)} left today (UTC)</p>
+              )}
+            </>
+          )}
+        </Card>
+        <Card title="This month">
+          {budget.status === 'error' && !budget.data ? (
+            <ErrorNotice error={budget.error} onRetry={budget.reload} />
+          ) : !budget.data ? (
+            <Loading />
+          ) : (
+            <>
+              <p className="stat-value">{formatUsd(budget.data.spend.monthUsd)}</p>
+              <BudgetMeter label="Monthly" spent={budget.data.spend.monthUsd} {...capsOf(b, 'monthly')} />
+              <p className="muted">
+                Status: <span className={`badge badge-${budget.data.status === 'ok' ? 'ok' : 'warn'}`}>{humanize(budget.data.status)}</span>
+              </p>
+            </>
+          )}
+        </Card>
+        <Card title="Burn rate">
+          {spend.status === 'error' && !spend.data ? (
+            <ErrorNotice error={spend.error} onRetry={spend.reload} />
+          ) : !spend.data ? (
+            <Loading />
+          ) : (
+            <>
+              <p className="stat-value">
+                {formatUsd(spend.data.minutes.length ? lastHourRate(spend.data.minutes, now) : averageHourlyRate(spend.data.hourly, now, 1))}
+                <span className="unit">/h</span>
+              </p>
+              <p className="muted">over the last 60 minutes</p>
+              <p className="muted">{formatUsd(averageHourlyRate(spend.data.hourly, now, 6))}/h average over 6 h</p>
+            </>
+          )}
+        </Card>
+        <Card title="Month-end forecast">
+          {forecast.status === 'error' && !forecast.data ? (
+            <ErrorNotice error={forecast.error} onRetry={forecast.reload} />
+          ) : !forecast.data ? (
+            <Loading />
+          ) : !projected ? (
+            <Empty>No forecast yet.</Empty>
+          ) : (
+            <>
+              <p className="stat-value">{formatUsd(projected.p50Usd)}</p>
+              <p className="muted">
+                P50 · P95 {formatUsd(projected.p95Usd)} · P99 {formatUsd(projected.p99Usd)}
+              </p>
+            </>
+          )}
+        </Card>
+      </div>
+
+      <div className="grid">
+        <Card title="Spend today vs daily caps (UTC)" className="span-2">
+          {spend.status === 'error' && !spend.data ? (
+            <ErrorNotice error={spend.error} onRetry={spend.reload} />
+          ) : !spend.data ? (
+            <Loading />
+          ) : (
+            <SpendTodayChart points={todayCumulative(spend.data.hourly, now, spend.data.todayUsd)} caps={capsOf(b, 'daily')} />
+          )}
+        </Card>
+
+        <Card
+          title="Forecast to month end"
+          className="span-2"
+          actions={
+            <button type="button" className="btn btn-small" onClick={() => void runForecast()} disabled={running}>
+              {running ? 'Running…' : 'Run forecast now'}
+            </button>
+          }
+        >
+          {forecast.status === 'error' && !forecast.data ? (
+            <ErrorNotice error={forecast.error} onRetry={forecast.reload} />
+          ) : !forecast.data ? (
+            <Loading />
+          ) : forecast.data.daily.length === 0 && forecast.data.horizons.length === 0 ? (
+            <Empty>No forecast has been computed yet. It needs some spend history; try “Run forecast now”.</Empty>
+          ) : (
+            <>
+              <ForecastChart
+                forecast={forecast.data}
+                monthUsd={budget.data?.spend.monthUsd ?? spend.data?.monthUsd ?? 0}
+                caps={capsOf(b, 'monthly')}
+                now={now}
+              />
+              <p className="legend">
+                <span className="swatch swatch-p50" /> P50 <span className="swatch swatch-95" /> P50–P95{' '}
+                <span className="swatch swatch-99" /> P95–P99
+                {forecast.data.computedAt && <span className="muted"> · computed {formatDateTime(forecast.data.computedAt)}</span>}
+              </p>
+              {forecast.data.horizons.length > 0 && (
+                <div className="table-wrap">
+                  <table className="table table-compact">
+                    <caption className="sr-only">Forecast horizons</caption>
+                    <thead>
+                      <tr>
+                        <th scope="col">Horizon</th>
+                        <th scope="col" className="num">P50</th>
+                        <th scope="col" className="num">P95</th>
+                        <th scope="col" className="num">P99</th>
+                        <th scope="col">Budget crossing</th>
+                      </tr>
+                    </thead>
+                    <tbody>
+                      {forecast.data.horizons.map((h) => (
+                        <tr key={h.name}>
+                          <th scope="row">
+                            {humanize(h.name)}
+                            {h.endsAt && <span className="muted small"> to {formatDateTime(h.endsAt)}</span>}
+                          </th>
+                          <td className="num">{formatUsd(h.p50Usd)}</td>
+                          <td className="num">{formatUsd(h.p95Usd)}</td>
+                          <td className="num">{formatUsd(h.p99Usd)}</td>
+                          <td>
+                            {Object.entries(h.probabilities)
+                              .map(([k, p]) => `${humanize(k)}: ${formatPercent(p)}`)
+                              .join(' · ') || '—'}
+                          </td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                </div>
+              )}
+            </>
+          )}
+        </Card>
+
+        <Card title="Spend by model (this month)">
+          {spend.status === 'error' && !spend.data ? (
+            <ErrorNotice error={spend.error} onRetry={spend.reload} />
+          ) : !spend.data ? (
+            <Loading />
+          ) : spend.data.byModel.length === 0 ? (
+            <Empty>No calls recorded yet.</Empty>
+          ) : (
+            <ModelChart byModel={spend.data.byModel} />
+          )}
+        </Card>
+
+        <Card title="Spend by provider (this month)">
+          {spend.status === 'error' && !spend.data ? (
+            <ErrorNotice error={spend.error} onRetry={spend.reload} />
+          ) : !spend.data ? (
+            <Loading />
+          ) : spend.data.byProvider.length === 0 ? (
+            <Empty>No calls recorded yet.</Empty>
+          ) : (
+            <>
+              <ProviderChart byProvider={spend.data.byProvider} />
+              <ul className="plain-list small">
+                {spend.data.byProvider.map((p) => (
+                  <li key={p.provider}>
+                    {p.provider}: {formatUsd(p.costUsd)} · {formatInt(p.calls)} calls
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
+        </Card>
+
+        <Card title="Last 48 hours" className="span-2">
+          {spend.status === 'error' && !spend.data ? (
+            <ErrorNotice error={spend.error} onRetry={spend.reload} />
+          ) : !spend.data ? (
+            <Loading />
+          ) : spend.data.hourly.length === 0 ? (
+            <Empty>No spend in the last 48 hours.</Empty>
+          ) : (
+            <HourlyChart hourly={spend.data.hourly} />
+          )}
+        </Card>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,193 @@
+/** Realistic API responses (docs/api.md), built around the current time. */
+const HOUR = 3_600_000;
+
+const iso = (t: number) => new Date(t).toISOString();
+const hourKey = (t: number) => iso(Math.floor(t / HOUR) * HOUR);
+
+export function budgetResponse(overrides: Record<string, unknown> = {}) {
+  return {
+    budget: {
+      dailySoftCapUsd: 40,
+      dailyHardCapUsd: 50,
+      monthlySoftCapUsd: 800,
+      monthlyHardCapUsd: 1000,
+      action: 'block',
+    },
+    policy: {
+      layers: {
+        financialLimits: {
+          enabled: true,
+          dailySoftCapNanos: 40_000_000_000,
+          dailyHardCapNanos: 50_000_000_000,
+          monthlySoftCapNanos: null,
+          monthlyHardCapNanos: 1_000_000_000_000,
+          softCapMode: 'alert',
+          hardCapMode: 'hard_stop',
+        },
+        identicalLoop: { enabled: true, consecutive: 4, resetAfterIdleMs: 900_000, mode: 'hard_stop' },
+        contextGrowth: {
+          enabled: true,
+          window: 6,
+          minIncrementTokens: 50,
+          maxSpreadRatio: 0.1,
+          spreadToleranceTokens: 0,
+          resetAfterIdleMs: 900_000,
+          mode: 'hard_stop',
+        },
+        rpsBurst: { enabled: true, maxRequestsPerMinute: 10, mode: 'hard_stop' },
+        premiumConcentration: { enabled: false, maxShare: 0.9, minSpendNanos: 5_000_000_000, mode: 'alert' },
+      },
+    },
+    spend: { todayUsd: 12.3456, monthUsd: 312.5 },
+    remaining: { dailyUsd: 37.6544, monthlyUsd: 687.5 },
+    status: 'ok',
+    flag: null,
+    ...overrides,
+  };
+}
+
+export function spendResponse(now = Date.now()) {
+  const hourly = Array.from({ length: 48 }, (_, i) => {
+    const t = now - (47 - i) * HOUR;
+    return { hour: hourKey(t), costUsd: 0.2 + (i % 5) * 0.15, calls: 20 + i };
+  });
+  const minutes = Array.from({ length: 60 }, (_, i) => ({
+    minute: iso(Math.floor((now - (59 - i) * 60_000) / 60_000) * 60_000),
+    costUsd: 0.01,
+  }));
+  return {
+    todayUsd: 12.3456,
+    monthUsd: 312.5,
+    byModel: [
+      { provider: 'openai', model: 'gpt-4o', costUsd: 180.25, calls: 5120 },
+      { provider: 'anthropic', model: 'claude-sonnet-4-5', costUsd: 110.1, calls: 2210 },
+      { provider: 'openrouter', model: 'meta-llama/llama-3.1-70b-instruct', costUsd: 22.15, calls: 980 },
+    ],
+    byProvider: [
+      { provider: 'openai', costUsd: 180.25, calls: 5120 },
+      { provider: 'anthropic', costUsd: 110.1, calls: 2210 },
+      { provider: 'openrouter', costUsd: 22.15, calls: 980 },
+    ],
+    hourly,
+    minutes,
+  };
+}
+
+export function forecastResponse(now = Date.now(), withDaily = true) {
+  const d = new Date(now);
+  const monthEnd = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) - 1;
+  const days: { date: string; p50Usd: number; p95Usd: number; p99Usd: number }[] = [];
+  let p50 = 312.5;
+  for (let t = now + 86_400_000; t <= monthEnd + 86_400_000; t += 86_400_000) {
+    p50 += 14;
+    const spread = (t - now) / 86_400_000;
+    days.push({ date: iso(Math.min(t, monthEnd)).slice(0, 10), p50Usd: p50, p95Usd: p50 + 6 * spread, p99Usd: p50 + 11 * spread });
+  }
+  return {
+    computedAt: iso(now - 10 * 60_000),
+    forecast: {
+      iterations: 10_000,
+      horizons: [
+        {
+          horizon: 'endOfDay',
+          endsAt: iso(Math.floor(now / 86_400_000) * 86_400_000 + 86_400_000),
+          p50Usd: 18.2,
+          p95Usd: 24.9,
+          p99Usd: 31.4,
+          meanUsd: 18.9,
+          probabilities: { exceedDailySoftCap: 0.02, exceedDailyHardCap: 0.004 },
+        },
+        {
+          horizon: 'endOfMonth',
+          endsAt: iso(monthEnd),
+          p50Usd: 612.4,
+          p95Usd: 741.9,
+          p99Usd: 833.0,
+          meanUsd: 627.7,
+          probabilities: { exceedMonthlySoftCap: 0.04, exceedMonthlyHardCap: 0.01 },
+        },
+      ],
+      ...(withDaily ? { daily: days } : {}),
+    },
+  };
+}
+
+export function flag(now = Date.now(), overrides: Record<string, unknown> = {}) {
+  return {
+    state: 'SUSPENDED',
+    triggerType: 'token_loop_identical',
+    observedValue: 4,
+    thresholdValue: 4,
+    mode: 'hard_stop',
+    setAt: iso(now - 10 * 60_000),
+    expiresAt: iso(now + 110 * 60_000),
+    keysFlagged: 2,
+    ...overrides,
+  };
+}
+
+export const KEYS = [
+  {
+    publicId: 'k7Qm2Xp9',
+    prefix: 'abn_k7Qm2Xp9',
+    name: 'billing-agent production',
+    createdAt: '2026-11-01T09:30:00.000Z',
+    revokedAt: null,
+  },
+  {
+    publicId: 'Zr41LdV0',
+    prefix: 'abn_Zr41LdV0',
+    name: 'old staging key',
+    createdAt: '2026-10-02T12:00:00.000Z',
+    revokedAt: '2026-10-20T08:00:00.000Z',
+  },
+];
+
+export function ledgerEntry(i: number, overrides: Record<string, unknown> = {}) {
+  return {
+    eventId: `evt_${String(i).padStart(4, '0')}`,
+    ts: iso(Date.UTC(2026, 10, 22, 13, 0, 0) - i * 60_000),
+    source: 'proxy',
+    kind: 'call',
+    keyId: 'k7Qm2Xp9',
+    provider: 'openai',
+    model: 'gpt-4o-mini',
+    inputTokens: 1200 + i,
+    cacheReadTokens: 0,
+    cacheWrite5mTokens: 0,
+    cacheWrite1hTokens: 0,
+    outputTokens: 300,
+    reasoningTokens: 0,
+    costUsd: 0.000123,
+    costSource: 'PROVIDER_REGISTRY',
+    clientCostUsd: null,
+    providerCostUsd: null,
+    estimated: false,
+    latencyMs: 812,
+    statusCode: 200,
+    projectId: 'support-bot',
+    environment: 'production',
+    featureId: 'triage',
+    sessionId: null,
+    endpoint: '/v1/chat/completions',
+    stream: false,
+    verified: true,
+    ...overrides,
+  };
+}
+
+export function trip(overrides: Record<string, unknown> = {}) {
+  return {
+    at: '2026-11-22T12:40:00.000Z',
+    layer: 'rpsBurst',
+    triggerType: 'rps_burst',
+    observedValue: 14,
+    thresholdValue: 10,
+    mode: 'hard_stop',
+    action: 'SUSPENDED',
+    keyId: 'k7Qm2Xp9',
+    sessionId: null,
+    message: 'Key k7Qm2Xp9 sent 14 requests in the last minute (limit 10)',
+    ...overrides,
+  };
+}

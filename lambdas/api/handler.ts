@@ -1,0 +1,48 @@
+import middy from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { httpErrors as errors } from '../shared/http';
+import { httpErrors } from '../shared/middleware/http-errors';
+import { type Principal, requirePrincipal } from '../shared/principal';
+import { getBudget, putBudget } from './routes/budget';
+import { listFlags, listTrips } from './routes/flags';
+import { getForecast, runForecast } from './routes/forecast';
+import { getHealth } from './routes/health';
+import { createKey, listKeys, revokeKey } from './routes/keys';
+import { getLedger } from './routes/ledger';
+import { getSpend } from './routes/spend';
+import type { ApiDeps, Route } from './routes/types';
+
+/** The v1 routes (docs/api.md), keyed by API Gateway route key. */
+export const ROUTES: Readonly<Record<string, Route>> = {
+  'GET /v1/health': getHealth,
+  'GET /v1/ledger': getLedger,
+  'GET /v1/spend': getSpend,
+  'GET /v1/forecast': getForecast,
+  'POST /v1/forecast/run': runForecast,
+  'GET /v1/budget': getBudget,
+  'PUT /v1/budget': putBudget,
+  'GET /v1/keys': listKeys,
+  'POST /v1/keys': createKey,
+  'DELETE /v1/keys/{publicId}': revokeKey,
+  'GET /v1/flags': listFlags,
+  'GET /v1/guardrails/trips': listTrips,
+};
+
+const PUBLIC: Principal = { kind: 'program', orgId: '', keyId: '' };
+
+/**
+ * The v1 API: one function behind every /v1 route. Each route declares who may call it; the principal's
+ * organization scopes every store call, so no route can reach another organization's data.
+ */
+export function createApiHandler(deps: ApiDeps) {
+  const handle = async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
+    const route = ROUTES[event.routeKey];
+    if (!route) throw errors.notFound(`no route ${event.routeKey}`);
+    const principal =
+      route.auth === 'public'
+        ? PUBLIC
+        : await requirePrincipal(event, deps.services, deps.idTokens, route.auth === 'any');
+    return route.handle({ event, principal, services: deps.services, registry: deps.registry, logger: deps.logger }, deps);
+  };
+  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(handle).use(httpErrors(deps.logger));
+}

@@ -1,0 +1,125 @@
+import { z } from 'zod';
+import { GUARDRAIL_LAYERS, LAYER_IDS, guardrailPolicySchema, parseGuardrailPolicy } from '../../../core/guardrails';
+import { effectivePolicy, type BudgetCaps } from '../../../core/guardrails/org-policy';
+import { periodsOf, aggregateSk } from '../../../core/ledger/aggregate-deltas';
+import { nanosToUsd } from '../../../core/pricing';
+import { budgetConfigSchema, formatZodIssues } from '../../../core/schemas';
+import { httpErrors, json, parseJsonBody } from '../../shared/http';
+import type { Services } from '../../shared/services';
+import { flagViews } from '../views';
+import type { Route } from './types';
+
+/**
+ * PUT /v1/budget body. `budget` is the spec 1.4 record extended with soft caps; `policy.layers` holds the
+ * layer sections of the guardrail policy, keyed by layer id (layer 1's caps come from `budget`).
+ */
+const putBudgetSchema = z.strictObject({
+  budget: budgetConfigSchema.optional(),
+  policy: z.strictObject({ layers: z.record(z.enum(LAYER_IDS), z.record(z.string(), z.unknown())) }).optional(),
+});
+
+/** The layer sections an organization edits; `financialLimits` shows only its switch and modes. */
+function layersView(stored: unknown) {
+  let policy;
+  try {
+    policy = parseGuardrailPolicy(stored ?? {});
+  } catch {
+    policy = parseGuardrailPolicy({});
+  }
+  const { dailySoftCapNanos: _a, dailyHardCapNanos: _b, monthlySoftCapNanos: _c, monthlyHardCapNanos: _d, ...fin } =
+    policy.financialLimits;
+  return {
+    layers: {
+      financialLimits: fin,
+      identicalLoop: policy.identicalLoop,
+      contextGrowth: policy.contextGrowth,
+      rpsBurst: policy.rpsBurst,
+      premiumConcentration: policy.premiumConcentration,
+    },
+    layerInfo: LAYER_IDS.map((id) => ({
+      id,
+      ordinal: GUARDRAIL_LAYERS[id].ordinal,
+      name: GUARDRAIL_LAYERS[id].name,
+      description: GUARDRAIL_LAYERS[id].description,
+    })),
+  };
+}
+
+/** Budget, policy, spend so far, remaining, status and active flag of an organization (GET /v1/budget). */
+export async function budgetStatus(services: Services, orgId: string) {
+  const now = services.now();
+  const p = periodsOf(now);
+  const [config, day, month, flags] = await Promise.all([
+    services.config.get(orgId),
+    services.aggregates.list(orgId, aggregateSk.day(p.day)),
+    services.aggregates.list(orgId, aggregateSk.month(p.month)),
+    services.flags.listByOrg(orgId, now),
+  ]);
+  const budget = (config?.budget ?? {}) as BudgetCaps;
+  const todayNanos = day.find((r) => r.sk === aggregateSk.day(p.day))?.costNanos ?? 0;
+  const monthNanos = month.find((r) => r.sk === aggregateSk.month(p.month))?.costNanos ?? 0;
+  const policy = effectivePolicy(config?.policy, budget);
+  const fl = policy.financialLimits;
+  const remaining = (cap: number | null, spent: number) => (cap === null ? null : nanosToUsd(Math.max(0, cap - spent)));
+  const active = flagViews(flags)[0] ?? null;
+  const over = (cap: number | null, spent: number) => cap !== null && spent >= cap;
+  const status = active
+    ? active.state === 'SUSPENDED'
+      ? 'suspended'
+      : 'throttled'
+    : over(fl.dailyHardCapNanos, todayNanos) || over(fl.monthlyHardCapNanos, monthNanos)
+      ? 'over_budget'
+      : over(fl.dailySoftCapNanos, todayNanos) || over(fl.monthlySoftCapNanos, monthNanos)
+        ? 'soft_cap'
+        : 'ok';
+  return {
+    budget: {
+      dailyLimitUsd: budget.dailyLimitUsd ?? null,
+      monthlyLimitUsd: budget.monthlyLimitUsd ?? null,
+      dailySoftLimitUsd: budget.dailySoftLimitUsd ?? null,
+      monthlySoftLimitUsd: budget.monthlySoftLimitUsd ?? null,
+      action: budget.action ?? 'block',
+    },
+    policy: layersView(config?.policy),
+    spend: { todayUsd: nanosToUsd(todayNanos), monthUsd: nanosToUsd(monthNanos) },
+    remaining: {
+      dailyUsd: remaining(fl.dailyHardCapNanos, todayNanos),
+      monthlyUsd: remaining(fl.monthlyHardCapNanos, monthNanos),
+    },
+    status,
+    flag: active,
+    updatedAt: config?.updatedAt ?? null,
+  };
+}
+
+export const getBudget: Route = {
+  auth: 'any',
+  handle: async ({ principal, services }) => json(200, await budgetStatus(services, principal.orgId)),
+};
+
+export const putBudget: Route = {
+  auth: 'person',
+  handle: async ({ event, principal, services }) => {
+    const parsed = putBudgetSchema.safeParse(parseJsonBody(event));
+    if (!parsed.success) throw httpErrors.badRequest('invalid budget update', formatZodIssues(parsed.error));
+    const current = await services.config.get(principal.orgId);
+    const budget = parsed.data.budget ?? current?.budget ?? {};
+    let policy = current?.policy ?? {};
+    if (parsed.data.policy) {
+      const merged = { ...(policy as Record<string, unknown>) };
+      for (const [id, section] of Object.entries(parsed.data.policy.layers)) {
+        merged[id] = { ...((merged[id] as Record<string, unknown> | undefined) ?? {}), ...section };
+      }
+      const checked = guardrailPolicySchema.safeParse(merged);
+      if (!checked.success) {
+        throw httpErrors.badRequest(
+          'invalid guardrail policy',
+          formatZodIssues(checked.error).map((p) => ({ ...p, path: `policy.layers.${p.path}` })),
+        );
+      }
+      policy = merged;
+    }
+    await services.config.put(principal.orgId, { budget, policy, updatedAt: new Date(services.now()).toISOString() });
+    return json(200, await budgetStatus(services, principal.orgId));
+  },
+};

@@ -1,0 +1,50 @@
+import type { LedgerEntry } from '../../core/ledger/ledger-entry';
+import { nanosToUsd } from '../../core/pricing';
+import type { ApiKeyRecord } from '../shared/stores/api-key-store';
+import type { FlagRecord } from '../shared/stores/flag-store';
+
+/** A ledger entry as the API shows it: dollars at the edge, nanos kept for exact sums. */
+export function ledgerEntryView(e: LedgerEntry) {
+  const costUsd = nanosToUsd(e.costNanos);
+  return {
+    ...e,
+    costUsd,
+    discrepancyUsd: e.clientCostUsd === null ? null : roundUsd(e.clientCostUsd - costUsd),
+  };
+}
+
+/** An API key as listed: never the hash. */
+export function apiKeyView(k: ApiKeyRecord) {
+  return { publicId: k.publicId, prefix: k.prefix, name: k.name, createdAt: k.createdAt, revokedAt: k.revokedAt };
+}
+
+/**
+ * An organization's flags, one per distinct flag (every active key carries the same one), with how many
+ * keys carry it.
+ */
+export function flagViews(flags: FlagRecord[]) {
+  const byIdentity = new Map<string, ReturnType<typeof flagView> & { keysFlagged: number }>();
+  for (const f of flags) {
+    const id = `${f.state}|${f.triggerType}|${f.setAt}|${f.expiresAt}`;
+    const existing = byIdentity.get(id);
+    if (existing) existing.keysFlagged++;
+    else byIdentity.set(id, { ...flagView(f), keysFlagged: 1 });
+  }
+  return [...byIdentity.values()].sort((a, b) => b.setAt.localeCompare(a.setAt));
+}
+
+function flagView(f: FlagRecord) {
+  return {
+    state: f.state,
+    triggerType: f.triggerType,
+    observedValue: f.observedValue,
+    thresholdValue: f.thresholdValue,
+    mode: f.mode,
+    setAt: f.setAt,
+    expiresAt: new Date(f.expiresAt * 1000).toISOString(),
+  };
+}
+
+function roundUsd(x: number): number {
+  return Math.round(x * 1e9) / 1e9;
+}

@@ -1,0 +1,61 @@
+/**
+ * CloudFront origin-request adapter: reads `Service-API-Key`, asks the guard, and either returns the
+ * request unchanged (forward to the relay origin) or a generated response (429 / 401) so that the
+ * provider is never contacted.
+ */
+import type {
+  CloudFrontHeaders,
+  CloudFrontRequestEvent,
+  CloudFrontRequestResult,
+  CloudFrontResultResponse,
+} from 'aws-lambda';
+import type { GuardResponse } from './decide';
+import type { EdgeGuard } from './guard';
+import { noopMetrics, type MetricsSink } from './metrics';
+
+/** Canonical casing CloudFront expects in the `key` of a generated response header. */
+const HEADER_CASE: Readonly<Record<string, string>> = {
+  'content-type': 'Content-Type',
+  'cache-control': 'Cache-Control',
+  'retry-after': 'Retry-After',
+  'x-should-retry': 'x-should-retry',
+};
+
+/** A guard response as a CloudFront generated response. */
+export function toCloudFrontResponse(response: GuardResponse): CloudFrontResultResponse {
+  const headers: CloudFrontHeaders = {};
+  for (const [name, value] of Object.entries(response.headers)) {
+    headers[name] = [{ key: HEADER_CASE[name] ?? name, value }];
+  }
+  return {
+    status: String(response.status),
+    statusDescription: response.statusDescription,
+    headers,
+    bodyEncoding: 'text',
+    body: response.body,
+  };
+}
+
+/**
+ * The origin-request handler over a guard. `getGuard` builds the guard lazily (first request of the
+ * container); if that throws (no baked config), every request is forwarded and counted as a fail-open.
+ */
+export function createOriginRequestHandler(
+  getGuard: () => EdgeGuard,
+  metrics: MetricsSink = noopMetrics,
+): (event: CloudFrontRequestEvent) => Promise<CloudFrontRequestResult> {
+  return async (event) => {
+    const request = event.Records[0]?.cf.request;
+    if (request === undefined) return undefined;
+    let guard: EdgeGuard;
+    try {
+      guard = getGuard();
+    } catch {
+      metrics.count('GuardFailOpen', { Reason: 'config_error' });
+      return request;
+    }
+    const header = request.headers['service-api-key'];
+    const decision = await guard.check(header?.[0]?.value);
+    return decision.action === 'forward' ? request : toCloudFrontResponse(decision.response);
+  };
+}

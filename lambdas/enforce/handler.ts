@@ -1,0 +1,81 @@
+import middy from '@middy/core';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { parseApiKey } from '../../core/keys';
+import { enforceRequestSchema, formatZodIssues } from '../../core/schemas';
+import { clearFlags, pushFlag } from '../shared/enforcement';
+import { httpErrors as errors, json, parseJsonBody } from '../shared/http';
+import { httpErrors } from '../shared/middleware/http-errors';
+import { requirePerson } from '../shared/principal';
+import type { IdTokenVerifier, Services } from '../shared/services';
+
+export interface EnforceDeps {
+  services: Services;
+  idTokens: IdTokenVerifier;
+  logger: Logger;
+  metrics: Metrics;
+}
+
+/**
+ * POST /api/guardrails/enforce (spec 4.2): pushes or clears an organization's kill flag.
+ * The caller is a person with a verified ID token who must own the organization of `apiKey`. Because the
+ * dashboard never holds raw keys, `apiKey` may also be a key prefix (`abn_<publicId>`): ownership is proven
+ * by the token, not by the key's secret. Order: token (401) → body (400) → ownership (403).
+ */
+export function createEnforceHandler(deps: EnforceDeps) {
+  const { services } = deps;
+
+  const handle = async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
+    const person = await requirePerson(event, deps.idTokens);
+    const parsed = enforceRequestSchema.safeParse(parseJsonBody(event));
+    if (!parsed.success) throw errors.badRequest('invalid enforcement request', formatZodIssues(parsed.error));
+    const req = parsed.data;
+
+    const publicId = publicIdOf(req.apiKey);
+    const key = publicId ? await services.keys.get(publicId) : undefined;
+    // The same 403 for a key of another organization and for no such key: no probing other tenants' ids.
+    if (!key || key.orgId !== person.orgId) throw errors.forbidden('the caller does not own this API key');
+
+    const now = services.now();
+    if (req.action === 'ACTIVE') {
+      await clearFlags({ keys: services.keys, flags: services.flags, pepper: await services.pepper.get() }, key.orgId, now);
+      deps.metrics.addMetric('FlagsCleared', MetricUnit.Count, 1);
+      deps.logger.info('flags cleared', { orgId: key.orgId, by: person.sub });
+      return json(200, { success: true, action: 'RESUMED' });
+    }
+    const result = await pushFlag(
+      { keys: services.keys, flags: services.flags, pepper: await services.pepper.get() },
+      {
+        orgId: key.orgId,
+        action: req.action,
+        triggerType: req.triggerType,
+        observedValue: req.observedValue,
+        thresholdValue: req.thresholdValue,
+        mode: req.mode,
+      },
+      now,
+    );
+    deps.metrics.addMetric('FlagsPushed', MetricUnit.Count, 1);
+    deps.logger.info('flag pushed', { orgId: key.orgId, action: req.action, triggerType: req.triggerType, by: person.sub });
+    return json(200, {
+      success: true,
+      action: result.action,
+      expiresAt: result.expiresAt,
+      ttlSeconds: result.ttlSeconds,
+      triggerType: req.triggerType,
+      mode: req.mode,
+      keysFlagged: result.keysFlagged,
+    });
+  };
+
+  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(handle).use(httpErrors(deps.logger));
+}
+
+/** Public id from a full key or from a key prefix `abn_<publicId>`. */
+function publicIdOf(apiKey: string): string | undefined {
+  const full = parseApiKey(apiKey);
+  if (full.ok) return full.publicId;
+  const m = /^abn_([a-z0-9]+)$/.exec(apiKey);
+  return m?.[1];
+}

@@ -1,0 +1,91 @@
+import middy from '@middy/core';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { fromClientEvent, fromIngestEvent } from '../../core/events/from-wire';
+import type { EventEnvelope, TelemetryEvent } from '../../core/events/telemetry-event';
+import { clientEventBatchSchema, formatZodIssues, ingestRequestSchema } from '../../core/schemas';
+import { SinkUnavailableError } from '../shared/event-sink';
+import { bodyText, httpErrors as errors, json } from '../shared/http';
+import { httpErrors } from '../shared/middleware/http-errors';
+import type { Services } from '../shared/services';
+
+/** Spec 4.1 / 8: at most 100 events and 1 MB per request. */
+export const MAX_EVENTS = 100;
+export const MAX_BODY_BYTES = 1024 * 1024;
+/** What ingest tells a client to wait when the stream cannot take the batch. */
+const RETRY_AFTER_SECONDS = 5;
+
+export interface IngestDeps {
+  services: Services;
+  logger: Logger;
+  metrics: Metrics;
+}
+
+/**
+ * POST /api/ingest (spec 4.1: key in the body, spec 2.3 events) and POST /v1/events (the SDK's form,
+ * spec 2.1, key in `Service-API-Key`). The checks run cheapest first, and nothing is written until the
+ * whole batch is valid: a rejected batch stores nothing. Accepted events go to Kinesis in one record per
+ * organization; pricing, the ledger and the guardrails run downstream (ingest never waits for them).
+ */
+export function createIngestHandler(deps: IngestDeps) {
+  const { services, metrics } = deps;
+
+  const handle = async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
+    const text = bodyText(event);
+    if (Buffer.byteLength(text, 'utf8') > MAX_BODY_BYTES) {
+      throw errors.tooLarge(`request body exceeds ${MAX_BODY_BYTES} bytes`);
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(text) as unknown;
+    } catch (err) {
+      throw errors.badRequest('request body is not valid JSON', [
+        { path: '', message: err instanceof Error ? err.message : 'invalid JSON' },
+      ]);
+    }
+    const events = isRecord(body) ? body.events : undefined;
+    if (Array.isArray(events) && events.length > MAX_EVENTS) {
+      throw errors.tooLarge(`a batch holds at most ${MAX_EVENTS} events; got ${events.length}`);
+    }
+
+    const isClientForm = event.rawPath === '/v1/events';
+    const presented = isClientForm ? event.headers['service-api-key'] : isRecord(body) ? body.apiKey : undefined;
+    const principal = await services.apiKeys.require(presented);
+
+    const receivedAt = services.now();
+    let telemetry: TelemetryEvent[];
+    if (isClientForm) {
+      const parsed = clientEventBatchSchema.safeParse(body);
+      if (!parsed.success) throw errors.badRequest('invalid event batch', formatZodIssues(parsed.error));
+      telemetry = parsed.data.events.map((e) => fromClientEvent(e));
+      if (parsed.data.droppedEvents) {
+        metrics.addMetric('ClientDroppedEvents', MetricUnit.Count, parsed.data.droppedEvents);
+      }
+    } else {
+      const parsed = ingestRequestSchema.safeParse(body);
+      if (!parsed.success) throw errors.badRequest('invalid ingest request', formatZodIssues(parsed.error));
+      telemetry = parsed.data.events.map((e) => fromIngestEvent(e, receivedAt, () => crypto.randomUUID()));
+    }
+
+    const envelope: EventEnvelope = { v: 1, orgId: principal.orgId, keyId: principal.publicId, receivedAt, events: telemetry };
+    try {
+      await services.sink.put([envelope]);
+    } catch (err) {
+      if (err instanceof SinkUnavailableError) {
+        deps.logger.error('event stream unavailable', { error: err });
+        metrics.addMetric('IngestUnavailable', MetricUnit.Count, 1);
+        throw errors.unavailable('the event stream is unavailable; retry later', RETRY_AFTER_SECONDS);
+      }
+      throw err;
+    }
+    metrics.addMetric('EventsIngested', MetricUnit.Count, telemetry.length);
+    return json(202, { status: 'accepted', count: telemetry.length });
+  };
+
+  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(handle).use(httpErrors(deps.logger));
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

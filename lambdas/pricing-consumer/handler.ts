@@ -1,0 +1,51 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
+import type { Context, KinesisStreamBatchResponse, KinesisStreamEvent } from 'aws-lambda';
+import { aggregateDeltas } from '../../core/ledger/aggregate-deltas';
+import { toLedgerEntry } from '../../core/ledger/ledger-entry';
+import type { PriceRegistry } from '../../core/pricing';
+import { processInOrder, type SequencedEnvelope } from '../shared/ordered-batch';
+import type { Services } from '../shared/services';
+
+export interface PricingConsumerDeps {
+  services: Pick<Services, 'ledger' | 'aggregates'>;
+  /** The price registry in force: the latest weekly snapshot where one was fetched, else the bundled data. */
+  registry: () => Promise<PriceRegistry>;
+  logger: Logger;
+  metrics: Metrics;
+}
+
+/**
+ * Kinesis consumer: prices every event from the registry (client dollar figures are kept only as a
+ * discrepancy field), writes ledger entries and spend aggregates, exactly once under redelivery
+ * (see docs/data-model.md: sequence-guarded writes, no transactions).
+ */
+export function createPricingConsumer(deps: PricingConsumerDeps) {
+  const { services, metrics } = deps;
+
+  const applyRecord = async ({ seq, envelope }: SequencedEnvelope): Promise<void> => {
+    const registry = await deps.registry();
+    // An event id repeated inside one record would pass the ledger's same-record condition twice.
+    const unique = [...new Map(envelope.events.map((e) => [e.eventId, e])).values()];
+    const entries = unique.map((e) => toLedgerEntry(e, envelope.keyId, registry));
+    const fresh = await services.ledger.putForRecord(envelope.orgId, seq, entries);
+    const calls = fresh.filter((e) => e.kind === 'call');
+    await services.aggregates.applyRecord(
+      envelope.orgId,
+      seq,
+      aggregateDeltas(calls.map((e) => ({ ...e, ts: Date.parse(e.ts) }))),
+    );
+    metrics.addMetric('EventsPriced', MetricUnit.Count, calls.length);
+    metrics.addMetric('DuplicateEvents', MetricUnit.Count, entries.length - fresh.length);
+    metrics.addMetric('SpendNanoUsd', MetricUnit.Count, calls.reduce((s, e) => s + e.costNanos, 0));
+  };
+
+  return async (event: KinesisStreamEvent, context: Context): Promise<KinesisStreamBatchResponse> => {
+    const result = await processInOrder(event, context, applyRecord);
+    if (result.batchItemFailures.length) {
+      deps.logger.warn('records failed; Lambda will retry from the first', { failed: result.batchItemFailures.length });
+    }
+    metrics.publishStoredMetrics();
+    return result;
+  };
+}

@@ -1,0 +1,10 @@
+import { logger, metrics, priceRegistryFromEnvironment, servicesFromEnvironment } from '../shared/environment';
+import { createPricingConsumer } from './handler';
+
+/** AWS entry: Kinesis event source mapping with ReportBatchItemFailures. */
+export const handler = createPricingConsumer({
+  services: servicesFromEnvironment(),
+  registry: priceRegistryFromEnvironment(),
+  logger,
+  metrics,
+});

@@ -1,0 +1,138 @@
+/**
+ * The relay's copy of a response: every chunk the client receives is also fed here, decompressed when
+ * the provider compressed it (the client gets the compressed bytes untouched), and read for usage —
+ * incrementally for SSE / NDJSON streams (memory bounded by one frame), whole for JSON bodies (bounded
+ * by {@link UsageTapOptions.maxJsonBytes}).
+ */
+import { Transform } from 'node:stream';
+import zlib from 'node:zlib';
+import type { ProviderEntry } from '../../core/providers';
+import { createUsageStream, usageFromResponse, type TokenCounter, type UsageResult, type UsageStream } from '../../core/usage';
+
+export interface UsageTapOptions {
+  readonly provider: ProviderEntry;
+  /** The upstream URL (Gemini and Ollama read the model / dialect from it). */
+  readonly url: string;
+  /** The request body bytes (model fallback and prompt estimate; parsed only when needed). */
+  readonly requestBody: Uint8Array;
+  readonly tokenCounter?: TokenCounter;
+  /** A JSON body larger than this is not kept, and its usage is unknown. @default 16 MiB */
+  readonly maxJsonBytes?: number;
+}
+
+const STREAM_TYPES = /text\/event-stream|ndjson|jsonl|json-seq/i;
+export const DEFAULT_MAX_JSON_BYTES = 16 * 1024 * 1024;
+
+/** The outcome of a tap: the usage (or why there is none) and whether the body was a stream. */
+export interface TapResult {
+  readonly usage: UsageResult;
+  readonly stream: boolean;
+}
+
+function decompressor(encoding: string | undefined): Transform | null | undefined {
+  if (encoding === undefined) return undefined;
+  const e = encoding.trim().toLowerCase();
+  if (e === '' || e === 'identity') return undefined;
+  if (e === 'gzip' || e === 'x-gzip') return zlib.createGunzip();
+  if (e === 'br') return zlib.createBrotliDecompress();
+  if (e === 'deflate') return zlib.createInflate();
+  return null; // zstd, stacked encodings: passed through, usage unknown
+}
+
+export class UsageTap {
+  readonly stream: boolean;
+  private readonly parser: UsageStream | undefined;
+  private readonly unzip: Transform | undefined;
+  private readonly maxJson: number;
+  private json: Buffer[] | undefined;
+  private jsonBytes = 0;
+  private failure: string | undefined;
+  private unzipDone: Promise<void> | undefined;
+
+  constructor(
+    private readonly status: number,
+    private readonly contentType: string | undefined,
+    contentEncoding: string | undefined,
+    private readonly opts: UsageTapOptions,
+  ) {
+    this.stream = contentType !== undefined && STREAM_TYPES.test(contentType);
+    this.maxJson = opts.maxJsonBytes ?? DEFAULT_MAX_JSON_BYTES;
+    if (status >= 400) {
+      this.failure = `HTTP ${status}`;
+      return;
+    }
+    const unzip = decompressor(contentEncoding);
+    if (unzip === null) {
+      this.failure = `unsupported content-encoding: ${contentEncoding ?? ''}`;
+      return;
+    }
+    if (this.stream) {
+      this.parser = createUsageStream(opts.provider, {
+        url: opts.url,
+        requestBody: opts.requestBody,
+        ...(opts.tokenCounter ? { tokenCounter: opts.tokenCounter } : {}),
+      });
+    } else {
+      this.json = [];
+    }
+    if (unzip !== undefined) {
+      this.unzip = unzip;
+      unzip.on('data', (chunk: Buffer) => this.consume(chunk));
+      this.unzipDone = new Promise<void>((resolve) => {
+        unzip.once('end', resolve);
+        unzip.once('error', (err: Error) => {
+          this.failure ??= `cannot decompress the response: ${err.message}`;
+          resolve();
+        });
+      });
+    }
+  }
+
+  /** A chunk of the response body exactly as the client receives it. */
+  push(chunk: Buffer): void {
+    if (this.failure !== undefined) return;
+    if (this.unzip !== undefined) this.unzip.write(chunk);
+    else this.consume(chunk);
+  }
+
+  /** The usage, once the body has ended (or was cut short). Never rejects. */
+  async finish(): Promise<TapResult> {
+    if (this.unzip !== undefined && this.unzipDone !== undefined) {
+      if (this.failure === undefined) this.unzip.end();
+      else this.unzip.destroy();
+      if (this.failure === undefined) await this.unzipDone;
+    }
+    return { usage: this.result(), stream: this.stream };
+  }
+
+  private consume(chunk: Buffer): void {
+    if (this.parser !== undefined) {
+      this.parser.push(chunk);
+      return;
+    }
+    if (this.json === undefined) return;
+    this.jsonBytes += chunk.byteLength;
+    if (this.jsonBytes > this.maxJson) {
+      this.json = undefined;
+      this.failure = `response body over ${this.maxJson} bytes; usage not read`;
+      return;
+    }
+    this.json.push(chunk);
+  }
+
+  private result(): UsageResult {
+    if (this.failure !== undefined) return { ok: false, reason: this.failure };
+    if (this.parser !== undefined) return this.parser.end();
+    const parts = this.json ?? [];
+    const body = parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts);
+    return usageFromResponse({
+      provider: this.opts.provider,
+      body,
+      contentType: this.contentType ?? null,
+      status: this.status,
+      url: this.opts.url,
+      requestBody: this.opts.requestBody,
+      ...(this.opts.tokenCounter ? { tokenCounter: this.opts.tokenCounter } : {}),
+    });
+  }
+}

@@ -1,0 +1,71 @@
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+
+/** One problem in a request: where (a path such as `events[3].usage.prompt_tokens`) and what. */
+export interface Problem {
+  path: string;
+  message: string;
+}
+
+/**
+ * An error the caller can act on. Handlers throw it; `toResponse` maps it to its status with a JSON body
+ * `{ error: { code, message, problems? } }`. Anything else becomes a generic 500 that leaks nothing.
+ */
+export class HttpError extends Error {
+  override readonly name = 'HttpError';
+  constructor(
+    readonly statusCode: number,
+    readonly code: string,
+    message: string,
+    readonly problems?: Problem[],
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+  }
+}
+
+export const httpErrors = {
+  badRequest: (message: string, problems?: Problem[]) => new HttpError(400, 'invalid_request', message, problems),
+  unauthorized: (message = 'missing or invalid credentials') => new HttpError(401, 'unauthorized', message),
+  forbidden: (message = 'not allowed for this organization') => new HttpError(403, 'forbidden', message),
+  notFound: (message = 'not found') => new HttpError(404, 'not_found', message),
+  tooLarge: (message: string) => new HttpError(413, 'payload_too_large', message),
+  unavailable: (message: string, retryAfterSeconds: number) =>
+    new HttpError(503, 'unavailable', message, undefined, { 'retry-after': String(retryAfterSeconds) }),
+} as const;
+
+export function json(statusCode: number, body: unknown, headers: Record<string, string> = {}): APIGatewayProxyStructuredResultV2 {
+  return {
+    statusCode,
+    headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers },
+    body: JSON.stringify(body),
+  };
+}
+
+export function errorResponse(err: HttpError): APIGatewayProxyStructuredResultV2 {
+  return json(
+    err.statusCode,
+    { error: { code: err.code, message: err.message, ...(err.problems ? { problems: err.problems } : {}) } },
+    err.headers,
+  );
+}
+
+export const INTERNAL_ERROR = json(500, { error: { code: 'internal_error', message: 'internal error' } });
+
+/** The request body as text; API Gateway base64-encodes binary bodies. */
+export function bodyText(event: { body?: string; isBase64Encoded?: boolean }): string {
+  if (event.body === undefined) return '';
+  return event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+}
+
+/** Parses a JSON request body, or throws a 400 that says why. */
+export function parseJsonBody(event: { body?: string; isBase64Encoded?: boolean }): unknown {
+  const text = bodyText(event);
+  if (text.length === 0) throw httpErrors.badRequest('request body is empty; expected JSON', [{ path: '', message: 'required' }]);
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    throw httpErrors.badRequest('request body is not valid JSON', [
+      { path: '', message: err instanceof Error ? err.message : 'invalid JSON' },
+    ]);
+  }
+}

@@ -1,0 +1,32 @@
+/**
+ * The item key layout of the Data table, in one place. Every query names the organization in its
+ * partition key, so one organization can never read another's items (tenant isolation by construction).
+ * See docs/data-model.md.
+ */
+
+/** Kinesis sequence numbers are decimal strings of varying length; pad so string order = numeric order. */
+export function padSeq(seq: string): string {
+  return seq.padStart(64, '0');
+}
+
+export const itemKeys = {
+  /** API key lookup by public id (the part of the key the caller presents). */
+  apiKey: (publicId: string) => ({ pk: `KEY#${publicId}`, sk: 'KEY' }),
+  /** GSI1 partition listing an organization's keys. */
+  orgKeysIndex: (orgId: string) => `ORG#${orgId}#KEYS`,
+  /** Organization profile. */
+  org: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: 'PROFILE' }),
+  /** Budget caps and guardrail policy. */
+  config: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: 'CONFIG' }),
+  /** Guardrail engine state (one item, sequence-guarded). */
+  guardrailState: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: 'GUARDRAILS' }),
+  /** Latest forecast. */
+  forecast: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: 'FORECAST' }),
+  /** Ledger partition; sort key `<ISO ts>#<eventId>` keeps time order for range queries. */
+  ledgerPk: (orgId: string) => `ORG#${orgId}#LEDGER`,
+  ledgerSk: (isoTs: string, eventId: string) => `${isoTs}#${eventId}`,
+  /** Aggregates partition; sort keys from aggregateSk. */
+  aggregatePk: (orgId: string) => `ORG#${orgId}#AGG`,
+  /** Guardrail trips history partition; sort key `<ISO ts>#<layer>`. */
+  tripsPk: (orgId: string) => `ORG#${orgId}#TRIPS`,
+} as const;

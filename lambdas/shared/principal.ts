@@ -1,0 +1,58 @@
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { httpErrors } from './http';
+import type { IdTokenVerifier, Services } from './services';
+
+/** Who is calling: a person (ID token) or a program (API key), and always their organization. */
+export type Principal =
+  | { kind: 'person'; orgId: string; sub: string; email: string | null }
+  | { kind: 'program'; orgId: string; keyId: string };
+
+/** The Cognito custom attribute carrying a user's organization (set by an administrator, not writable by the user). */
+export const ORG_CLAIM = 'custom:orgId';
+
+function bearer(event: APIGatewayProxyEventV2): string | undefined {
+  const h = event.headers.authorization;
+  if (!h) return undefined;
+  const m = /^Bearer\s+(\S+)$/i.exec(h);
+  return m?.[1];
+}
+
+/**
+ * A person from the `Authorization: Bearer <ID token>` header, verified with aws-jwt-verify (issuer,
+ * audience, expiry, signature, token_use id) — in AWS the HTTP API's JWT authorizer has checked it too.
+ */
+export async function requirePerson(event: APIGatewayProxyEventV2, verifier: IdTokenVerifier): Promise<Principal & { kind: 'person' }> {
+  const token = bearer(event);
+  if (!token) throw httpErrors.unauthorized('Authorization: Bearer <ID token> is required');
+  let claims: Record<string, unknown>;
+  try {
+    claims = await verifier.verify(token);
+  } catch {
+    throw httpErrors.unauthorized('ID token is invalid or expired');
+  }
+  const orgId = claims[ORG_CLAIM];
+  if (typeof orgId !== 'string' || orgId.length === 0) {
+    throw httpErrors.forbidden(`ID token carries no ${ORG_CLAIM} claim; the user belongs to no organization`);
+  }
+  return {
+    kind: 'person',
+    orgId,
+    sub: String(claims.sub),
+    email: typeof claims.email === 'string' ? claims.email : null,
+  };
+}
+
+/** A person (ID token) or, where programs may call, a program (`Service-API-Key`). */
+export async function requirePrincipal(
+  event: APIGatewayProxyEventV2,
+  services: Pick<Services, 'apiKeys'>,
+  verifier: IdTokenVerifier,
+  allowKeys: boolean,
+): Promise<Principal> {
+  const key = event.headers['service-api-key'];
+  if (allowKeys && key !== undefined && !event.headers.authorization) {
+    const p = await services.apiKeys.require(key);
+    return { kind: 'program', orgId: p.orgId, keyId: p.publicId };
+  }
+  return requirePerson(event, verifier);
+}

@@ -1,0 +1,71 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { KinesisClient } from '@aws-sdk/client-kinesis';
+import { ApiKeyAuthenticator } from './api-key-auth';
+import { type EventSink, KinesisEventSink } from './event-sink';
+import type { Notifier } from './notifier';
+import type { SecretSource } from './secrets';
+import { type AggregateStore, DynamoAggregateStore } from './stores/aggregate-store';
+import { type ApiKeyStore, DynamoApiKeyStore } from './stores/api-key-store';
+import { DynamoFlagStore, type FlagStore } from './stores/flag-store';
+import { DynamoForecastStore, type ForecastStore } from './stores/forecast-store';
+import { DynamoGuardrailStateStore, type GuardrailStateStore } from './stores/guardrail-state-store';
+import { DynamoLedgerStore, type LedgerStore } from './stores/ledger-store';
+import { DynamoOrgConfigStore, type OrgConfigStore } from './stores/org-config-store';
+import { DynamoOrgStore, type OrgStore } from './stores/org-store';
+import { DynamoTripLog, type TripLog } from './stores/trip-log';
+
+/** Verifies a person's ID token (Cognito in AWS, the local issuer locally) and returns its claims. */
+export interface IdTokenVerifier {
+  verify(token: string): Promise<Record<string, unknown>>;
+}
+
+/** Everything a handler may use, behind the small interfaces of the stores: the same in AWS and locally. */
+export interface Services {
+  orgs: OrgStore;
+  keys: ApiKeyStore;
+  flags: FlagStore;
+  ledger: LedgerStore;
+  aggregates: AggregateStore;
+  config: OrgConfigStore;
+  guardrailState: GuardrailStateStore;
+  forecasts: ForecastStore;
+  trips: TripLog;
+  sink: EventSink;
+  notifier: Notifier;
+  pepper: SecretSource;
+  apiKeys: ApiKeyAuthenticator;
+  now: () => number;
+}
+
+export interface ServiceWiring {
+  doc: DynamoDBDocumentClient;
+  kinesis: KinesisClient;
+  dataTable: string;
+  flagsTable: string;
+  streamName: string;
+  pepper: SecretSource;
+  notifier: Notifier;
+  now?: () => number;
+}
+
+export function createServices(w: ServiceWiring): Services {
+  const data = { doc: w.doc, tableName: w.dataTable };
+  const keys = new DynamoApiKeyStore(data);
+  const now = w.now ?? Date.now;
+  return {
+    orgs: new DynamoOrgStore(data),
+    keys,
+    flags: new DynamoFlagStore({ doc: w.doc, tableName: w.flagsTable }),
+    ledger: new DynamoLedgerStore(data),
+    aggregates: new DynamoAggregateStore(data),
+    config: new DynamoOrgConfigStore(data),
+    guardrailState: new DynamoGuardrailStateStore(data),
+    forecasts: new DynamoForecastStore(data),
+    trips: new DynamoTripLog(data),
+    sink: new KinesisEventSink({ client: w.kinesis, streamName: w.streamName }),
+    notifier: w.notifier,
+    pepper: w.pepper,
+    apiKeys: new ApiKeyAuthenticator({ keys, pepper: () => w.pepper.get(), now }),
+    now,
+  };
+}

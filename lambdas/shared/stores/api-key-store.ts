@@ -1,0 +1,100 @@
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { itemKeys } from '../item-keys';
+import { type DynamoTable, isConditionFailed } from './dynamo';
+
+/** What is stored of an API key: never the key itself, only its HMAC (spec 5.2). */
+export interface ApiKeyRecord {
+  publicId: string;
+  orgId: string;
+  /** `abn_<publicId>`, what the dashboard lists. */
+  prefix: string;
+  /** HMAC-SHA-256 of the whole key with the server pepper. */
+  hash: string;
+  name: string;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+export interface ApiKeyStore {
+  create(record: ApiKeyRecord): Promise<void>;
+  get(publicId: string): Promise<ApiKeyRecord | undefined>;
+  listByOrg(orgId: string): Promise<ApiKeyRecord[]>;
+  /** Revokes a key of `orgId`; false when the organization has no such key. */
+  revoke(orgId: string, publicId: string, at: string): Promise<boolean>;
+}
+
+export class DynamoApiKeyStore implements ApiKeyStore {
+  constructor(private readonly table: DynamoTable) {}
+
+  async create(record: ApiKeyRecord): Promise<void> {
+    await this.table.doc.send(
+      new PutCommand({
+        TableName: this.table.tableName,
+        Item: {
+          ...itemKeys.apiKey(record.publicId),
+          gsi1pk: itemKeys.orgKeysIndex(record.orgId),
+          gsi1sk: `${record.createdAt}#${record.publicId}`,
+          ...record,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  }
+
+  async get(publicId: string): Promise<ApiKeyRecord | undefined> {
+    const out = await this.table.doc.send(
+      new GetCommand({ TableName: this.table.tableName, Key: itemKeys.apiKey(publicId), ConsistentRead: true }),
+    );
+    return out.Item ? toRecord(out.Item) : undefined;
+  }
+
+  async listByOrg(orgId: string): Promise<ApiKeyRecord[]> {
+    const items: ApiKeyRecord[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const out = await this.table.doc.send(
+        new QueryCommand({
+          TableName: this.table.tableName,
+          IndexName: 'gsi1',
+          KeyConditionExpression: 'gsi1pk = :pk',
+          ExpressionAttributeValues: { ':pk': itemKeys.orgKeysIndex(orgId) },
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of out.Items ?? []) items.push(toRecord(item));
+      startKey = out.LastEvaluatedKey;
+    } while (startKey);
+    return items;
+  }
+
+  async revoke(orgId: string, publicId: string, at: string): Promise<boolean> {
+    try {
+      await this.table.doc.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: itemKeys.apiKey(publicId),
+          UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :at)',
+          // The organization check is in the condition: a caller cannot revoke another tenant's key.
+          ConditionExpression: 'attribute_exists(pk) AND orgId = :org',
+          ExpressionAttributeValues: { ':at': at, ':org': orgId },
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (isConditionFailed(err)) return false;
+      throw err;
+    }
+  }
+}
+
+function toRecord(item: Record<string, unknown>): ApiKeyRecord {
+  return {
+    publicId: String(item.publicId),
+    orgId: String(item.orgId),
+    prefix: String(item.prefix),
+    hash: String(item.hash),
+    name: String(item.name ?? ''),
+    createdAt: String(item.createdAt),
+    revokedAt: typeof item.revokedAt === 'string' ? item.revokedAt : null,
+  };
+}

@@ -1,0 +1,233 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createApiHandler } from '../lambdas/api/handler';
+import { createEnforceHandler } from '../lambdas/enforce/handler';
+import { createForecastRunner } from '../lambdas/forecast/runner';
+import { createGuardrailConsumer } from '../lambdas/guardrail-consumer/handler';
+import { createIngestHandler } from '../lambdas/ingest/handler';
+import { createPricingConsumer } from '../lambdas/pricing-consumer/handler';
+import { ROUTES } from '../lambdas/api/handler';
+import { getDefaultPriceRegistry, type PriceRegistry } from '../core/pricing';
+import { WebhookNotifier } from '../lambdas/shared/notifier';
+import { StaticSecret } from '../lambdas/shared/secrets';
+import { createServices, type Services } from '../lambdas/shared/services';
+import { LOCAL_RESOURCE_NAMES } from '../lambdas/shared/table-definitions';
+import {
+  createFileCheckpointStore,
+  createLocalAwsClients,
+  createLocalIssuer,
+  createMemoryCheckpointStore,
+  provisionLocalResources,
+  startHttpGateway,
+  startKinesisPoller,
+  startStandIns,
+  type GatewayRoute,
+} from './runtime';
+import { loadOrCreateSecrets } from './secrets-file';
+import { seedLocalOrganization } from './seed';
+
+/** Options of the local stack; every one has a flag and an environment variable in local/start.ts. */
+export interface LocalStackOptions {
+  /** Where dynalite, kinesalite, checkpoints and secrets persist. @default '.spendguard' */
+  dataDir?: string;
+  /** Keep nothing on disk. @default false */
+  memory?: boolean;
+  host?: string;
+  /** API (and dashboard) port; 0 = any free port. @default 8787 */
+  apiPort?: number;
+  /** Proxy port; 0 = any free port. @default 8788 */
+  proxyPort?: number;
+  /** Start built-in fake providers and point the proxy at them. @default false */
+  mockProviders?: boolean;
+  /** Per-provider upstream base URLs for the proxy (e.g. `{ openai: 'http://127.0.0.1:9000' }`). */
+  upstreams?: Record<string, string>;
+  /** Built dashboard to serve at `/`. @default 'dashboard/dist' when it exists */
+  dashboardDir?: string;
+  /** Webhook that receives soft-cap warnings and trips (stand-in for the SNS topic). */
+  notifyWebhookUrl?: string;
+  /** How often the forecast runner recomputes every organization's forecast. @default 5 min */
+  forecastIntervalMs?: number;
+  /** Progress lines while booting. */
+  onStatus?: (line: string) => void;
+  /** Clock for the whole stack (tests). */
+  now?: () => number;
+}
+
+/** What a running local stack tells its user (also written to `<dataDir>/local.json`). */
+export interface LocalStackInfo {
+  apiUrl: string;
+  proxyUrl: string;
+  dashboardUrl: string;
+  orgId: string;
+  apiKey: string;
+  idToken: string;
+}
+
+export interface LocalStack extends LocalStackInfo {
+  services: Services;
+  /** Waits until both consumers have processed everything on the stream. */
+  drain(): Promise<void>;
+  /** Recomputes the forecast of every organization now. */
+  runForecasts(): Promise<void>;
+  /** Base URLs of the fake providers when started with `mockProviders`. */
+  mockProviderUrls?: Record<string, string>;
+  /** Requests the fake providers have received (tests: "the provider saw no request"). */
+  mockProviderRequests?: () => number;
+  /** Issues an ID token for a user of an organization (tests, the demo). */
+  issueIdToken(orgId: string, sub?: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Boots the whole product on one machine: dynalite and kinesalite in-process, the tables and stream from
+ * the same definitions the CDK uses, the API through the same handlers behind an API Gateway stand-in, the
+ * two Kinesis consumers behind pollers that honour `batchItemFailures`, the forecast runner, the proxy
+ * (guard + relay), and the dashboard. Stopping closes the doors first (no new acknowledgements), then
+ * drains the consumers, so nothing already acknowledged is lost.
+ */
+export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+  const status = options.onStatus ?? (() => undefined);
+  const dataDir = options.memory ? undefined : (options.dataDir ?? '.spendguard');
+  const host = options.host ?? '127.0.0.1';
+  if (dataDir) await mkdir(dataDir, { recursive: true });
+  const storage = dataDir ? { dataDir } : { memory: true as const };
+
+  status('starting dynalite and kinesalite');
+  const standIns = await startStandIns(storage, host);
+  const clients = createLocalAwsClients(standIns);
+  status('creating tables and stream');
+  await provisionLocalResources({ dynamo: clients.dynamo, kinesis: clients.kinesis });
+
+  const secrets = await loadOrCreateSecrets(dataDir ? join(dataDir, 'secrets.json') : undefined);
+  const now = options.now ?? Date.now;
+  const services = createServices({
+    doc: clients.documentClient,
+    kinesis: clients.kinesis,
+    dataTable: LOCAL_RESOURCE_NAMES.dataTable,
+    flagsTable: LOCAL_RESOURCE_NAMES.flagsTable,
+    streamName: LOCAL_RESOURCE_NAMES.eventsStream,
+    pepper: new StaticSecret(secrets.pepper),
+    notifier: new WebhookNotifier(options.notifyWebhookUrl),
+    now,
+  });
+  const logger = new Logger({ serviceName: 'spendguard-local', logLevel: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN' });
+  const metrics = new Metrics({ namespace: 'Spendguard', serviceName: 'spendguard-local' });
+  const registry = (): Promise<PriceRegistry> => Promise.resolve(getDefaultPriceRegistry());
+
+  status('starting the API');
+  const gateway = await startHttpGateway({
+    host,
+    port: options.apiPort ?? 8787,
+    ...(options.dashboardDir !== undefined || existsSync('dashboard/dist')
+      ? { static: { dir: options.dashboardDir ?? 'dashboard/dist' } }
+      : {}),
+  });
+  const apiUrl = gateway.url;
+  const issuer = await createLocalIssuer(storage, `${apiUrl}/local-issuer`);
+  gateway.addRawRoute(issuer.jwksRoute());
+  const verifier = issuer.createVerifier();
+  gateway.setJwtVerifier(verifier);
+  const idTokens = { verify: (t: string) => verifier.verify(t) as Promise<Record<string, unknown>> };
+
+  const forecast = createForecastRunner({ services, registry, logger });
+  const ingest = createIngestHandler({ services, logger, metrics });
+  const enforce = createEnforceHandler({ services, idTokens, logger, metrics });
+  const api = createApiHandler({
+    services,
+    idTokens,
+    registry,
+    logger,
+    runForecast: (orgId) => forecast.runOrganization(orgId),
+    version: 'local',
+  });
+  const routes: GatewayRoute[] = [
+    { method: 'POST', path: '/api/ingest', auth: 'none', handler: ingest, functionName: 'ingest' },
+    { method: 'POST', path: '/v1/events', auth: 'none', handler: ingest, functionName: 'ingest' },
+    { method: 'POST', path: '/api/guardrails/enforce', auth: 'jwt', handler: enforce, functionName: 'enforce' },
+    ...Object.entries(ROUTES).map(([routeKey, route]): GatewayRoute => {
+      const [method, path] = routeKey.split(' ') as [string, string];
+      // As in AWS: the JWT authorizer guards the people-only routes; the others authenticate in the handler.
+      return { method, path, auth: route.auth === 'person' ? 'jwt' : 'none', handler: api, functionName: 'api' };
+    }),
+  ];
+  for (const r of routes) gateway.addRoute(r);
+
+  status('starting the consumers');
+  const checkpoints = (name: string) =>
+    dataDir ? createFileCheckpointStore(join(dataDir, 'checkpoints', `${name}.json`)) : createMemoryCheckpointStore();
+  const pollers = await Promise.all(
+    [
+      { name: 'pricing-consumer', handler: createPricingConsumer({ services, registry, logger, metrics }) },
+      { name: 'guardrail-consumer', handler: createGuardrailConsumer({ services, registry, logger, metrics }) },
+    ].map(({ name, handler }) =>
+      startKinesisPoller({
+        kinesis: clients.kinesis,
+        streamName: LOCAL_RESOURCE_NAMES.eventsStream,
+        functionName: name,
+        handler,
+        checkpoints: checkpoints(name),
+        onDeadLetter: (records, error) =>
+          logger.error('records sent to the dead-letter queue', { consumer: name, count: records.length, error }),
+      }),
+    ),
+  );
+
+  status('seeding the local organization');
+  const previous = dataDir ? await readLocalInfo(join(dataDir, 'local.json')) : undefined;
+  const seeded = await seedLocalOrganization(services, secrets.pepper, previous?.apiKey);
+  const idToken = await issuer.issueIdToken({
+    sub: 'local-user',
+    email: 'you@localhost',
+    orgId: seeded.orgId,
+    ttlSeconds: 30 * 24 * 3600,
+  });
+
+  const proxyUrl = `http://${host}:${options.proxyPort ?? 8788}`;
+  const info: LocalStackInfo = { apiUrl, proxyUrl, dashboardUrl: `${apiUrl}/`, orgId: seeded.orgId, apiKey: seeded.apiKey, idToken };
+  gateway.addRawRoute({
+    method: 'GET',
+    path: '/config.json',
+    handler: (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+      res.end(JSON.stringify({ apiUrl, proxyUrl, auth: { mode: 'local', idToken } }));
+    },
+  });
+  if (dataDir) await writeFile(join(dataDir, 'local.json'), JSON.stringify(info, null, 2), { mode: 0o600 });
+
+  const forecastTimer = setInterval(() => {
+    forecast.runAll().catch((err: unknown) => logger.warn('forecast run failed', { error: err as Error }));
+  }, options.forecastIntervalMs ?? 5 * 60_000);
+  forecastTimer.unref();
+
+  const drain = async () => {
+    await Promise.all(pollers.map((p) => p.drain()));
+  };
+
+  return {
+    ...info,
+    services,
+    drain,
+    runForecasts: () => forecast.runAll(),
+    issueIdToken: (orgId, sub = `user-${orgId}`) =>
+      issuer.issueIdToken({ sub, email: `${sub}@localhost`, orgId, ttlSeconds: 3600 }),
+    stop: async () => {
+      clearInterval(forecastTimer);
+      await gateway.close();
+      await drain();
+      await Promise.all(pollers.map((p) => p.stop()));
+      clients.destroy();
+      await standIns.close();
+    },
+  };
+}
+
+async function readLocalInfo(path: string): Promise<Partial<LocalStackInfo> | undefined> {
+  try {
+    return JSON.parse(await readFile(path, 'utf8')) as Partial<LocalStackInfo>;
+  } catch {
+    return undefined;
+  }
+}

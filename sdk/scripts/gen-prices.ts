@@ -1,0 +1,155 @@
+/**
+ * Generates `sdk/src/prices.generated.ts`: the compact price table the SDK ships for the most used
+ * models, from core/pricing's registry (genai-prices data plus Spendguard's supplements). Never copy
+ * prices by hand: edit {@link MODELS} and run `npm run gen:prices -w sdk` (or `npx tsx sdk/scripts/gen-prices.ts`).
+ * `sdk/test/pricing.test.ts` fails when the committed file differs from what this script generates.
+ *
+ * Each row is `[provider, model name as sent, matched dataset model, periods]`; a period is
+ * `[constraint, base rates, long-context bands?]`, rates are integer pico-USD per token in the order
+ * input, output, reasoning, cache read, 5-minute cache write, 1-hour cache write.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as prettier from 'prettier';
+import { getDefaultPriceRegistry, type TokenRates } from '../../core/pricing';
+import type { PricePeriod } from '../../core/pricing/model-price';
+
+/** The most used (provider, model) pairs, as applications send them. */
+export const MODELS: ReadonlyArray<readonly [string, string]> = [
+  ['openai', 'gpt-4o'],
+  ['openai', 'gpt-4o-mini'],
+  ['openai', 'gpt-4o-2024-05-13'],
+  ['openai', 'chatgpt-4o-latest'],
+  ['openai', 'gpt-4.1'],
+  ['openai', 'gpt-4.1-mini'],
+  ['openai', 'gpt-4.1-nano'],
+  ['openai', 'gpt-5'],
+  ['openai', 'gpt-5-mini'],
+  ['openai', 'gpt-5-nano'],
+  ['openai', 'gpt-5.1'],
+  ['openai', 'gpt-5.2'],
+  ['openai', 'gpt-5.4'],
+  ['openai', 'gpt-5.4-mini'],
+  ['openai', 'o1'],
+  ['openai', 'o3'],
+  ['openai', 'o3-mini'],
+  ['openai', 'o4-mini'],
+  ['openai', 'gpt-4-turbo'],
+  ['openai', 'gpt-4'],
+  ['openai', 'gpt-3.5-turbo'],
+  ['openai', 'text-embedding-3-small'],
+  ['openai', 'text-embedding-3-large'],
+  ['anthropic', 'claude-opus-4-5'],
+  ['anthropic', 'claude-opus-4-1'],
+  ['anthropic', 'claude-opus-4-0'],
+  ['anthropic', 'claude-sonnet-4-5'],
+  ['anthropic', 'claude-sonnet-4-0'],
+  ['anthropic', 'claude-haiku-4-5'],
+  ['anthropic', 'claude-3-7-sonnet'],
+  ['anthropic', 'claude-3-5-sonnet'],
+  ['anthropic', 'claude-3-5-haiku'],
+  ['anthropic', 'claude-3-haiku'],
+  ['gemini', 'gemini-3-pro-preview'],
+  ['gemini', 'gemini-2.5-pro'],
+  ['gemini', 'gemini-2.5-flash'],
+  ['gemini', 'gemini-2.5-flash-lite'],
+  ['gemini', 'gemini-2.0-flash'],
+  ['gemini', 'gemini-2.0-flash-lite'],
+  ['gemini', 'gemini-1.5-pro'],
+  ['gemini', 'gemini-1.5-flash'],
+  ['openrouter', 'openai/gpt-4o'],
+  ['openrouter', 'openai/gpt-4o-mini'],
+  ['openrouter', 'anthropic/claude-sonnet-4.5'],
+  ['openrouter', 'anthropic/claude-sonnet-4'],
+  ['openrouter', 'google/gemini-2.5-flash'],
+  ['openrouter', 'google/gemini-2.5-pro'],
+  ['openrouter', 'deepseek/deepseek-chat'],
+  ['openrouter', 'meta-llama/llama-3.3-70b-instruct'],
+  ['groq', 'llama-3.3-70b-versatile'],
+  ['groq', 'llama-3.1-8b-instant'],
+  ['groq', 'openai/gpt-oss-120b'],
+  ['groq', 'openai/gpt-oss-20b'],
+  ['mistral', 'mistral-large-latest'],
+  ['mistral', 'mistral-medium-latest'],
+  ['mistral', 'mistral-small-latest'],
+  ['mistral', 'codestral-latest'],
+  ['deepseek', 'deepseek-chat'],
+  ['deepseek', 'deepseek-reasoner'],
+  ['xai', 'grok-4'],
+  ['xai', 'grok-3'],
+  ['xai', 'grok-3-mini'],
+  ['together', 'meta-llama/llama-3.3-70b-instruct-turbo'],
+];
+
+type Rates = readonly [number, number, number, number, number, number];
+
+function compactRates(r: TokenRates): Rates {
+  return [r.input, r.output, r.reasoning, r.cacheRead, r.cacheWrite5m, r.cacheWrite1h];
+}
+
+function compactPeriod(p: PricePeriod): unknown[] {
+  const c = p.constraint;
+  const constraint =
+    c === null ? null : c.kind === 'since' ? ['s', c.startMs] : ['t', c.startSecond, c.endSecond];
+  const out: unknown[] = [constraint, compactRates(p.price.base)];
+  if (p.price.longContext.length > 0) {
+    out.push(p.price.longContext.map((band) => [band.aboveInputTokens, compactRates(band.rates)]));
+  }
+  return out;
+}
+
+/** The generated module's text, formatted with the repository's Prettier settings. Rejects when a
+ * listed model is not priced by the registry. */
+export async function generatePriceModule(): Promise<string> {
+  const registry = getDefaultPriceRegistry();
+  const rows: string[] = [];
+  for (const [provider, model] of MODELS) {
+    const resolution = registry.resolve(provider, model);
+    if (resolution.costSource !== 'PROVIDER_REGISTRY') {
+      throw new Error(`${provider}/${model} is not in PROVIDER_REGISTRY (${resolution.matchedModel}); fix MODELS`);
+    }
+    const periods = resolution.periods.map(compactPeriod);
+    rows.push(
+      `  [${JSON.stringify(provider)}, ${JSON.stringify(model.toLowerCase())}, ${JSON.stringify(resolution.matchedModel)}, ${JSON.stringify(periods)}],`,
+    );
+  }
+  const text = `// GENERATED FILE — DO NOT EDIT. Source: core/pricing (genai-prices data + supplements),
+// generator: sdk/scripts/gen-prices.ts. Regenerate with \`npx tsx sdk/scripts/gen-prices.ts\`.
+/* eslint-disable */
+
+/** Integer pico-USD per token: input, output, reasoning, cache read, 5-minute write, 1-hour write. */
+export type CompactRates = readonly [number, number, number, number, number, number];
+
+/** \`[constraint, base, long-context bands?]\`; constraint \`['s', startMs]\` or \`['t', startSecond, endSecond]\`. */
+export type CompactPeriod = readonly [
+  readonly [string, number, number?] | null,
+  CompactRates,
+  (readonly (readonly [number, CompactRates])[])?,
+];
+
+/** \`[provider, model as sent (lower case), matched dataset model, periods]\`. */
+export type PriceRow = readonly [string, string, string, readonly CompactPeriod[]];
+
+export const PRICE_ROWS: readonly PriceRow[] = [
+${rows.join('\n')}
+];
+`;
+  const options = (await prettier.resolveConfig(GENERATED_PATH)) ?? {};
+  return prettier.format(text, { ...options, filepath: GENERATED_PATH });
+}
+
+/** Path of the generated module. */
+export const GENERATED_PATH = join(__dirname, '..', 'src', 'prices.generated.ts');
+
+if (require.main === module) {
+  generatePriceModule().then(
+    (text) => {
+      writeFileSync(GENERATED_PATH, text);
+      console.log(`wrote ${GENERATED_PATH} (${MODELS.length} models)`);
+    },
+    (err: unknown) => {
+      console.error(err);
+      process.exitCode = 1;
+    },
+  );
+}

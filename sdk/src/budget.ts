@@ -1,0 +1,165 @@
+/**
+ * The legacy client-side budget (spec 1.4, "Auto Kill"): spend of this process counted per UTC day and
+ * UTC calendar month in integer nano-USD, compared with the configured limits before every call.
+ *
+ * It is superseded by the server-side guardrails (spec 1.5), which see every process of the
+ * organization; this one sees only its own process and is kept for simple local caps.
+ */
+import { usdToNanos } from '../../core/pricing/money';
+import type { BudgetAction, BudgetOptions } from './types';
+
+const MS_PER_DAY = 86_400_000;
+
+/** A budget with validated limits in nano-USD. */
+export interface NormalizedBudget {
+  readonly dailyLimitNanos: number | null;
+  readonly monthlyLimitNanos: number | null;
+  readonly action: BudgetAction;
+}
+
+/** Validates a budget option; returns null when it sets no usable limit. `problems` lists what was ignored. */
+export function normalizeBudget(budget: BudgetOptions | undefined, problems: string[]): NormalizedBudget | null {
+  if (budget === undefined || budget === null) return null;
+  if (typeof budget !== 'object') {
+    problems.push('budget must be an object; ignored');
+    return null;
+  }
+  const limit = (name: 'dailyLimitUsd' | 'monthlyLimitUsd'): number | null => {
+    const value: unknown = budget[name];
+    if (value === undefined || value === null) return null;
+    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+      problems.push(`budget.${name} must be a positive number of USD; ignored`);
+      return null;
+    }
+    try {
+      return usdToNanos(value);
+    } catch {
+      problems.push(`budget.${name} is out of range; ignored`);
+      return null;
+    }
+  };
+  const dailyLimitNanos = limit('dailyLimitUsd');
+  const monthlyLimitNanos = limit('monthlyLimitUsd');
+  let action: BudgetAction = 'block';
+  const rawAction: unknown = budget.action;
+  if (rawAction === 'block' || rawAction === 'warn' || rawAction === 'log') action = rawAction;
+  else if (rawAction !== undefined) problems.push(`budget.action must be 'block', 'warn' or 'log'; using 'block'`);
+  if (dailyLimitNanos === null && monthlyLimitNanos === null) return null;
+  return { dailyLimitNanos, monthlyLimitNanos, action };
+}
+
+/** A limit that has been reached. */
+export interface BudgetBreach {
+  readonly period: 'daily' | 'monthly';
+  readonly limitNanos: number;
+  readonly spentNanos: number;
+  /** Start of the current period (epoch ms): identifies it. */
+  readonly periodStartMs: number;
+  /** When the period resets (epoch ms): the next UTC midnight or the first of next month. */
+  readonly resetAtMs: number;
+}
+
+/** Spend per UTC day and month, in integer nano-USD (saturating at the safe-integer limit). */
+export class SpendCounter {
+  private dayStartMs = 0;
+  private dayEndMs = 0;
+  private monthStartMs = 0;
+  private monthEndMs = 0;
+  private dayNanos = 0;
+  private monthNanos = 0;
+
+  /** Adds the cost of one call made at `nowMs`. */
+  add(nanos: number, nowMs: number): void {
+    if (!(nanos > 0)) return;
+    this.roll(nowMs);
+    this.dayNanos = Math.min(Number.MAX_SAFE_INTEGER, this.dayNanos + nanos);
+    this.monthNanos = Math.min(Number.MAX_SAFE_INTEGER, this.monthNanos + nanos);
+  }
+
+  /** The first limit reached at `nowMs` (the monthly one first: it lasts longer), or null. */
+  breach(budget: NormalizedBudget, nowMs: number): BudgetBreach | null {
+    this.roll(nowMs);
+    if (budget.monthlyLimitNanos !== null && this.monthNanos >= budget.monthlyLimitNanos) {
+      return {
+        period: 'monthly',
+        limitNanos: budget.monthlyLimitNanos,
+        spentNanos: this.monthNanos,
+        periodStartMs: this.monthStartMs,
+        resetAtMs: this.monthEndMs,
+      };
+    }
+    if (budget.dailyLimitNanos !== null && this.dayNanos >= budget.dailyLimitNanos) {
+      return {
+        period: 'daily',
+        limitNanos: budget.dailyLimitNanos,
+        spentNanos: this.dayNanos,
+        periodStartMs: this.dayStartMs,
+        resetAtMs: this.dayEndMs,
+      };
+    }
+    return null;
+  }
+
+  /** Spend of the current day and month. */
+  spent(nowMs: number): { dayNanos: number; monthNanos: number } {
+    this.roll(nowMs);
+    return { dayNanos: this.dayNanos, monthNanos: this.monthNanos };
+  }
+
+  /** Starts new periods when `nowMs` has passed their end (two comparisons on the hot path). */
+  private roll(nowMs: number): void {
+    if (nowMs >= this.dayStartMs && nowMs < this.dayEndMs) return;
+    const dayStart = Math.floor(nowMs / MS_PER_DAY) * MS_PER_DAY;
+    this.dayStartMs = dayStart;
+    this.dayEndMs = dayStart + MS_PER_DAY;
+    this.dayNanos = 0;
+    if (nowMs >= this.monthStartMs && nowMs < this.monthEndMs) return;
+    const d = new Date(nowMs);
+    this.monthStartMs = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+    this.monthEndMs = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+    this.monthNanos = 0;
+  }
+}
+
+/** Why a call is answered locally with a 429. */
+export type BlockReason =
+  | { readonly kind: 'budget'; readonly breach: BudgetBreach }
+  | { readonly kind: 'suspended'; readonly retryAfterSeconds: number };
+
+/**
+ * The synthetic 429 (design decision 7): an OpenAI-style error body that both official SDKs surface as a
+ * RateLimitError, `Retry-After` in seconds until the period resets, and `x-should-retry: false` so that
+ * the SDKs do not retry it in a loop.
+ */
+export function blockedResponse(reason: BlockReason, nowMs: number): Response {
+  let message: string;
+  let code: string;
+  let retryAfter: number;
+  if (reason.kind === 'budget') {
+    const { breach } = reason;
+    message =
+      `Spendguard client budget exceeded: ${breach.period} spend $${usd(breach.spentNanos)} reached the limit ` +
+      `of $${usd(breach.limitNanos)}; the provider was not called.`;
+    code = 'client_budget';
+    retryAfter = Math.max(1, Math.ceil((breach.resetAtMs - nowMs) / 1000));
+  } else {
+    message = 'Spendguard: the organization is SUSPENDED by a guardrail; the provider was not called.';
+    code = 'org_suspended';
+    retryAfter = Math.max(1, Math.round(reason.retryAfterSeconds));
+  }
+  const body = JSON.stringify({ error: { message, type: 'budget_exceeded', code } });
+  return new Response(body, {
+    status: 429,
+    statusText: 'Too Many Requests',
+    headers: {
+      'content-type': 'application/json',
+      'retry-after': String(retryAfter),
+      'x-should-retry': 'false',
+      'x-spendguard-blocked': code,
+    },
+  });
+}
+
+function usd(nanos: number): string {
+  return (nanos / 1e9).toFixed(nanos >= 1e9 ? 2 : 6);
+}

@@ -1,0 +1,395 @@
+/**
+ * One client: the event buffer, its flushing, the local budget and the server-flag cache. Every
+ * tracked fetch (the global one of `initServiceAuto`, each `wrapFetch`) is bound to a client; wrappers
+ * with the same API key and endpoint share one.
+ *
+ * Hot path (per provider call, before the provider is contacted): read the URL and method, one catalog
+ * lookup, two integer comparisons for the budget, one cached flag read. Everything else — usage
+ * parsing, pricing, the fingerprint's SHA-256, event building, delivery — happens after the response
+ * arrived, off the application's path.
+ */
+import { detectProvider, getProvider } from '../../core/providers/catalog';
+import type { ProviderEntry } from '../../core/providers/types';
+import { requestedModel } from '../../core/usage/normalize';
+import type { UsageResult } from '../../core/usage/types';
+import { blockedResponse, SpendCounter, type BudgetBreach } from './budget';
+import {
+  buildBudgetWarningEvent,
+  buildCallEvent,
+  costOf,
+  fingerprintOf,
+  usageContextOf,
+  usageToRecord,
+  type CallFacts,
+} from './event';
+import { inspectRequest } from './inspect';
+import { createLogger, describe, type Logger } from './log';
+import type { ClientConfig, Labels } from './options';
+import { bodyKindOf, readJsonUsage, tapStream } from './response-tap';
+import { RingBuffer } from './ring-buffer';
+import { monotonicNow, setUnrefTimeout, sleep } from './runtime';
+import { ServerStatus } from './server-status';
+import { DEFAULT_RETRY_POLICY, postBatch, type RetryPolicy } from './transport';
+import type { ClientEvent, ClientStats, FetchLike, FlushOptions, FlushResult, SpendguardClient } from './types';
+
+/** What a tracked fetch adds to its client: labels and an optional forced provider. */
+export interface Binding {
+  labels: Labels;
+  provider: string | undefined;
+}
+
+/** Default time a flush may take. */
+const DEFAULT_FLUSH_TIMEOUT_MS = 10_000;
+
+export class Client implements SpendguardClient {
+  config: ClientConfig;
+  readonly log: Logger;
+  /** Retry tunables; tests shorten them. */
+  retryPolicy: RetryPolicy = DEFAULT_RETRY_POLICY;
+  private buffer: RingBuffer<ClientEvent>;
+  private readonly spend = new SpendCounter();
+  private readonly notices = new Set<string>();
+  private readonly serverStatus: ServerStatus;
+  private readonly pending = new Set<Promise<void>>();
+  private timer: { cancel: () => void; due: number } | null = null;
+  private flushChain: Promise<unknown> = Promise.resolve();
+  private closed = false;
+  private warnedNoTarget = false;
+  private counters = { calls: 0, blocked: 0, sent: 0, discarded: 0, internalErrors: 0 };
+
+  constructor(
+    config: ClientConfig,
+    /** The fetch the SDK's own requests use: the original, never an instrumented one. */
+    private readonly baseFetch: () => FetchLike | undefined,
+  ) {
+    this.config = config;
+    this.log = createLogger(() => this.config.debug);
+    this.buffer = new RingBuffer(config.bufferCapacity);
+    this.serverStatus = new ServerStatus(
+      (input, init) => {
+        const f = this.baseFetch();
+        return f === undefined ? Promise.reject(new Error('no fetch')) : f(input, init);
+      },
+      () => this.statusTarget(),
+      this.log,
+    );
+  }
+
+  /** Applies new settings (a second `initServiceAuto`, a `wrapFetch` with the same key). */
+  configure(config: ClientConfig): void {
+    const old = this.config;
+    this.config = config;
+    if (config.bufferCapacity !== old.bufferCapacity) {
+      const next = new RingBuffer<ClientEvent>(config.bufferCapacity);
+      const items = this.buffer.take(this.buffer.size);
+      next.restoreDropped(this.buffer.takeDropped());
+      for (const item of items) next.push(item);
+      this.buffer = next;
+    }
+    if (config.serverFlags && config.apiKey !== old.apiKey) void this.serverStatus.refresh();
+  }
+
+  /** Starts the first server-flag refresh (so the first calls already see a SUSPENDED flag). */
+  warmUp(): void {
+    if (this.config.serverFlags && this.statusTarget() !== null) void this.serverStatus.refresh();
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /**
+   * The hot path. Returns undefined to let the call through untracked, a Response to answer it
+   * locally (the synthetic 429), or the handle of a tracked call.
+   */
+  begin(args: readonly unknown[], binding: Binding): Call | Response | undefined {
+    if (this.closed) return undefined;
+    const target = inspectRequest(args);
+    if (target === undefined || target.method !== 'POST' || target.aborted) return undefined;
+    const provider: ProviderEntry | undefined =
+      binding.provider !== undefined ? getProvider(binding.provider) : detectProvider(target.url);
+    if (provider === undefined) return undefined;
+    this.counters.calls++;
+    const now = Date.now();
+    const facts: CallFacts = {
+      provider,
+      url: target.url,
+      path: target.path,
+      body: target.body,
+      labels: binding.labels,
+      startedAt: now,
+    };
+    const blocked = this.checkLimits(facts, now);
+    if (blocked !== undefined) {
+      this.counters.blocked++;
+      return blocked;
+    }
+    return new Call(this, facts, monotonicNow());
+  }
+
+  /** Server flag first, then the local budget. */
+  private checkLimits(facts: CallFacts, now: number): Response | undefined {
+    if (this.config.serverFlags) {
+      const suspendedFor = this.serverStatus.suspendedFor(now);
+      if (suspendedFor !== null) {
+        this.log.debug(`call to ${facts.provider.id} blocked: organization SUSPENDED`);
+        return blockedResponse({ kind: 'suspended', retryAfterSeconds: suspendedFor }, now);
+      }
+    }
+    const budget = this.config.budget;
+    if (budget === null) return undefined;
+    const breach = this.spend.breach(budget, now);
+    if (breach === null) return undefined;
+    if (budget.action === 'block') {
+      this.log.debug(`call to ${facts.provider.id} blocked: ${breach.period} budget reached`);
+      return blockedResponse({ kind: 'budget', breach }, now);
+    }
+    this.notifyBreach(facts, breach, budget.action, now);
+    return undefined;
+  }
+
+  /** warn: one `budget_warning` event per period and limit; log: one debug line. */
+  private notifyBreach(facts: CallFacts, breach: BudgetBreach, action: 'warn' | 'log', now: number): void {
+    const key = `${action}:${breach.period}:${breach.periodStartMs}`;
+    if (this.notices.has(key)) return;
+    this.notices.add(key);
+    const message = `${breach.period} budget reached: $${breach.spentNanos / 1e9} of $${breach.limitNanos / 1e9}`;
+    if (action === 'log') {
+      this.log.debug(message);
+      return;
+    }
+    this.log.warn(`${message}; the call proceeds (action 'warn')`);
+    let model = 'unknown';
+    try {
+      model = requestedModel(usageContextOf(facts)) ?? 'unknown';
+    } catch {
+      // keep 'unknown'
+    }
+    this.push(buildBudgetWarningEvent(facts.provider.id, model, facts.labels, now, breach));
+  }
+
+  /** Records a finished call: usage → cost → spend → fingerprint → event. */
+  complete(facts: CallFacts, statusCode: number, result: UsageResult | null, stream: boolean, latencyMs: number): void {
+    try {
+      const usage = usageToRecord(facts, result, statusCode);
+      const cost = costOf(facts, usage);
+      this.spend.add(cost.costNanos, Date.now());
+      if (result !== null && !result.ok && statusCode >= 200 && statusCode < 300) {
+        this.log.debug(`usage not read from ${facts.provider.id} response: ${result.reason}`);
+      }
+      this.track(
+        fingerprintOf(facts)
+          .catch(() => undefined)
+          .then((fingerprint) => {
+            this.push(buildCallEvent(facts, { usage, cost, statusCode, latencyMs, stream, fingerprint }));
+          }),
+      );
+    } catch (err) {
+      this.internalError(err);
+    }
+  }
+
+  /** Keeps a background task so that `flush()` can wait for it. */
+  track(task: Promise<unknown>): void {
+    const p: Promise<void> = task.then(
+      () => undefined,
+      (err: unknown) => this.internalError(err),
+    );
+    this.pending.add(p);
+    void p.finally(() => this.pending.delete(p));
+  }
+
+  internalError(err: unknown): void {
+    this.counters.internalErrors++;
+    this.log.debug('internal error (swallowed)', describe(err));
+  }
+
+  private push(event: ClientEvent): void {
+    if (this.closed) return;
+    this.buffer.push(event);
+    this.schedule();
+  }
+
+  /** Arms the flush timer: at once when a batch is full, else after the interval. */
+  private schedule(): void {
+    if (this.closed || this.buffer.size === 0) return;
+    const delay = this.buffer.size >= this.config.maxBatchSize ? 0 : this.config.flushIntervalMs;
+    const due = Date.now() + delay;
+    if (this.timer !== null && this.timer.due <= due) return;
+    this.timer?.cancel();
+    const cancel = setUnrefTimeout(() => {
+      this.timer = null;
+      void this.flush();
+    }, delay);
+    this.timer = { cancel, due };
+  }
+
+  private ingestTarget(): { url: string; apiKey: string } | null {
+    const { endpoint, apiKey } = this.config;
+    return endpoint === null || apiKey === null ? null : { url: `${endpoint}/v1/events`, apiKey };
+  }
+
+  private statusTarget(): { url: string; apiKey: string } | null {
+    const { endpoint, apiKey } = this.config;
+    return endpoint === null || apiKey === null ? null : { url: `${endpoint}/v1/budget`, apiKey };
+  }
+
+  flush(options?: FlushOptions): Promise<FlushResult> {
+    return this.enqueueFlush(options, false);
+  }
+
+  /** A flush with `keepalive` requests (browser page going away). */
+  flushOnExit(keepalive: boolean): Promise<FlushResult> {
+    return this.enqueueFlush(undefined, keepalive);
+  }
+
+  private enqueueFlush(options: FlushOptions | undefined, keepalive: boolean): Promise<FlushResult> {
+    const run = this.flushChain.then(() => this.drain(options, keepalive));
+    this.flushChain = run.catch(() => undefined);
+    return run.catch((err: unknown) => {
+      this.internalError(err);
+      return { sent: 0, pending: this.buffer.size, discarded: 0 };
+    });
+  }
+
+  private async drain(options: FlushOptions | undefined, keepalive: boolean): Promise<FlushResult> {
+    const timeout = options?.timeoutMs;
+    const deadline = Date.now() + (typeof timeout === 'number' && timeout >= 0 ? timeout : DEFAULT_FLUSH_TIMEOUT_MS);
+    if (this.pending.size > 0) {
+      await Promise.race([Promise.allSettled([...this.pending]), sleep(Math.max(0, deadline - Date.now()))]);
+    }
+    let sent = 0;
+    let discarded = 0;
+    const target = this.ingestTarget();
+    if (target === null) {
+      discarded = this.buffer.take(this.buffer.size).length;
+      this.buffer.takeDropped();
+      this.counters.discarded += discarded;
+      if (discarded > 0 && !this.warnedNoTarget) {
+        this.warnedNoTarget = true;
+        this.log.warn(
+          `${this.config.apiKey === null ? 'no apiKey' : 'no endpoint'} configured: telemetry is not sent (events discarded)`,
+        );
+      }
+      return { sent, pending: 0, discarded };
+    }
+    const fetchFn = this.baseFetch();
+    if (fetchFn === undefined) return { sent, pending: this.buffer.size, discarded };
+    while (this.buffer.size > 0) {
+      const batch = this.buffer.take(this.config.maxBatchSize);
+      const dropped = this.buffer.takeDropped();
+      const body = JSON.stringify(dropped > 0 ? { events: batch, droppedEvents: dropped } : { events: batch });
+      const outcome = await postBatch({
+        fetch: fetchFn,
+        url: target.url,
+        apiKey: target.apiKey,
+        body,
+        policy: this.retryPolicy,
+        log: this.log,
+        deadline,
+        keepalive,
+      });
+      if (outcome.kind === 'sent') {
+        sent += batch.length;
+        this.counters.sent += batch.length;
+        this.log.debug(`flushed ${batch.length} event(s)${dropped > 0 ? `, ${dropped} dropped reported` : ''}`);
+      } else if (outcome.kind === 'rejected') {
+        discarded += batch.length;
+        this.counters.discarded += batch.length;
+      } else {
+        this.buffer.requeue(batch);
+        this.buffer.restoreDropped(dropped);
+        this.log.debug(`flush postponed: ${outcome.reason}`);
+        break;
+      }
+    }
+    this.schedule();
+    return { sent, pending: this.buffer.size, discarded };
+  }
+
+  async shutdown(options?: FlushOptions): Promise<FlushResult> {
+    const result = await this.flush(options);
+    this.closed = true;
+    this.timer?.cancel();
+    this.timer = null;
+    return result;
+  }
+
+  stats(): ClientStats {
+    return {
+      calls: this.counters.calls,
+      blocked: this.counters.blocked,
+      buffered: this.buffer.size,
+      droppedUnreported: this.buffer.droppedUnreported,
+      droppedTotal: this.buffer.droppedTotal,
+      sent: this.counters.sent,
+      discarded: this.counters.discarded,
+      internalErrors: this.counters.internalErrors,
+      serverSuspended: this.serverStatus.lastSuspended,
+    };
+  }
+
+  /** Spend counted by the local budget (nano-USD), for tests. */
+  spentNanos(nowMs = Date.now()): { dayNanos: number; monthNanos: number } {
+    return this.spend.spent(nowMs);
+  }
+
+  /** Waits for the server-flag refresh in flight (tests). */
+  refreshServerStatus(): Promise<void> {
+    return this.serverStatus.refresh();
+  }
+}
+
+/** One tracked provider call, from the request to its event. */
+export class Call {
+  private done = false;
+
+  constructor(
+    private readonly client: Client,
+    private readonly facts: CallFacts,
+    private readonly startMono: number,
+  ) {}
+
+  /** Called with the provider's response; returns what the application gets. Never throws. */
+  onResponse(response: Response): Response {
+    try {
+      if (!(response instanceof Response)) return response;
+      const status = response.status;
+      const kind = bodyKindOf(response);
+      if (kind === 'stream') {
+        const tapped = tapStream(response, this.facts.provider, usageContextOf(this.facts), (outcome) =>
+          this.finish(status, outcome.usage, true),
+        );
+        if (tapped === response) this.finish(status, null, true);
+        return tapped;
+      }
+      if (kind === 'json') {
+        const clone = response.clone();
+        this.client.track(
+          readJsonUsage(clone, this.facts.provider, usageContextOf(this.facts)).then(
+            (usage) => this.finish(status, usage, false),
+            () => this.finish(status, null, false),
+          ),
+        );
+        return response;
+      }
+      this.finish(status, null, false);
+      return response;
+    } catch (err) {
+      this.client.internalError(err);
+      return response;
+    }
+  }
+
+  /** The provider call failed (network error, abort): no response, no event. */
+  onFailure(err: unknown): void {
+    this.done = true;
+    this.client.log.debug(`call to ${this.facts.provider.id} failed before a response`, describe(err));
+  }
+
+  private finish(status: number, usage: UsageResult | null, stream: boolean): void {
+    if (this.done) return;
+    this.done = true;
+    this.client.complete(this.facts, status, usage, stream, monotonicNow() - this.startMono);
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * Client-side cost estimates. The full price dataset (genai-prices, ~1 MB) cannot ship in a 20 KB
+ * bundle, so the SDK carries:
+ *
+ * 1. PROVIDER_REGISTRY for the most used models: `prices.generated.ts`, a compact table generated from
+ *    core/pricing's registry by `sdk/scripts/gen-prices.ts` (never edited by hand);
+ * 2. FALLBACK_ECONOMICS for every other model: core/pricing's family heuristics (`fallback.ts`, imported
+ *    as is), which over- rather than under-estimate.
+ *
+ * The cost formula is core/pricing's (`cost.ts`), restated here without negotiated rates because
+ * `cost.ts` imports the full registry; `sdk/test/pricing.test.ts` checks both agree to the nano-dollar
+ * on every table model. The server re-prices every event from the full registry (design decision 9):
+ * the client figure only feeds the local budget and the discrepancy report.
+ */
+import { fallbackFamilyFor } from '../../core/pricing/fallback';
+import {
+  ratesForPrompt,
+  selectPeriodPrice,
+  type ModelPrice,
+  type PriceConstraint,
+  type PricePeriod,
+  type TokenRates,
+} from '../../core/pricing/model-price';
+import { picoTermsToNanos } from '../../core/pricing/money';
+import { normalizeModelName } from '../../core/pricing/normalize-model';
+import { spendguardProviderId } from '../../core/pricing/provider-ids';
+import { normalizeServiceTier, tierMultipliersFor } from '../../core/pricing/tiers';
+import type { NormalizedUsage } from '../../core/usage/types';
+import { PRICE_ROWS, type CompactPeriod, type CompactRates } from './prices.generated';
+
+/** Where a client estimate came from (spec 1.3). */
+export type CostSource = 'PROVIDER_REGISTRY' | 'FALLBACK_ECONOMICS';
+
+/** A client estimate. */
+export interface ClientCost {
+  /** Integer nano-USD. */
+  readonly costNanos: number;
+  readonly costSource: CostSource;
+  /** Dataset model id, or `fallback:<family>`. */
+  readonly matchedModel: string;
+}
+
+interface TableEntry {
+  readonly matchedModel: string;
+  readonly periods: readonly PricePeriod[];
+}
+
+let table: Map<string, TableEntry> | null = null;
+
+function rates(r: CompactRates): TokenRates {
+  return { input: r[0], output: r[1], reasoning: r[2], cacheRead: r[3], cacheWrite5m: r[4], cacheWrite1h: r[5] };
+}
+
+function period(p: CompactPeriod): PricePeriod {
+  const [constraint, base, bands] = p;
+  let c: PriceConstraint | null = null;
+  if (constraint !== null) {
+    c =
+      constraint[0] === 's'
+        ? { kind: 'since', startMs: constraint[1] }
+        : { kind: 'time-of-day', startSecond: constraint[1], endSecond: constraint[2] ?? 0 };
+  }
+  const price: ModelPrice = {
+    base: rates(base),
+    longContext: (bands ?? []).map(([above, r]) => ({ aboveInputTokens: above, rates: rates(r) })),
+  };
+  return { constraint: c, price };
+}
+
+/** The table, decoded on first use (keeps module evaluation free of work). */
+function getTable(): Map<string, TableEntry> {
+  if (table !== null) return table;
+  const t = new Map<string, TableEntry>();
+  for (const [provider, name, matchedModel, periods] of PRICE_ROWS) {
+    t.set(`${provider}\u0000${name}`, { matchedModel, periods: periods.map(period) });
+  }
+  table = t;
+  return t;
+}
+
+/** The table entry for a (provider, model) pair: the name's normalized candidates, first hit wins. */
+function lookup(provider: string, model: string): TableEntry | undefined {
+  const t = getTable();
+  const exact = t.get(`${provider}\u0000${model.trim().toLowerCase()}`);
+  if (exact !== undefined) return exact;
+  for (const candidate of normalizeModelName(model).candidates) {
+    const list = candidate.list.kind === 'requested' ? provider : spendguardProviderId(candidate.list.providerId);
+    const hit = t.get(`${list}\u0000${candidate.model}`);
+    if (hit !== undefined) return hit;
+  }
+  return undefined;
+}
+
+function tokens(value: number): number {
+  if (!(value > 0)) return 0;
+  return value < Number.MAX_SAFE_INTEGER ? Math.ceil(value) : Number.MAX_SAFE_INTEGER;
+}
+
+/**
+ * Estimates the cost of one call, exactly as core/pricing's `calculateCost` would with the same
+ * price (no negotiated rates). Never throws.
+ *
+ * @example
+ * // 1,000 prompt + 500 completion tokens of gpt-4o-mini ($0.15 / $0.60 per MTok)
+ * // = 150,000 + 300,000 nanos = $0.00045
+ * estimateCost('openai', 'gpt-4o-mini', usage, Date.now()).costNanos === 450_000;
+ */
+export function estimateCost(provider: string, model: string, usage: NormalizedUsage, atMs: number): ClientCost {
+  const requested = provider.trim().toLowerCase();
+  const entry = model.length > 0 ? lookup(requested, model) : undefined;
+  let price: ModelPrice;
+  let matchedModel: string;
+  let costSource: CostSource;
+  if (entry !== undefined) {
+    price = selectPeriodPrice(entry.periods, atMs);
+    matchedModel = entry.matchedModel;
+    costSource = 'PROVIDER_REGISTRY';
+  } else {
+    const family = fallbackFamilyFor(normalizeModelName(model).familyName, requested);
+    price = family.price;
+    matchedModel = `fallback:${family.id}`;
+    costSource = 'FALLBACK_ECONOMICS';
+  }
+  const { num, den } = tierMultipliersFor(requested, matchedModel)[normalizeServiceTier(usage.serviceTier)];
+  const cacheRead = tokens(usage.cacheReadTokens);
+  const cacheWrite5m = tokens(usage.cacheWrite5mTokens);
+  const cacheWrite1h = tokens(usage.cacheWrite1hTokens);
+  const inputTokens = tokens(usage.inputTokens);
+  const outputTokens = tokens(usage.outputTokens);
+  const reasoning = Math.min(tokens(usage.reasoningTokens), outputTokens);
+  const cachedParts = cacheRead + cacheWrite5m + cacheWrite1h;
+  const uncached = inputTokens > cachedParts ? inputTokens - cachedParts : 0;
+  const r = ratesForPrompt(price, uncached + cachedParts);
+  const total =
+    picoTermsToNanos(uncached, r.input, 0, 0, num, den) +
+    picoTermsToNanos(cacheRead, r.cacheRead, 0, 0, num, den) +
+    picoTermsToNanos(cacheWrite5m, r.cacheWrite5m, cacheWrite1h, r.cacheWrite1h, num, den) +
+    picoTermsToNanos(outputTokens - reasoning, r.output, reasoning, r.reasoning, num, den);
+  return { costNanos: Math.min(total, Number.MAX_SAFE_INTEGER), costSource, matchedModel };
+}
+
+/** Number of models in the bundled table (for docs and tests). */
+export function priceTableSize(): number {
+  return PRICE_ROWS.length;
+}
