@@ -5,7 +5,12 @@
  * Target: ≤ 1 ms for 1 MB.
  */
 import { createHash } from 'node:crypto';
-import { canonicalRequest, canonicalizeJsonText, canonicalizeValue, fingerprintRequest } from '../core/fingerprint';
+import {
+  canonicalRequest,
+  canonicalizeJsonText,
+  canonicalizeValue,
+  fingerprintRequest,
+} from '../core/fingerprint';
 
 const TARGET_MS = 1;
 const TARGET_BYTES = 1_000_000;
@@ -31,7 +36,7 @@ const WORDS = (
 const CODE = [
   'export async function handler(event: APIGatewayProxyEventV2): Promise<Result> {',
   '  const body = JSON.parse(event.body ?? "{}") as Record<string, unknown>;',
-  "  if (!body.apiKey) throw new Error('missing \"apiKey\"');",
+  '  if (!body.apiKey) throw new Error(\'missing "apiKey"\');',
   '  for (const item of items) {',
   '    total += item.tokens * price; // \\u00e9 stays escaped in source',
   '  }',
@@ -161,18 +166,45 @@ export default async function (): Promise<void> {
   ]);
   if (forms.size !== 1 || forms.has(null)) throw new Error('fingerprints differ between input forms');
 
-  console.log(`${'case'.padEnd(44)} ${'body'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)}  target`);
-  row('fingerprintRequest(bytes)      [relay]', bytes.length, measure(() => fingerprintRequest('openai', bytes)), true);
-  row('fingerprintRequest(string)     [SDK, Node]', bytes.length, measure(() => fingerprintRequest('openai', text)), true);
-  row('fingerprintRequest(object)', bytes.length, measure(() => fingerprintRequest('openai', body)), true);
+  console.log(
+    `${'case'.padEnd(44)} ${'body'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)}  target`,
+  );
+  row(
+    'fingerprintRequest(bytes)      [relay]',
+    bytes.length,
+    measure(() => fingerprintRequest('openai', bytes)),
+    true,
+  );
+  row(
+    'fingerprintRequest(string)     [SDK, Node]',
+    bytes.length,
+    measure(() => fingerprintRequest('openai', text)),
+    true,
+  );
+  row(
+    'fingerprintRequest(object)',
+    bytes.length,
+    measure(() => fingerprintRequest('openai', body)),
+    true,
+  );
   row(
     'fingerprintRequest(bytes), keys pre-sorted',
     sortedBytes.length,
     measure(() => fingerprintRequest('openai', sortedBytes)),
     true,
   );
-  row('fingerprintRequest(bytes)      [100 kB]', small.length, measure(() => fingerprintRequest('openai', small)), true);
-  row('canonicalRequest(string)       [pure step]', bytes.length, measure(() => canonicalRequest('openai', text)), false);
+  row(
+    'fingerprintRequest(bytes)      [100 kB]',
+    small.length,
+    measure(() => fingerprintRequest('openai', small)),
+    true,
+  );
+  row(
+    'canonicalRequest(string)       [pure step]',
+    bytes.length,
+    measure(() => canonicalRequest('openai', text)),
+    false,
+  );
   row(
     'sha256 of the raw bytes        [floor]',
     bytes.length,
@@ -182,7 +214,13 @@ export default async function (): Promise<void> {
   row(
     'JSON.parse + sorted stringify + sha256 [naive]',
     bytes.length,
-    measure(() => createHash('sha256').update(canonicalizeValue(JSON.parse(text)) ?? '').digest('hex'), 100),
+    measure(
+      () =>
+        createHash('sha256')
+          .update(canonicalizeValue(JSON.parse(text)) ?? '')
+          .digest('hex'),
+      100,
+    ),
     false,
   );
   await Promise.resolve();

@@ -5,11 +5,15 @@ import { resolve } from 'node:path';
 import react from '@vitejs/plugin-react';
 import { defineConfig, type Plugin } from 'vite';
 
+/** The local stack (`npm start`): API, local issuer and config.json on one port. */
+const LOCAL_STACK = (process.env.SPENDGUARD_LOCAL_URL ?? 'http://127.0.0.1:8787').replace(/\/$/, '');
+
 /**
  * `npm run dev` only: answers `GET /config.json` (the runtime configuration the built app fetches next to
- * index.html). With SPENDGUARD_DASHBOARD_CONFIG=<file> it serves that file; otherwise it forwards the
- * request to the local stack (SPENDGUARD_LOCAL_URL, default http://127.0.0.1:3000), which issues a
- * fresh local ID token each time. The production build contains no config.json.
+ * index.html). With SPENDGUARD_DASHBOARD_CONFIG=<file> it serves that file as is; otherwise it fetches the
+ * local stack's config.json (a fresh local ID token each time) and points `apiUrl` at the dev server
+ * itself, which proxies /v1 and /api to the stack — the stack sends no CORS headers. The production build
+ * contains no config.json.
  */
 function devRuntimeConfig(): Plugin {
   return {
@@ -24,8 +28,11 @@ function devRuntimeConfig(): Plugin {
           res.end(body);
         };
         const file = process.env.SPENDGUARD_DASHBOARD_CONFIG;
-        const upstream = `${(process.env.SPENDGUARD_LOCAL_URL ?? 'http://127.0.0.1:3000').replace(/\/$/, '')}/config.json`;
-        const load = file ? readFile(resolve(file), 'utf8') : fetch(upstream).then((r) => r.text());
+        const load = file
+          ? readFile(resolve(file), 'utf8')
+          : fetch(`${LOCAL_STACK}/config.json`)
+              .then((r) => r.json() as Promise<Record<string, unknown>>)
+              .then((config) => JSON.stringify({ ...config, apiUrl: '' }));
         load.then(
           (body) => send(200, body),
           (err: unknown) =>
@@ -40,6 +47,12 @@ export default defineConfig({
   // Relative asset URLs: the same build is served from any path (local stack, S3 + CloudFront).
   base: './',
   plugins: [react(), devRuntimeConfig()],
+  server: {
+    proxy: {
+      '/v1': LOCAL_STACK,
+      '/api': LOCAL_STACK,
+    },
+  },
   build: {
     outDir: 'dist',
     emptyOutDir: true,

@@ -24,6 +24,7 @@ import {
   startHttpGateway,
   startKinesisPoller,
   startStandIns,
+  type GatewayMethod,
   type GatewayRoute,
 } from './runtime';
 import { loadOrCreateSecrets } from './secrets-file';
@@ -96,7 +97,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const storage = dataDir ? { dataDir } : { memory: true as const };
 
   status('starting dynalite and kinesalite');
-  const standIns = await startStandIns(storage, host);
+  const standIns = await startStandIns({ ...storage, host });
   const clients = createLocalAwsClients(standIns);
   status('creating tables and stream');
   await provisionLocalResources({ dynamo: clients.dynamo, kinesis: clients.kinesis });
@@ -113,7 +114,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     notifier: new WebhookNotifier(options.notifyWebhookUrl),
     now,
   });
-  const logger = new Logger({ serviceName: 'spendguard-local', logLevel: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN' });
+  const logger = new Logger({ serviceName: 'spendguard-local', logLevel: (process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN') as 'WARN' });
   const metrics = new Metrics({ namespace: 'Spendguard', serviceName: 'spendguard-local' });
   const registry = (): Promise<PriceRegistry> => Promise.resolve(getDefaultPriceRegistry());
 
@@ -126,7 +127,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       : {}),
   });
   const apiUrl = gateway.url;
-  const issuer = await createLocalIssuer(storage, `${apiUrl}/local-issuer`);
+  const issuer = await createLocalIssuer({ ...storage, issuerUrl: `${apiUrl}/local-issuer` });
   gateway.addRawRoute(issuer.jwksRoute());
   const verifier = issuer.createVerifier();
   gateway.setJwtVerifier(verifier);
@@ -148,7 +149,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     { method: 'POST', path: '/v1/events', auth: 'none', handler: ingest, functionName: 'ingest' },
     { method: 'POST', path: '/api/guardrails/enforce', auth: 'jwt', handler: enforce, functionName: 'enforce' },
     ...Object.entries(ROUTES).map(([routeKey, route]): GatewayRoute => {
-      const [method, path] = routeKey.split(' ') as [string, string];
+      const [method, path] = routeKey.split(' ') as [GatewayMethod, string];
       // As in AWS: the JWT authorizer guards the people-only routes; the others authenticate in the handler.
       return { method, path, auth: route.auth === 'person' ? 'jwt' : 'none', handler: api, functionName: 'api' };
     }),

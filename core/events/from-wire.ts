@@ -42,7 +42,6 @@ export interface IngestEventFields {
     prompt_tokens: number;
     completion_tokens: number;
     cache_read_tokens?: Opt<number>;
-    cache_write_tokens?: Opt<number>;
     cache_write_5m_tokens?: Opt<number>;
     cache_write_1h_tokens?: Opt<number>;
     reasoning_tokens?: Opt<number>;
@@ -104,7 +103,7 @@ export function fromIngestEvent(e: IngestEventFields, receivedAt: number, newId:
     model: e.model,
     inputTokens: u.prompt_tokens,
     cacheReadTokens: n(u.cache_read_tokens),
-    cacheWrite5mTokens: n(u.cache_write_5m_tokens) + n(u.cache_write_tokens),
+    cacheWrite5mTokens: n(u.cache_write_5m_tokens),
     cacheWrite1hTokens: n(u.cache_write_1h_tokens),
     outputTokens: u.completion_tokens,
     reasoningTokens: n(u.reasoning_tokens),

@@ -61,7 +61,8 @@ function escapeSome(text: string, seed: number): string {
     }
     r = (r * 1103515245 + 12345) & 0x7fffffff;
     if (r % 3 === 0) out += '\\u' + ch.charCodeAt(0).toString(16).padStart(4, '0');
-    else if (ch === '/' || r % 7 === 0) out += ch === '/' ? '\\/' : '\\u' + ch.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
+    else if (ch === '/' || r % 7 === 0)
+      out += ch === '/' ? '\\/' : '\\u' + ch.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
     else out += ch;
   }
   return out;
@@ -75,7 +76,10 @@ describe('canonicalizeJsonText', () => {
     [' { "b" : [ 1 , 2 ] ,\n "a" : { "d" : null , "c" : true } } ', '{"a":{"c":true,"d":null},"b":[1,2]}'],
     ['{"a":1,"a":2}', '{"a":2}'],
     ['{"a":1,"b":0,"a":3}', '{"a":3,"b":0}'],
-    ['[1.0,1e2,-0,0.5e-3,1E+2,123456789012345678,1e400,-1e400]', '[1,100,0,0.0005,100,123456789012345680,null,null]'],
+    [
+      '[1.0,1e2,-0,0.5e-3,1E+2,123456789012345678,1e400,-1e400]',
+      '[1,100,0,0.0005,100,123456789012345680,null,null]',
+    ],
     ['"\\u00e9\\/\\u0041"', '"é/A"'],
     ['"\\u001F\\u000a\\b"', '"\\u001f\\n\\b"'],
     ['"\\ud800"', '"\\ud800"'],
@@ -153,7 +157,11 @@ describe('canonicalizeJsonText', () => {
 
   it('accepts exactly what JSON.parse accepts (random and mutated texts)', () => {
     const mutated = fc
-      .tuple(fc.json(), fc.nat(), fc.constantFrom('', '"', '\\', ',', '}', ']', '\n', '\u0000', ' ', 'e', '-', '\ud800'))
+      .tuple(
+        fc.json(),
+        fc.nat(),
+        fc.constantFrom('', '"', '\\', ',', '}', ']', '\n', '\u0000', ' ', 'e', '-', '\ud800'),
+      )
       .map(([json, at, ins]) => {
         const i = at % (json.length + 1);
         return json.slice(0, i) + ins + json.slice(i + (at % 2));
@@ -186,16 +194,19 @@ describe('canonicalizeJsonText', () => {
 describe('canonicalizeValue', () => {
   it('equals canonicalizeJsonText(JSON.stringify(value)) for any value', () => {
     fc.assert(
-      fc.property(fc.anything({ withBoxedValues: true, withObjectString: true, withNullPrototype: true }), (v) => {
-        let text: string | undefined;
-        try {
-          text = JSON.stringify(v) as string | undefined;
-        } catch {
-          return; // BigInt and the like: covered below
-        }
-        if (text === undefined) expect(canonicalizeValue(v)).toBeUndefined();
-        else expect(canonicalizeValue(v)).toBe(canonicalizeJsonText(text));
-      }),
+      fc.property(
+        fc.anything({ withBoxedValues: true, withObjectString: true, withNullPrototype: true }),
+        (v) => {
+          let text: string | undefined;
+          try {
+            text = JSON.stringify(v) as string | undefined;
+          } catch {
+            return; // BigInt and the like: covered below
+          }
+          if (text === undefined) expect(canonicalizeValue(v)).toBeUndefined();
+          else expect(canonicalizeValue(v)).toBe(canonicalizeJsonText(text));
+        },
+      ),
       { numRuns: 500 },
     );
   });

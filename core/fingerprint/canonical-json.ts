@@ -109,7 +109,9 @@ export class Pieces {
 
   /** True when the text is exactly `literal` (used to treat a `null` member as absent). */
   is(literal: string): boolean {
-    return this.parts.length === 0 ? this.tail === literal : this.tail === '' && this.parts.length === 1 && this.parts[0] === literal;
+    return this.parts.length === 0
+      ? this.tail === literal
+      : this.tail === '' && this.parts.length === 1 && this.parts[0] === literal;
   }
 
   static of(text: string): Pieces {
@@ -273,7 +275,11 @@ export class CanonicalScanner {
     }
     this.pos = p;
     // Integers of at most 15 characters are exact doubles whose shortest form is themselves.
-    if (integer && p - start <= 15 && !(p - start === 2 && s.charCodeAt(start) === 45 && s.charCodeAt(start + 1) === 48)) {
+    if (
+      integer &&
+      p - start <= 15 &&
+      !(p - start === 2 && s.charCodeAt(start) === 45 && s.charCodeAt(start + 1) === 48)
+    ) {
       return null;
     }
     const n = Number(s.slice(start, p));
@@ -338,9 +344,12 @@ export class CanonicalScanner {
       const e = s.charCodeAt(b + 1);
       let next = b + 2;
       if (e === 117) {
-        if (
-          !(isHex(s.charCodeAt(b + 2)) && isHex(s.charCodeAt(b + 3)) && isHex(s.charCodeAt(b + 4)) && isHex(s.charCodeAt(b + 5)))
-        ) {
+        if (!(
+          isHex(s.charCodeAt(b + 2)) &&
+          isHex(s.charCodeAt(b + 3)) &&
+          isHex(s.charCodeAt(b + 4)) &&
+          isHex(s.charCodeAt(b + 5))
+        )) {
           throw INVALID;
         }
         canonical = false;

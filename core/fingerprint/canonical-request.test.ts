@@ -91,7 +91,10 @@ describe('canonicalRequest: per-flavor fixtures', () => {
     [
       'Gemini with snake_case members',
       'gemini',
-      { contents: [{ role: 'user', parts: [{ text: 'Hi' }] }], system_instruction: { parts: [{ text: 'Be brief.' }] } },
+      {
+        contents: [{ role: 'user', parts: [{ text: 'Hi' }] }],
+        system_instruction: { parts: [{ text: 'Be brief.' }] },
+      },
       { model: 'gemini-2.5-flash' },
       '{"contents":[{"parts":[{"text":"Hi"}],"role":"user"}],"flavor":"gemini","model":"gemini-2.5-flash",' +
         '"systemInstruction":{"parts":[{"text":"Be brief."}]}}',
@@ -134,7 +137,9 @@ describe('canonicalRequest: per-flavor fixtures', () => {
   });
 
   it('reads the Gemini model from a REST path', () => {
-    expect(geminiModelFromPath('/v1beta/models/gemini-2.0-flash:streamGenerateContent?alt=sse')).toBe('gemini-2.0-flash');
+    expect(geminiModelFromPath('/v1beta/models/gemini-2.0-flash:streamGenerateContent?alt=sse')).toBe(
+      'gemini-2.0-flash',
+    );
     expect(geminiModelFromPath('/v1/models/gemini-pro:generateContent')).toBe('gemini-pro');
     expect(geminiModelFromPath('/v1beta/cachedContents')).toBeNull();
   });
@@ -154,20 +159,37 @@ describe('canonicalRequest: unusable bodies give null', () => {
     ['a number', 42],
     ['a Map', new Map([['messages', []]])],
     ['a URLSearchParams', new URLSearchParams('messages=1')],
-    ['a cyclic object', (() => {
-      const o: Record<string, unknown> = { model: 'm', messages: [] };
-      (o.messages as unknown[]).push(o);
-      return o;
-    })()],
+    [
+      'a cyclic object',
+      (() => {
+        const o: Record<string, unknown> = { model: 'm', messages: [] };
+        (o.messages as unknown[]).push(o);
+        return o;
+      })(),
+    ],
     ['a BigInt inside', { model: 'm', messages: [{ n: 1n }] }],
-    ['a throwing getter', { model: 'm', get messages(): never { throw new Error('boom'); } }],
+    [
+      'a throwing getter',
+      {
+        model: 'm',
+        get messages(): never {
+          throw new Error('boom');
+        },
+      },
+    ],
   ])('%s', (_name, body) => {
     for (const flavor of REQUEST_FLAVORS) expect(canonicalRequest(flavor, body)).toBeNull();
   });
 
   it('never throws, whatever it is given', () => {
     const bodies = fc.oneof(
-      fc.anything({ withBoxedValues: true, withMap: true, withSet: true, withTypedArray: true, withSparseArray: true }),
+      fc.anything({
+        withBoxedValues: true,
+        withMap: true,
+        withSet: true,
+        withTypedArray: true,
+        withSparseArray: true,
+      }),
       fc.string({ unit: 'binary' }),
       fc.json(),
       fc.uint8Array(),
@@ -234,7 +256,8 @@ describe('canonicalRequest: properties', () => {
     fc.assert(
       fc.property(chatBody, chatBody, (a, b) => {
         const sameModel = a.model === b.model;
-        const sameMessages = JSON.stringify(canonicalRequest('openai', { messages: a.messages })) ===
+        const sameMessages =
+          JSON.stringify(canonicalRequest('openai', { messages: a.messages })) ===
           JSON.stringify(canonicalRequest('openai', { messages: b.messages }));
         const sameTools =
           canonicalRequest('openai', { messages: [], tools: a.tools ?? null }) ===
@@ -254,7 +277,10 @@ describe('canonicalRequest: properties', () => {
         const before = JSON.stringify(body.messages[i]!.content);
         const text = typeof body.messages[i]!.content === 'string' ? body.messages[i]!.content : before;
         const changed = text + ch;
-        const mutated = { ...body, messages: body.messages.map((m, j) => (j === i ? { ...m, content: changed } : m)) };
+        const mutated = {
+          ...body,
+          messages: body.messages.map((m, j) => (j === i ? { ...m, content: changed } : m)),
+        };
         expect(canonicalRequest('openai', mutated)).not.toBe(canonicalRequest('openai', body));
       }),
       { numRuns: 300 },

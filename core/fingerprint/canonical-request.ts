@@ -6,7 +6,13 @@
  * This module imports nothing from Node.js.
  * @module
  */
-import { CanonicalScanner, Pieces, canonicalizeValue, isInvalidJson, textToByteString } from './canonical-json';
+import {
+  CanonicalScanner,
+  Pieces,
+  canonicalizeValue,
+  isInvalidJson,
+  textToByteString,
+} from './canonical-json';
 import { FLAVOR_SPECS, normalizeOptionModel, type FlavorSpec, type RequestFlavor } from './flavors';
 
 /** Options of {@link canonicalRequest} and `fingerprintRequest`. */
@@ -93,7 +99,8 @@ export function canonicalPiecesFromByteString(
 export function asBytes(body: unknown): Uint8Array | null {
   if (body instanceof Uint8Array) return body;
   if (ArrayBuffer.isView(body)) return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
-  if (Object.prototype.toString.call(body) === '[object ArrayBuffer]') return new Uint8Array(body as ArrayBuffer);
+  if (Object.prototype.toString.call(body) === '[object ArrayBuffer]')
+    return new Uint8Array(body as ArrayBuffer);
   return null;
 }
 
@@ -164,7 +171,11 @@ function assemble(
   const out: Array<[string, Pieces]> = [['flavor', Pieces.of(JSON.stringify(spec.flavor))]];
   const present = (v: Pieces | undefined): v is Pieces => v !== undefined && !v.is('null');
   const bodyModel = spec.model === 'body' ? members.get('model') : undefined;
-  const model = present(bodyModel) ? bodyModel : optionModel === undefined ? undefined : Pieces.of(optionModel);
+  const model = present(bodyModel)
+    ? bodyModel
+    : optionModel === undefined
+      ? undefined
+      : Pieces.of(optionModel);
   if (model !== undefined) out.push(['model', model]);
   let hasContent = false;
   for (const f of spec.fields) {

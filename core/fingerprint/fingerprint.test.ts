@@ -16,8 +16,12 @@ const body = {
 
 describe('fingerprintOf', () => {
   it('is sha256: and the hex SHA-256 of the UTF-8 bytes', () => {
-    expect(fingerprintOf('{}')).toBe('sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a');
-    expect(fingerprintOf('é')).toBe('sha256:' + createHash('sha256').update(Buffer.from('é', 'utf8')).digest('hex'));
+    expect(fingerprintOf('{}')).toBe(
+      'sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a',
+    );
+    expect(fingerprintOf('é')).toBe(
+      'sha256:' + createHash('sha256').update(Buffer.from('é', 'utf8')).digest('hex'),
+    );
     expect(fingerprintOf('x')).toMatch(FINGERPRINT_PATTERN);
   });
 
@@ -81,7 +85,10 @@ describe('fingerprintRequest', () => {
   it('hashes a large body piece by piece to the same result as hashing the canonical string', () => {
     const big = {
       model: 'gpt-4o',
-      messages: Array.from({ length: 200 }, (_, i) => ({ role: 'user', content: `${i} `.repeat(500) + '🚀\n' })),
+      messages: Array.from({ length: 200 }, (_, i) => ({
+        role: 'user',
+        content: `${i} `.repeat(500) + '🚀\n',
+      })),
     };
     const canonical = canonicalRequest('openai', big)!;
     expect(canonical.length).toBeGreaterThan(200_000);

@@ -51,7 +51,9 @@ export function fingerprintRequest(
     }
     if (!isUtf8(bytes)) return null;
     const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
-    const latin1 = Buffer.from(bytes.buffer, bytes.byteOffset + bom, bytes.byteLength - bom).toString('latin1');
+    const latin1 = Buffer.from(bytes.buffer, bytes.byteOffset + bom, bytes.byteLength - bom).toString(
+      'latin1',
+    );
     return hashPieces(canonicalPiecesFromByteString(flavor, latin1, opts), 'latin1');
   } catch {
     return null;

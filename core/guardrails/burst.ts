@@ -19,7 +19,7 @@ import { emptyTable, indexOfId, putEntry } from './bounded-table';
 import type { BoundedTable } from './bounded-table';
 import { MAX_TIMESTAMP_MS, tableMaxBytes } from './limits';
 import { guardrailModeSchema } from './policy-fields';
-import { ACTION_BY_MODE } from './types';
+import { ACTION_BY_MODE, NO_VERDICTS } from './types';
 import type { GuardrailLayer, Verdict } from './types';
 
 export const rpsBurstPolicySchema = z.object({
@@ -88,7 +88,7 @@ export const rpsBurstLayer: GuardrailLayer<RpsBurstState, RpsBurstPolicy> = {
     const index = indexOfId(keys, event.keyHash);
     const { ring, inWindow } = advanceBurstRing(index >= 0 ? (keys.entries[index] as BurstEntry) : [], event.ts, cfg);
     const next = { keys: putEntry(keys, index, event.keyHash, ring, policy.limits.maxKeys, lastSeen) };
-    if (!cfg.enabled || inWindow <= cfg.maxRequests) return { state: next, verdicts: [] };
+    if (!cfg.enabled || inWindow <= cfg.maxRequests) return { state: next, verdicts: NO_VERDICTS };
     const verdict: Verdict = {
       layer: 'rpsBurst',
       triggerType: 'rps_burst',

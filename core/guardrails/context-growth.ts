@@ -21,7 +21,7 @@ import { emptyTable, indexOfId, putEntry } from './bounded-table';
 import type { BoundedTable } from './bounded-table';
 import { MAX_COUNT, MAX_TIMESTAMP_MS, MAX_TOKENS, tableMaxBytes } from './limits';
 import { durationMsSchema, guardrailModeSchema } from './policy-fields';
-import { ACTION_BY_MODE } from './types';
+import { ACTION_BY_MODE, NO_VERDICTS } from './types';
 import type { GuardrailLayer, Verdict } from './types';
 
 export const contextGrowthPolicySchema = z.object({
@@ -93,7 +93,7 @@ export const contextGrowthLayer: GuardrailLayer<ContextGrowthState, ContextGrowt
   step(state, event, policy) {
     const cfg = policy.contextGrowth;
     // A call that reports no prompt tokens (a failed call) says nothing about the context.
-    if (event.promptTokens === 0) return { state, verdicts: [] };
+    if (event.promptTokens === 0) return { state, verdicts: NO_VERDICTS };
     const sessions = state.sessions;
     const index = indexOfId(sessions, event.streamHash);
     const prev = index >= 0 ? sessions.entries[index] : undefined;
@@ -117,7 +117,7 @@ export const contextGrowthLayer: GuardrailLayer<ContextGrowthState, ContextGrowt
     const next = {
       sessions: putEntry(sessions, index, event.streamHash, entry, policy.limits.maxSessions, lastSeen),
     };
-    if (!cfg.enabled || linear === null) return { state: next, verdicts: [] };
+    if (!cfg.enabled || linear === null) return { state: next, verdicts: NO_VERDICTS };
     const steps = cfg.window + entry[2] - 1;
     const who =
       event.sessionId !== undefined

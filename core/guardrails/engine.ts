@@ -8,13 +8,17 @@
  * back, with no verdicts). Events of one organization arrive in sequence order (one shard), but
  * their timestamps may be slightly out of order; each layer documents how it handles that.
  */
-import { fingerprintHash, keyHash, streamHash } from './identity';
-import { GUARDRAIL_LAYERS, LAYER_IDS } from './layers';
-import type { LayerStates } from './layers';
+import { fingerprintHash, hasBodyFingerprint, keyHash, streamHash } from './identity';
+import { contextGrowthLayer } from './context-growth';
+import { financialLimitsLayer } from './financial-limits';
+import { identicalLoopLayer } from './identical-loop';
+import { premiumConcentrationLayer } from './premium-concentration';
+import { rpsBurstLayer } from './burst';
 import { MAX_NANOS, MAX_TIMESTAMP_MS, MAX_TOKENS } from './limits';
 import type { GuardrailPolicy } from './policy';
 import { compareSequenceNumbers, isSequenceNumber } from './sequence';
 import type { OrgGuardrailState } from './state';
+import { NO_VERDICTS } from './types';
 import type { GuardrailEvent, LayerEvent, LayerId, Verdict } from './types';
 
 /** What the engine did with an event. */
@@ -48,7 +52,7 @@ export function prepareEvent(event: GuardrailEvent, policy: GuardrailPolicy, now
   const model = typeof event.model === 'string' ? event.model : '';
   const sessionId = typeof event.sessionId === 'string' && event.sessionId.length > 0 ? event.sessionId : undefined;
   const promptTokens = clampInt(event.promptTokens, MAX_TOKENS);
-  const fp = fingerprintHash({ fingerprint: event.fingerprint, model }, promptTokens);
+  const fingerprint = event.fingerprint;
   return {
     event,
     ts,
@@ -58,35 +62,20 @@ export function prepareEvent(event: GuardrailEvent, policy: GuardrailPolicy, now
     premium: event.premium === true,
     keyHash: keyHash(keyId),
     streamHash: streamHash(keyId, sessionId, model),
-    fingerprintHash: fp.hash,
-    fingerprintSource: fp.source,
+    fingerprintHash: fingerprintHash(fingerprint, model, promptTokens),
+    fingerprintSource: hasBodyFingerprint(fingerprint) ? 'body' : 'fallback',
     sessionId,
   };
 }
 
-function runLayer<K extends LayerId>(
-  id: K,
-  states: LayerStates,
-  event: LayerEvent,
-  policy: GuardrailPolicy,
-  now: number,
-  verdicts: Verdict[],
-): boolean {
-  const layer = GUARDRAIL_LAYERS[id];
-  const section = layer.policyOf(policy);
-  if (!section.enabled && !layer.tracksWhenDisabled) return true;
-  try {
-    const result = layer.step(states[id], event, policy, now);
-    states[id] = result.state;
-    for (const v of result.verdicts) verdicts.push(v);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * Applies one event of an organization to its guardrail state.
+ *
+ * Each layer runs from its own call site below rather than from a loop over the registry: a
+ * monomorphic call lets V8 inline the step and drop its result object. Each step runs under
+ * its own `try` (fail open: a layer that throws keeps its previous state and is reported in
+ * `failedLayers`). A disabled layer is skipped unless it `tracksWhenDisabled` (layer 1 keeps
+ * counting spend, so re-enabling it enforces the whole period).
  *
  * @param state the organization's state (`initialOrgState()` for a new one); not mutated
  * @param event the priced event; its `seq` must be a decimal sequence number
@@ -110,17 +99,76 @@ export function applyEvent(
   if (state.lastSeq !== null && compareSequenceNumbers(seq, state.lastSeq) <= 0) {
     return { state, verdicts: [], outcome: 'duplicate' };
   }
-  const prepared = prepareEvent(event, policy, now);
-  const layers: LayerStates = { ...state.layers };
-  const verdicts: Verdict[] = [];
-  let failedLayers: LayerId[] | undefined;
-  for (const id of LAYER_IDS) {
-    if (!runLayer(id, layers, prepared, policy, now, verdicts)) (failedLayers ??= []).push(id);
+  const e = prepareEvent(event, policy, now);
+  const previous = state.layers;
+  let failed: LayerId[] | undefined;
+  let v1 = NO_VERDICTS;
+  let v2 = NO_VERDICTS;
+  let v3 = NO_VERDICTS;
+  let v4 = NO_VERDICTS;
+  let v5 = NO_VERDICTS;
+
+  let financialLimits = previous.financialLimits;
+  if (policy.financialLimits.enabled || financialLimitsLayer.tracksWhenDisabled) {
+    try {
+      const r = financialLimitsLayer.step(financialLimits, e, policy, now);
+      financialLimits = r.state;
+      v1 = r.verdicts;
+    } catch {
+      (failed ??= []).push('financialLimits');
+    }
   }
-  const next: OrgGuardrailState = { v: 1, lastSeq: seq, layers };
-  return failedLayers === undefined
+  let identicalLoop = previous.identicalLoop;
+  if (policy.identicalLoop.enabled || identicalLoopLayer.tracksWhenDisabled) {
+    try {
+      const r = identicalLoopLayer.step(identicalLoop, e, policy, now);
+      identicalLoop = r.state;
+      v2 = r.verdicts;
+    } catch {
+      (failed ??= []).push('identicalLoop');
+    }
+  }
+  let contextGrowth = previous.contextGrowth;
+  if (policy.contextGrowth.enabled || contextGrowthLayer.tracksWhenDisabled) {
+    try {
+      const r = contextGrowthLayer.step(contextGrowth, e, policy, now);
+      contextGrowth = r.state;
+      v3 = r.verdicts;
+    } catch {
+      (failed ??= []).push('contextGrowth');
+    }
+  }
+  let rpsBurst = previous.rpsBurst;
+  if (policy.rpsBurst.enabled || rpsBurstLayer.tracksWhenDisabled) {
+    try {
+      const r = rpsBurstLayer.step(rpsBurst, e, policy, now);
+      rpsBurst = r.state;
+      v4 = r.verdicts;
+    } catch {
+      (failed ??= []).push('rpsBurst');
+    }
+  }
+  let premiumConcentration = previous.premiumConcentration;
+  if (policy.premiumConcentration.enabled || premiumConcentrationLayer.tracksWhenDisabled) {
+    try {
+      const r = premiumConcentrationLayer.step(premiumConcentration, e, policy, now);
+      premiumConcentration = r.state;
+      v5 = r.verdicts;
+    } catch {
+      (failed ??= []).push('premiumConcentration');
+    }
+  }
+
+  const verdicts: Verdict[] =
+    v1.length + v2.length + v3.length + v4.length + v5.length === 0 ? [] : [...v1, ...v2, ...v3, ...v4, ...v5];
+  const next: OrgGuardrailState = {
+    v: 1,
+    lastSeq: seq,
+    layers: { financialLimits, identicalLoop, contextGrowth, rpsBurst, premiumConcentration },
+  };
+  return failed === undefined
     ? { state: next, verdicts, outcome: 'applied' }
-    : { state: next, verdicts, outcome: 'applied', failedLayers };
+    : { state: next, verdicts, outcome: 'applied', failedLayers: failed };
 }
 
 export interface ApplyBatchResult {

@@ -19,7 +19,7 @@ import { addNanos, formatUsd, nanosToUsd } from './money';
 import { MAX_NANOS, MAX_TIMESTAMP_MS } from './limits';
 import { guardrailModeSchema, nanosSchema } from './policy-fields';
 import { utcDayEnd, utcDayIndex, utcMonthEndOfIndex, utcMonthIndex, MS_PER_DAY } from './periods';
-import { ACTION_BY_MODE } from './types';
+import { ACTION_BY_MODE, NO_VERDICTS } from './types';
 import type { GuardrailAction, GuardrailLayer, GuardrailMode, LayerEvent, TriggerType, Verdict } from './types';
 import type { GuardrailPolicy } from './policy';
 
@@ -126,7 +126,7 @@ export const financialLimitsLayer: GuardrailLayer<FinancialLimitsState, Financia
     if (countsForMonth) monthSpendNanos = addNanos(monthSpendNanos, event.costNanos);
 
     const verdicts: Verdict[] = [];
-    if (cfg.enabled) {
+    if (cfg.enabled && (cfg.dailyHardCapNanos ?? cfg.dailySoftCapNanos ?? cfg.monthlyHardCapNanos ?? cfg.monthlySoftCapNanos) !== null) {
       if (cfg.dailyHardCapNanos !== null && daySpendNanos >= cfg.dailyHardCapNanos) {
         verdicts.push(capVerdict('daily', 'hard', daySpendNanos, cfg.dailyHardCapNanos, cfg.hardCapMode, event));
       }
@@ -148,7 +148,7 @@ export const financialLimitsLayer: GuardrailLayer<FinancialLimitsState, Financia
     }
     return {
       state: { day: currentDay, month, daySpendNanos, monthSpendNanos, daySoftAlerted, monthSoftAlerted },
-      verdicts,
+      verdicts: verdicts.length > 0 ? verdicts : NO_VERDICTS,
     };
   },
 

@@ -19,7 +19,7 @@ import { emptyTable, indexOfId, putEntry } from './bounded-table';
 import type { BoundedTable } from './bounded-table';
 import { MAX_COUNT, MAX_TIMESTAMP_MS, tableMaxBytes } from './limits';
 import { durationMsSchema, guardrailModeSchema } from './policy-fields';
-import { ACTION_BY_MODE } from './types';
+import { ACTION_BY_MODE, NO_VERDICTS } from './types';
 import type { GuardrailLayer, LayerEvent, Verdict } from './types';
 
 export const identicalLoopPolicySchema = z.object({
@@ -70,7 +70,7 @@ export const identicalLoopLayer: GuardrailLayer<IdenticalLoopState, IdenticalLoo
   step(state, event, policy) {
     const cfg = policy.identicalLoop;
     // A call without usage and without a body fingerprint (a failed call seen by the SDK) has no identity.
-    if (event.fingerprintSource === 'fallback' && event.promptTokens === 0) return { state, verdicts: [] };
+    if (event.fingerprintSource === 'fallback' && event.promptTokens === 0) return { state, verdicts: NO_VERDICTS };
     const streams = state.streams;
     const index = indexOfId(streams, event.streamHash);
     const prev = index >= 0 ? streams.entries[index] : undefined;
@@ -86,7 +86,7 @@ export const identicalLoopLayer: GuardrailLayer<IdenticalLoopState, IdenticalLoo
     const next = {
       streams: putEntry(streams, index, event.streamHash, entry, policy.limits.maxSessions, lastSeen),
     };
-    if (!cfg.enabled || count < cfg.consecutive) return { state: next, verdicts: [] };
+    if (!cfg.enabled || count < cfg.consecutive) return { state: next, verdicts: NO_VERDICTS };
     const verdict: Verdict = {
       layer: 'identicalLoop',
       triggerType: 'token_loop_identical',

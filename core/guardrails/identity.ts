@@ -11,22 +11,29 @@
  * agents sharing a key and a model interleave into one stream, which can hide a loop (a false
  * negative, never a false positive for layer 2); layers 4 and 5 remain the safety net.
  */
-import type { GuardrailEvent } from './types';
 
-/**
- * 53-bit string hash (cyrb53 by bryc, public domain). Collisions among the few hundred
- * identities an organization's state holds are negligible (~n²/2^54).
- *
- * @example hash53('key_abc') === hash53('key_abc') // deterministic, 0 ≤ h < 2^53
- */
-export function hash53(text: string, seed = 0): number {
-  let h1 = 0xdeadbeef ^ seed;
-  let h2 = 0x41c6ce57 ^ seed;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text.charCodeAt(i);
-    h1 = Math.imul(h1 ^ ch, 2654435761);
-    h2 = Math.imul(h2 ^ ch, 1597334677);
-  }
+// Streaming cyrb53 (bryc, public domain): two 32-bit lanes, kept in module variables so that
+// hashing several parts allocates nothing (no concatenated strings). No state survives a call.
+let lane1 = 0;
+let lane2 = 0;
+
+function begin(seed: number): void {
+  lane1 = 0xdeadbeef ^ seed;
+  lane2 = 0x41c6ce57 ^ seed;
+}
+
+function feedCode(ch: number): void {
+  lane1 = Math.imul(lane1 ^ ch, 2654435761);
+  lane2 = Math.imul(lane2 ^ ch, 1597334677);
+}
+
+function feedString(text: string): void {
+  for (let i = 0; i < text.length; i++) feedCode(text.charCodeAt(i));
+}
+
+function finish(): number {
+  let h1 = lane1;
+  let h2 = lane2;
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507);
   h1 ^= Math.imul(h2 ^ (h2 >>> 13), 3266489909);
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507);
@@ -34,7 +41,30 @@ export function hash53(text: string, seed = 0): number {
   return 4294967296 * (2097151 & h2) + (h1 >>> 0);
 }
 
-const SHA256_PREFIX = /^sha256:[0-9a-fA-F]{13}/;
+/**
+ * 53-bit string hash (cyrb53). Collisions among the few hundred identities an organization's
+ * state holds are negligible (~n²/2^54).
+ *
+ * @example hash53('key_abc') === hash53('key_abc') // deterministic, 0 ≤ h < 2^53
+ */
+export function hash53(text: string, seed = 0): number {
+  begin(seed);
+  feedString(text);
+  return finish();
+}
+
+/** Value of the 13 hex digits after `sha256:` (52 bits), or -1 when `fp` is not of that form. */
+function sha256Prefix52(fp: string): number {
+  if (fp.length < 20 || !fp.startsWith('sha256:')) return -1;
+  let value = 0;
+  for (let i = 7; i < 20; i++) {
+    const c = fp.charCodeAt(i);
+    const digit = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : c >= 65 && c <= 70 ? c - 55 : -1;
+    if (digit < 0) return -1;
+    value = value * 16 + digit;
+  }
+  return value;
+}
 
 /**
  * Identity of a request for layer 2. A body fingerprint (`sha256:<hex>`) is reduced to its
@@ -42,25 +72,39 @@ const SHA256_PREFIX = /^sha256:[0-9a-fA-F]{13}/;
  * prompt-token count: an agent that resends the same request reports the same count from the
  * same tokenizer. Through a routing aggregator (OpenRouter) one prompt can be served by
  * different upstream tokenizers, so the count drifts and the fallback is best-effort there;
- * a fast loop still trips layer 4 (RPS burst).
+ * a fast loop still trips layer 4 (RPS burst). `hasBodyFingerprint` tells which one applies.
  */
-export function fingerprintHash(
-  event: Pick<GuardrailEvent, 'fingerprint' | 'model'>,
-  promptTokens: number,
-): { hash: number; source: 'body' | 'fallback' } {
-  const fp = event.fingerprint;
-  if (typeof fp === 'string' && fp.length > 0) {
-    if (SHA256_PREFIX.test(fp)) return { hash: parseInt(fp.slice(7, 20), 16), source: 'body' };
-    return { hash: hash53(fp, 1), source: 'body' };
+export function fingerprintHash(fingerprint: string | undefined, model: string, promptTokens: number): number {
+  if (hasBodyFingerprint(fingerprint)) {
+    const prefix = sha256Prefix52(fingerprint);
+    return prefix >= 0 ? prefix : hash53(fingerprint, 1);
   }
-  return { hash: hash53(`${event.model}\u0000${promptTokens}`, 2), source: 'fallback' };
+  begin(2);
+  feedString(model);
+  feedCode(0);
+  feedCode(promptTokens & 0xffff);
+  feedCode(Math.floor(promptTokens / 65536));
+  return finish();
+}
+
+/** Whether the event carries a body fingerprint (else layer 2 uses the model + prompt-tokens fallback). */
+export function hasBodyFingerprint(fingerprint: unknown): fingerprint is string {
+  return typeof fingerprint === 'string' && fingerprint.length > 0;
 }
 
 /** Hash of the session identity: keyId + sessionId, or keyId + model when no session is named. */
 export function streamHash(keyId: string, sessionId: string | undefined, model: string): number {
-  return sessionId === undefined
-    ? hash53(`${keyId}\u0000m\u0000${model}`, 3)
-    : hash53(`${keyId}\u0000s\u0000${sessionId}`, 3);
+  begin(3);
+  feedString(keyId);
+  feedCode(0);
+  if (sessionId === undefined) {
+    feedCode(1);
+    feedString(model);
+  } else {
+    feedCode(2);
+    feedString(sessionId);
+  }
+  return finish();
 }
 
 /** Hash of an API key id. */

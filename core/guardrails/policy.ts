@@ -43,6 +43,8 @@ export const guardrailPolicySchema = policySectionsSchema.refine(
   (policy: GuardrailPolicy) => maxStateBytes(policy) <= STATE_BYTES_LIMIT,
   {
     message: `policy allows a guardrail state larger than ${STATE_BYTES_LIMIT} bytes; lower limits.maxSessions, limits.maxKeys, rpsBurst.maxRequests or contextGrowth.window`,
+    // Only a policy whose fields are valid can be sized (a negative maxRequests would throw here).
+    when: (payload) => payload.issues.length === 0,
   },
 );
 

@@ -17,7 +17,7 @@ import { z } from 'zod';
 import { addNanos, formatUsd } from './money';
 import { MAX_NANOS, MAX_TIMESTAMP_MS, jsonDigits } from './limits';
 import { durationMsSchema, guardrailModeSchema, nanosSchema } from './policy-fields';
-import { ACTION_BY_MODE } from './types';
+import { ACTION_BY_MODE, NO_VERDICTS } from './types';
 import type { GuardrailLayer, Verdict } from './types';
 
 export const premiumConcentrationPolicySchema = z
@@ -66,30 +66,45 @@ export const premiumConcentrationLayer: GuardrailLayer<PremiumConcentrationState
     const oldest = newest - cfg.windowMs / cfg.bucketMs + 1;
     let start = 0;
     while (start < n && (state.buckets[start] as number) < oldest) start++;
-    let next: PremiumConcentrationState = state;
+    // Copy-on-write: arrays are shared with the previous state until one of them changes.
+    let buckets = state.buckets;
+    let totalNanos = state.totalNanos;
+    let premiumNanos = state.premiumNanos;
+    if (start > 0) {
+      buckets = buckets.slice(start);
+      totalNanos = totalNanos.slice(start);
+      premiumNanos = premiumNanos.slice(start);
+    }
     if (event.costNanos > 0 && bucket >= oldest) {
-      const buckets = state.buckets.slice(start);
-      const totalNanos = state.totalNanos.slice(start);
-      const premiumNanos = state.premiumNanos.slice(start);
       let i = buckets.length - 1;
       while (i >= 0 && (buckets[i] as number) > bucket) i--;
-      if (i < 0 || buckets[i] !== bucket) {
+      if (i >= 0 && buckets[i] === bucket) {
+        const totals = start > 0 ? (totalNanos as number[]) : totalNanos.slice();
+        totals[i] = addNanos(totals[i] as number, event.costNanos);
+        totalNanos = totals;
+        if (event.premium) {
+          const premiums = start > 0 ? (premiumNanos as number[]) : premiumNanos.slice();
+          premiums[i] = addNanos(premiums[i] as number, event.costNanos);
+          premiumNanos = premiums;
+        }
+      } else {
         i++;
-        buckets.splice(i, 0, bucket);
-        totalNanos.splice(i, 0, 0);
-        premiumNanos.splice(i, 0, 0);
+        const b = buckets.slice();
+        const t = totalNanos.slice();
+        const p = premiumNanos.slice();
+        b.splice(i, 0, bucket);
+        t.splice(i, 0, event.costNanos);
+        p.splice(i, 0, event.premium ? event.costNanos : 0);
+        buckets = b;
+        totalNanos = t;
+        premiumNanos = p;
       }
-      totalNanos[i] = addNanos(totalNanos[i] as number, event.costNanos);
-      if (event.premium) premiumNanos[i] = addNanos(premiumNanos[i] as number, event.costNanos);
-      next = { buckets, totalNanos, premiumNanos };
-    } else if (start > 0) {
-      next = {
-        buckets: state.buckets.slice(start),
-        totalNanos: state.totalNanos.slice(start),
-        premiumNanos: state.premiumNanos.slice(start),
-      };
     }
-    if (!cfg.enabled) return { state: next, verdicts: [] };
+    const next: PremiumConcentrationState =
+      buckets === state.buckets && totalNanos === state.totalNanos && premiumNanos === state.premiumNanos
+        ? state
+        : { buckets, totalNanos, premiumNanos };
+    if (!cfg.enabled) return { state: next, verdicts: NO_VERDICTS };
     let total = 0;
     let premium = 0;
     for (let i = 0; i < next.buckets.length; i++) {
@@ -97,7 +112,7 @@ export const premiumConcentrationLayer: GuardrailLayer<PremiumConcentrationState
       premium = addNanos(premium, next.premiumNanos[i] as number);
     }
     if (total < cfg.minSpendNanos || total === 0 || premium <= cfg.maxShare * total) {
-      return { state: next, verdicts: [] };
+      return { state: next, verdicts: NO_VERDICTS };
     }
     const share = premium / total;
     const minutes = Math.round(cfg.windowMs / 60_000);

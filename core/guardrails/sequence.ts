@@ -6,11 +6,14 @@
 /** Kinesis sequence numbers have up to 128 digits; 4 more for `eventSequenceNumber`'s suffix. */
 export const MAX_SEQUENCE_DIGITS = 132;
 
-const SEQUENCE = /^[0-9]{1,132}$/;
-
 /** Whether `value` is a well-formed sequence number (1–132 decimal digits). */
 export function isSequenceNumber(value: unknown): value is string {
-  return typeof value === 'string' && SEQUENCE.test(value);
+  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_SEQUENCE_DIGITS) return false;
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
 }
 
 function stripLeadingZeros(seq: string): string {
@@ -25,8 +28,8 @@ function stripLeadingZeros(seq: string): string {
  * @example compareSequenceNumbers('9', '10') < 0 // true, unlike '9' < '10'
  */
 export function compareSequenceNumbers(a: string, b: string): number {
-  const x = stripLeadingZeros(a);
-  const y = stripLeadingZeros(b);
+  const x = a.charCodeAt(0) === 48 ? stripLeadingZeros(a) : a;
+  const y = b.charCodeAt(0) === 48 ? stripLeadingZeros(b) : b;
   if (x.length !== y.length) return x.length - y.length;
   return x < y ? -1 : x > y ? 1 : 0;
 }

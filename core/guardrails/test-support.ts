@@ -55,7 +55,7 @@ export function runLayer<S, P>(
   for (const e of events) {
     const r = layer.step(state, prepareEvent(e, policy, e.ts), policy, e.ts);
     state = deepFreeze(r.state);
-    verdicts.push(r.verdicts);
+    verdicts.push([...r.verdicts]);
   }
   return { state, verdicts };
 }

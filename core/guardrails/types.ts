@@ -121,11 +121,14 @@ export interface LayerEvent {
   readonly sessionId: string | undefined;
 }
 
-/** The result of one layer step, and of the engine. */
+/** The result of one layer step. */
 export interface StepResult<S> {
   state: S;
-  verdicts: Verdict[];
+  verdicts: readonly Verdict[];
 }
+
+/** The shared empty verdict list of a step that tripped nothing (saves an allocation per layer per event). */
+export const NO_VERDICTS: readonly Verdict[] = Object.freeze([]);
 
 /**
  * One guardrail layer: a pure step plus the metadata the registry, the docs and the

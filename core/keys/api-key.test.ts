@@ -15,12 +15,10 @@ import { ApiKeyError } from './errors';
 const secure: RandomBytes = (n) => randomBytes(n);
 
 /** A deterministic random source built from fast-check bytes (cycled). */
-const seededSource = fc
-  .uint8Array({ minLength: 64, maxLength: 256 })
-  .map((pool): RandomBytes => {
-    let i = 0;
-    return (n) => Uint8Array.from({ length: n }, () => pool[i++ % pool.length]! ^ (i * 37) % 256);
-  });
+const seededSource = fc.uint8Array({ minLength: 64, maxLength: 256 }).map((pool): RandomBytes => {
+  let i = 0;
+  return (n) => Uint8Array.from({ length: n }, () => pool[i++ % pool.length]! ^ ((i * 37) % 256));
+});
 
 describe('generateApiKey', () => {
   it('produces abn_<12 [a-z0-9]>_<43 base62> and a matching prefix', () => {
@@ -93,7 +91,11 @@ describe('parseApiKey', () => {
     ['a prefix only', `abn_${publicId}`, 'wrong_length'],
     ['too long', `${apiKey}x`, 'wrong_length'],
     ['another prefix', `key_${apiKey.slice(4)}`, 'wrong_prefix'],
-    ['upper-case public id', apiKey.replace(publicId, publicId.toUpperCase().replace(/[0-9]/g, 'A')), 'bad_public_id'],
+    [
+      'upper-case public id',
+      apiKey.replace(publicId, publicId.toUpperCase().replace(/[0-9]/g, 'A')),
+      'bad_public_id',
+    ],
     ['a dash in the secret', apiKey.slice(0, -1) + '-', 'bad_secret'],
     ['missing separator', apiKey.replace(`${publicId}_`, `${publicId}x`), 'bad_public_id'],
     ['whitespace', ` ${apiKey.slice(1)}`, 'wrong_prefix'],
@@ -113,7 +115,9 @@ describe('parseApiKey', () => {
     const bad = fc.constantFrom('-', '_', ' ', '+', '/', '=', 'é', '\u0000', '\n', '.');
     fc.assert(
       fc.property(fc.integer({ min: 0, max: API_KEY_LENGTH - 1 }), bad, fc.boolean(), (at, ch, insert) => {
-        const corrupted = insert ? apiKey.slice(0, at) + ch + apiKey.slice(at) : apiKey.slice(0, at) + ch + apiKey.slice(at + 1);
+        const corrupted = insert
+          ? apiKey.slice(0, at) + ch + apiKey.slice(at)
+          : apiKey.slice(0, at) + ch + apiKey.slice(at + 1);
         fc.pre(corrupted !== apiKey);
         expect(parseApiKey(corrupted).ok).toBe(false);
       }),

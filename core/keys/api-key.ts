@@ -44,7 +44,8 @@ export interface GeneratedApiKey {
 }
 
 /** Why a string is not an API key. */
-export type ApiKeyParseFailure = 'not_a_string' | 'wrong_length' | 'wrong_prefix' | 'bad_public_id' | 'bad_secret';
+export type ApiKeyParseFailure =
+  'not_a_string' | 'wrong_length' | 'wrong_prefix' | 'bad_public_id' | 'bad_secret';
 
 /** The parts of a well-formed key, or why it is not one. */
 export type ParsedApiKey =

@@ -19,7 +19,9 @@ describe('hashApiKey / verifyApiKey', () => {
 
   it('is HMAC-SHA-256 of a labelled message (documented derivation)', () => {
     const { apiKey } = newKey();
-    const expected = createHmac('sha256', pepper).update(`spendguard:api-key:v1\u0000${apiKey}`).digest('hex');
+    const expected = createHmac('sha256', pepper)
+      .update(`spendguard:api-key:v1\u0000${apiKey}`)
+      .digest('hex');
     expect(hashApiKey(apiKey, pepper)).toBe(expected);
   });
 
@@ -70,7 +72,9 @@ describe('flagKeyFor', () => {
     expect(fk).not.toContain(prefix.slice(4));
     // Domain separation: not the plain HMAC of the prefix, nor the key-hash derivation of it.
     expect(fk).not.toBe(createHmac('sha256', pepper).update(prefix).digest('hex'));
-    expect(fk).not.toBe(createHmac('sha256', pepper).update(`spendguard:api-key:v1\u0000${prefix}`).digest('hex'));
+    expect(fk).not.toBe(
+      createHmac('sha256', pepper).update(`spendguard:api-key:v1\u0000${prefix}`).digest('hex'),
+    );
   });
 
   it('depends on the pepper and the prefix', () => {

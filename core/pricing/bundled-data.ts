@@ -14,6 +14,9 @@ import { findProvider } from '@pydantic/genai-prices';
 import { PriceDataError } from './errors';
 import type { ProviderData } from './snapshot-schema';
 
+/** The bundled dataset's version, recorded by registries built from it (checked by the tests). */
+export const BUNDLED_DATA_VERSION = 'genai-prices@0.1.8';
+
 /** Every provider id in the dataset of @pydantic/genai-prices 0.1.8. */
 export const BUNDLED_PROVIDER_IDS: readonly string[] = [
   'anthropic',

@@ -1,5 +1,11 @@
 import fc from 'fast-check';
-import { calculateCost, getDefaultPriceRegistry, type CostInput, type CostResult, type OrgRates } from './index';
+import {
+  calculateCost,
+  getDefaultPriceRegistry,
+  type CostInput,
+  type CostResult,
+  type OrgRates,
+} from './index';
 import { ratesForPrompt, selectPeriodPrice } from './model-price';
 import { normalizeServiceTier } from './tiers';
 
@@ -116,13 +122,25 @@ describe('cost properties', () => {
   });
 
   it('is monotone in every token count (adding tokens of any class never lowers the cost)', () => {
-    const keys = ['uncached', 'cacheRead', 'cacheWrite5m', 'cacheWrite1h', 'visibleOutput', 'reasoning'] as const;
+    const keys = [
+      'uncached',
+      'cacheRead',
+      'cacheWrite5m',
+      'cacheWrite1h',
+      'visibleOutput',
+      'reasoning',
+    ] as const;
     fc.assert(
-      fc.property(callArb, fc.constantFrom(...keys), fc.integer({ min: 1, max: 300_000 }), (call, key, extra) => {
-        const before = calculateCost(toInput(call));
-        const after = calculateCost(toInput(call, { ...call.parts, [key]: call.parts[key] + extra }));
-        expect(after.costNanos).toBeGreaterThanOrEqual(before.costNanos);
-      }),
+      fc.property(
+        callArb,
+        fc.constantFrom(...keys),
+        fc.integer({ min: 1, max: 300_000 }),
+        (call, key, extra) => {
+          const before = calculateCost(toInput(call));
+          const after = calculateCost(toInput(call, { ...call.parts, [key]: call.parts[key] + extra }));
+          expect(after.costNanos).toBeGreaterThanOrEqual(before.costNanos);
+        },
+      ),
       { numRuns: 1_000 },
     );
   });

@@ -20,8 +20,12 @@ const usage = (parts: Partial<PricingUsage> = {}): PricingUsage => ({
   ...parts,
 });
 
-const price = (provider: string, model: string, parts: Partial<PricingUsage>, extra: Partial<CostInput> = {}) =>
-  calculateCost({ provider, usage: usage({ model, ...parts }), at: AT, ...extra });
+const price = (
+  provider: string,
+  model: string,
+  parts: Partial<PricingUsage>,
+  extra: Partial<CostInput> = {},
+) => calculateCost({ provider, usage: usage({ model, ...parts }), at: AT, ...extra });
 
 const usd = (value: number): number => usdToNanos(value);
 
@@ -46,7 +50,11 @@ describe('calculateCost', () => {
   describe('prompt caching', () => {
     it('bills cached reads at the cache-read price and the rest of the prompt as uncached input', () => {
       // gpt-4o: 600 uncached × $2.50 + 400 cached × $1.25 + 100 out × $10 per MTok
-      const result = price('openai', 'gpt-4o', { inputTokens: 1_000, cacheReadTokens: 400, outputTokens: 100 });
+      const result = price('openai', 'gpt-4o', {
+        inputTokens: 1_000,
+        cacheReadTokens: 400,
+        outputTokens: 100,
+      });
 
       expect(result.breakdown).toEqual({
         inputNanos: 1_500_000,
@@ -71,7 +79,10 @@ describe('calculateCost', () => {
 
     it('derives a missing 1-hour write price for Claude as 2× base input (Anthropic rule)', () => {
       // Vertex AI (provider gemini) lists claude-3-5-sonnet without a 1-hour price: 2 × $3 = $6.
-      const result = price('gemini', 'claude-3-5-sonnet-v2@20241022', { inputTokens: 1_000, cacheWrite1hTokens: 1_000 });
+      const result = price('gemini', 'claude-3-5-sonnet-v2@20241022', {
+        inputTokens: 1_000,
+        cacheWrite1hTokens: 1_000,
+      });
 
       expect(result.matchedModel).toBe('claude-3-5-sonnet');
       expect(result.breakdown.cacheWriteNanos).toBe(usd(0.006));
@@ -115,7 +126,10 @@ describe('calculateCost', () => {
 
     it('are billed at a separate reasoning price when the dataset has one', () => {
       // Perplexity sonar-deep-research: output $8, reasoning $3 per MTok
-      const result = price('perplexity', 'sonar-deep-research', { outputTokens: 1_000, reasoningTokens: 600 });
+      const result = price('perplexity', 'sonar-deep-research', {
+        outputTokens: 1_000,
+        reasoningTokens: 600,
+      });
 
       expect(result.breakdown.outputNanos).toBe(400 * 8_000 + 600 * 3_000);
     });
@@ -211,7 +225,10 @@ describe('calculateCost', () => {
     });
 
     it('bills Groq flex at the on-demand price', () => {
-      const result = price('groq', 'llama-3.3-70b-versatile', { inputTokens: 1_000_000, serviceTier: 'flex' });
+      const result = price('groq', 'llama-3.3-70b-versatile', {
+        inputTokens: 1_000_000,
+        serviceTier: 'flex',
+      });
 
       expect(result.costNanos).toBe(usd(0.59));
     });
@@ -240,7 +257,10 @@ describe('calculateCost', () => {
 
     it('bills Gemini priority at 2× and Anthropic priority at the standard price', () => {
       const gemini = price('gemini', 'gemini-2.5-flash', { inputTokens: 1_000_000, serviceTier: 'priority' });
-      const claude = price('anthropic', 'claude-haiku-4-5', { inputTokens: 100_000, serviceTier: 'priority' });
+      const claude = price('anthropic', 'claude-haiku-4-5', {
+        inputTokens: 100_000,
+        serviceTier: 'priority',
+      });
 
       expect(gemini.costNanos).toBe(usd(0.6));
       expect(claude.costNanos).toBe(usd(0.1));
@@ -258,9 +278,14 @@ describe('calculateCost', () => {
 
     it('reads tiers case-insensitively and lets the caller override the reported tier', () => {
       const reported = price('openai', 'gpt-4o', { inputTokens: 1_000_000, serviceTier: ' Batch ' });
-      const overridden = price('openai', 'gpt-4o', { inputTokens: 1_000_000, serviceTier: 'default' }, {
-        serviceTier: 'batch',
-      });
+      const overridden = price(
+        'openai',
+        'gpt-4o',
+        { inputTokens: 1_000_000, serviceTier: 'default' },
+        {
+          serviceTier: 'batch',
+        },
+      );
 
       expect(reported.tier).toBe('batch');
       expect(overridden.tier).toBe('batch');
@@ -269,7 +294,12 @@ describe('calculateCost', () => {
 
   describe('negotiated org rates', () => {
     it('applies an organization-wide multiplier exactly', () => {
-      const result = price('openai', 'gpt-4o', { inputTokens: 1_000_000 }, { orgRates: { multiplier: 0.85 } });
+      const result = price(
+        'openai',
+        'gpt-4o',
+        { inputTokens: 1_000_000 },
+        { orgRates: { multiplier: 0.85 } },
+      );
 
       expect(result.costNanos).toBe(usd(2.125));
       expect(result.orgRate).toBe('multiplier');
@@ -291,7 +321,12 @@ describe('calculateCost', () => {
         models: { 'openai:gpt-4o': { inputUsdPerMTok: 2, outputUsdPerMTok: 8, cacheReadUsdPerMTok: 1 } },
       };
 
-      const standard = price('openai', 'gpt-4o-2024-08-06', { inputTokens: 2_000_000, cacheReadTokens: 1_000_000, outputTokens: 1_000_000 }, { orgRates });
+      const standard = price(
+        'openai',
+        'gpt-4o-2024-08-06',
+        { inputTokens: 2_000_000, cacheReadTokens: 1_000_000, outputTokens: 1_000_000 },
+        { orgRates },
+      );
       const batch = price('openai', 'gpt-4o', { inputTokens: 1_000_000, serviceTier: 'batch' }, { orgRates });
 
       expect(standard.orgRate).toBe('override');
@@ -300,11 +335,22 @@ describe('calculateCost', () => {
     });
 
     it('prices an unknown model by its override as an exact registry price', () => {
-      const orgRates = compileOrgRates({ models: { 'acme-llm-7': { inputUsdPerMTok: 0.5, outputUsdPerMTok: 1 } } });
+      const orgRates = compileOrgRates({
+        models: { 'acme-llm-7': { inputUsdPerMTok: 0.5, outputUsdPerMTok: 1 } },
+      });
 
-      const result = price('together', 'Acme-LLM-7', { inputTokens: 1_000_000, outputTokens: 1_000_000 }, { orgRates });
+      const result = price(
+        'together',
+        'Acme-LLM-7',
+        { inputTokens: 1_000_000, outputTokens: 1_000_000 },
+        { orgRates },
+      );
 
-      expect(result).toMatchObject({ costSource: 'PROVIDER_REGISTRY', matchedModel: 'acme-llm-7', orgRate: 'override' });
+      expect(result).toMatchObject({
+        costSource: 'PROVIDER_REGISTRY',
+        matchedModel: 'acme-llm-7',
+        orgRate: 'override',
+      });
       expect(result.costNanos).toBe(usd(1.5));
     });
 
@@ -320,8 +366,16 @@ describe('calculateCost', () => {
     it('rounds each component half-up once, in nanos', () => {
       // deepseek-v4-pro off-peak cache hit $0.003625/MTok = 3.625 nanos per token (before 2026-08-17, 12:00 UTC)
       const at = Date.UTC(2026, 0, 5, 12);
-      const four = calculateCost({ provider: 'deepseek', usage: usage({ model: 'deepseek-v4-pro', inputTokens: 4, cacheReadTokens: 4 }), at });
-      const two = calculateCost({ provider: 'deepseek', usage: usage({ model: 'deepseek-v4-pro', inputTokens: 2, cacheReadTokens: 2 }), at });
+      const four = calculateCost({
+        provider: 'deepseek',
+        usage: usage({ model: 'deepseek-v4-pro', inputTokens: 4, cacheReadTokens: 4 }),
+        at,
+      });
+      const two = calculateCost({
+        provider: 'deepseek',
+        usage: usage({ model: 'deepseek-v4-pro', inputTokens: 2, cacheReadTokens: 2 }),
+        at,
+      });
 
       expect(four.breakdown.cacheReadNanos).toBe(15); // 14.5 → 15
       expect(two.breakdown.cacheReadNanos).toBe(7); // 7.25 → 7
@@ -342,12 +396,21 @@ describe('calculateCost', () => {
         reasoningTokens: Number.POSITIVE_INFINITY,
       });
 
-      expect(result.breakdown).toEqual({ inputNanos: 0, cacheReadNanos: 0, cacheWriteNanos: 0, outputNanos: 20_000 });
+      expect(result.breakdown).toEqual({
+        inputNanos: 0,
+        cacheReadNanos: 0,
+        cacheWriteNanos: 0,
+        outputNanos: 20_000,
+      });
     });
 
     it('accepts the time as a Date or epoch milliseconds', () => {
       const asNumber = price('openai', 'o3', { inputTokens: 1_000_000 });
-      const asDate = calculateCost({ provider: 'openai', usage: usage({ model: 'o3', inputTokens: 1_000_000 }), at: new Date(AT) });
+      const asDate = calculateCost({
+        provider: 'openai',
+        usage: usage({ model: 'o3', inputTokens: 1_000_000 }),
+        at: new Date(AT),
+      });
 
       expect(asDate).toEqual(asNumber);
     });

@@ -27,12 +27,17 @@ import { ratesForPrompt, selectPeriodPrice } from './model-price';
 import { picoTermsToNanos } from './money';
 import { compileOrgRates, orgRateDecision, type CompiledOrgRates, type OrgRates } from './org-rates';
 import { getDefaultPriceRegistry, type CostSource, type PriceRegistry } from './registry';
-import { multiplyRationals, normalizeServiceTier, type Rational, type ServiceTier } from './tiers';
+import { normalizeServiceTier, type Rational, type ServiceTier } from './tiers';
 
 /** The token counts pricing reads; a `NormalizedUsage` fits. */
 export type PricingUsage = Pick<
   NormalizedUsage,
-  'inputTokens' | 'cacheReadTokens' | 'cacheWrite5mTokens' | 'cacheWrite1hTokens' | 'outputTokens' | 'reasoningTokens'
+  | 'inputTokens'
+  | 'cacheReadTokens'
+  | 'cacheWrite5mTokens'
+  | 'cacheWrite1hTokens'
+  | 'outputTokens'
+  | 'reasoningTokens'
 > & {
   /** Model as the provider reported it; wins over {@link CostInput.model}. */
   readonly model?: string | null;
@@ -124,7 +129,10 @@ function tokens(value: number): number {
  * // plus 500 output: 1,000 × $3 + 8,000 × $0.30 + 1,000 × $6 + 500 × $15 per MTok
  * // = 3,000,000 + 2,400,000 + 6,000,000 + 7,500,000 nanos = 18,900,000 nanos = $0.0189
  */
-export function calculateCost(input: CostInput, registry: PriceRegistry = getDefaultPriceRegistry()): CostResult {
+export function calculateCost(
+  input: CostInput,
+  registry: PriceRegistry = getDefaultPriceRegistry(),
+): CostResult {
   const usage = input.usage;
   const resolution = registry.resolve(input.provider, usage.model ?? input.model ?? null);
   const atMs = typeof input.at === 'number' ? input.at : input.at.getTime();
@@ -137,12 +145,12 @@ export function calculateCost(input: CostInput, registry: PriceRegistry = getDef
     const rates = compiled(input.orgRates);
     if (rates === null) orgRate = 'invalid';
     else {
-      const decision = orgRateDecision(rates, input.provider, resolution.canonicalModel, resolution.matchedModel);
+      const decision = orgRateDecision(rates, resolution);
       if (decision.kind === 'override') {
         price = decision.price;
         orgRate = 'override';
       } else if (decision.kind === 'multiplier') {
-        multiplier = multiplyRationals(multiplier, decision.multiplier);
+        multiplier = decision.tiers[tier];
         orgRate = 'multiplier';
       }
     }
@@ -161,8 +169,22 @@ export function calculateCost(input: CostInput, registry: PriceRegistry = getDef
 
   const inputNanos = picoTermsToNanos(uncached, rates.input, 0, 0, num, den);
   const cacheReadNanos = picoTermsToNanos(cacheRead, rates.cacheRead, 0, 0, num, den);
-  const cacheWriteNanos = picoTermsToNanos(cacheWrite5m, rates.cacheWrite5m, cacheWrite1h, rates.cacheWrite1h, num, den);
-  const outputNanos = picoTermsToNanos(outputTokens - reasoning, rates.output, reasoning, rates.reasoning, num, den);
+  const cacheWriteNanos = picoTermsToNanos(
+    cacheWrite5m,
+    rates.cacheWrite5m,
+    cacheWrite1h,
+    rates.cacheWrite1h,
+    num,
+    den,
+  );
+  const outputNanos = picoTermsToNanos(
+    outputTokens - reasoning,
+    rates.output,
+    reasoning,
+    rates.reasoning,
+    num,
+    den,
+  );
   const total = inputNanos + cacheReadNanos + cacheWriteNanos + outputNanos;
 
   return {

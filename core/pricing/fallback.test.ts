@@ -64,7 +64,11 @@ describe('FALLBACK_ECONOMICS', () => {
   });
 
   it('prices a matched model that has no token price (Whisper) by the fallback', () => {
-    const result = calculateCost({ provider: 'openai', usage: { ...oneMillionEach, model: 'whisper-1' }, at: AT });
+    const result = calculateCost({
+      provider: 'openai',
+      usage: { ...oneMillionEach, model: 'whisper-1' },
+      at: AT,
+    });
 
     expect(result.costSource).toBe('FALLBACK_ECONOMICS');
     expect(result.costNanos).toBeGreaterThan(0);
@@ -97,7 +101,8 @@ describe('FALLBACK_ECONOMICS', () => {
       mistral: 'mistral',
       deepseek: 'deepseek',
     };
-    const modality = /realtime|audio|tts|transcribe|image|embed|search|live|whisper|voice|ocr|moderation|computer-use|:free/;
+    const modality =
+      /realtime|audio|tts|transcribe|image|embed|search|live|whisper|voice|ocr|moderation|computer-use|:free/;
     const underPriced: string[] = [];
     for (const [datasetId, provider] of Object.entries(providerOf)) {
       for (const model of registry.listModels(datasetId)) {

@@ -55,7 +55,12 @@ export {
   usdPerMTokToPicos,
   usdToNanos,
 } from './money';
-export { MAX_MODEL_NAME_LENGTH, normalizeModelName, type LookupCandidate, type NormalizedModelName } from './normalize-model';
+export {
+  MAX_MODEL_NAME_LENGTH,
+  normalizeModelName,
+  type LookupCandidate,
+  type NormalizedModelName,
+} from './normalize-model';
 export {
   compileOrgRates,
   orgRatesSchema,
@@ -90,7 +95,7 @@ export {
   type PriceSnapshotParseResult,
   type ProviderData,
 } from './snapshot-schema';
-export { BUNDLED_PROVIDER_IDS } from './bundled-data';
+export { BUNDLED_DATA_VERSION, BUNDLED_PROVIDER_IDS } from './bundled-data';
 export {
   normalizeServiceTier,
   OPENAI_PRIORITY_MULTIPLIERS,

@@ -9,7 +9,12 @@
  */
 import { PriceDataError } from './errors';
 import { usdPerMTokToPicos } from './money';
-import type { ConditionalPriceData, PriceConstraintData, PriceTableData, PriceValueData } from './snapshot-schema';
+import type {
+  ConditionalPriceData,
+  PriceConstraintData,
+  PriceTableData,
+  PriceValueData,
+} from './snapshot-schema';
 
 /** Integer pico-USD per token for each token class (1 USD/MTok = 1,000,000). */
 export interface TokenRates {
@@ -72,13 +77,25 @@ const PRICE_KEYS = {
   output: ['output_text_mtok', 'output_mtok'],
   reasoning: ['output_text_reasoning_mtok', 'output_reasoning_mtok'],
   cacheRead: ['cache_text_read_mtok', 'cache_read_mtok'],
-  cacheWrite5m: ['cache_text_write_5m_mtok', 'cache_write_5m_mtok', 'cache_text_write_mtok', 'cache_write_mtok'],
+  cacheWrite5m: [
+    'cache_text_write_5m_mtok',
+    'cache_write_5m_mtok',
+    'cache_text_write_mtok',
+    'cache_write_mtok',
+  ],
   cacheWrite1h: ['cache_text_write_1h_mtok', 'cache_write_1h_mtok'],
 } as const satisfies Record<keyof TokenRates, readonly string[]>;
 
 type RateKey = keyof TokenRates;
 
-const RATE_KEYS: readonly RateKey[] = ['input', 'output', 'reasoning', 'cacheRead', 'cacheWrite5m', 'cacheWrite1h'];
+const RATE_KEYS: readonly RateKey[] = [
+  'input',
+  'output',
+  'reasoning',
+  'cacheRead',
+  'cacheWrite5m',
+  'cacheWrite1h',
+];
 
 /** A dataset price converted to picos: base plus ascending tiers. */
 interface PicoSchedule {
@@ -138,11 +155,14 @@ export function compilePriceTable(table: PriceTableData, cacheRule: CacheRule): 
     const input = explicit('input') ?? 0;
     const output = explicit('output') ?? 0;
     const anthropic = cacheRule === 'anthropic';
-    const cacheRead = explicit('cacheRead') ?? (anthropic ? scaleRational(input, ANTHROPIC_CACHE_RULE.cacheRead) : input);
+    const cacheRead =
+      explicit('cacheRead') ?? (anthropic ? scaleRational(input, ANTHROPIC_CACHE_RULE.cacheRead) : input);
     const cacheWrite5m =
-      explicit('cacheWrite5m') ?? (anthropic ? scaleRational(input, ANTHROPIC_CACHE_RULE.cacheWrite5m) : input);
+      explicit('cacheWrite5m') ??
+      (anthropic ? scaleRational(input, ANTHROPIC_CACHE_RULE.cacheWrite5m) : input);
     const cacheWrite1h =
-      explicit('cacheWrite1h') ?? (anthropic ? scaleRational(input, ANTHROPIC_CACHE_RULE.cacheWrite1h) : cacheWrite5m);
+      explicit('cacheWrite1h') ??
+      (anthropic ? scaleRational(input, ANTHROPIC_CACHE_RULE.cacheWrite1h) : cacheWrite5m);
     const reasoning = explicit('reasoning') ?? output;
     return { input, output, reasoning, cacheRead, cacheWrite5m, cacheWrite1h };
   };

@@ -125,14 +125,25 @@ export function picosToUsdPerMTok(picos: number): number {
   return picos / PICOS_PER_TOKEN_PER_USD_PER_MTOK;
 }
 
+/** Largest dividend for which {@link divRoundHalfUp} is exact on plain numbers (2^52). */
+export const MAX_EXACT_DIVIDEND = 2 ** 52;
+
 /**
- * `x / d` rounded half-up, for a non-negative safe integer `x` and a positive safe integer `d`.
- * Uses the exact remainder, so it stays exact where `Math.round(x / d)` would not (large `x`).
+ * `x / d` rounded half-up, for a non-negative integer `x ≤ 2^52` and a positive integer `d ≤ 2^40`.
+ * The float quotient is corrected by the exact remainder `x − q·d` (exact: below 2^53), so the result
+ * is exact where `Math.round(x / d)` would not be; it also avoids `%` on doubles, a slow runtime call.
  */
 export function divRoundHalfUp(x: number, d: number): number {
-  const remainder = x % d;
-  const quotient = (x - remainder) / d;
-  return remainder * 2 >= d ? quotient + 1 : quotient;
+  let q = Math.floor(x / d);
+  let r = x - q * d;
+  if (r < 0) {
+    q -= 1;
+    r += d;
+  } else if (r >= d) {
+    q += 1;
+    r -= d;
+  }
+  return r * 2 >= d ? q + 1 : q;
 }
 
 /**
@@ -142,7 +153,7 @@ export function divRoundHalfUp(x: number, d: number): number {
  *   round( (tokensA × picosA + tokensB × picosB) × num / (den × 1000) )
  *
  * All arguments are non-negative safe integers, `den > 0`. Runs in plain number arithmetic when the
- * intermediate product fits 2^53 (every realistic call) and falls back to `bigint` otherwise. A result
+ * intermediate product fits 2^52 (every realistic call) and falls back to `bigint` otherwise. A result
  * above `Number.MAX_SAFE_INTEGER` (≈ $9.0 million for one component) saturates at that value.
  */
 export function picoTermsToNanos(
@@ -154,21 +165,14 @@ export function picoTermsToNanos(
   den: number,
 ): number {
   if (num === 0) return 0;
-  // With num ≥ 1 every intermediate is ≤ x, and IEEE rounding is monotone: if the float x is within the
-  // safe range, every intermediate product and sum was exact.
+  // With num ≥ 1 every intermediate is ≤ x, and IEEE rounding is monotone: if the float x is within
+  // 2^52, every intermediate product and sum was exact.
   const x = (tokensA * picosA + tokensB * picosB) * num;
   const d = den * PICOS_PER_NANO;
-  if (x <= Number.MAX_SAFE_INTEGER) return divRoundHalfUp(x, d);
+  if (x <= MAX_EXACT_DIVIDEND) return divRoundHalfUp(x, d);
   const bx = (BigInt(tokensA) * BigInt(picosA) + BigInt(tokensB) * BigInt(picosB)) * BigInt(num);
   const bd = BigInt(d);
   let q = bx / bd;
   if ((bx % bd) * 2n >= bd) q += 1n;
   return q > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(q);
-}
-
-/** Adds non-negative safe integers, saturating at `Number.MAX_SAFE_INTEGER`. */
-export function addNanosSaturating(...amounts: readonly number[]): number {
-  let total = 0;
-  for (const amount of amounts) total += amount;
-  return total > Number.MAX_SAFE_INTEGER ? Number.MAX_SAFE_INTEGER : total;
 }

@@ -23,17 +23,23 @@ describe('normalizeModelName', () => {
   it('tries a vendor-prefixed name in the vendor list, then in the requested list', () => {
     const { candidates, familyName } = normalizeModelName('anthropic/claude-3.5-sonnet:beta');
 
-    expect(candidates).toContainEqual({ model: 'claude-3.5-sonnet', list: { kind: 'dataset', providerId: 'anthropic' } });
+    expect(candidates).toContainEqual({
+      model: 'claude-3.5-sonnet',
+      list: { kind: 'dataset', providerId: 'anthropic' },
+    });
     expect(candidates[0]).toEqual({ model: 'anthropic/claude-3.5-sonnet:beta', list: { kind: 'requested' } });
     expect(familyName).toBe('claude-3.5-sonnet');
   });
 
   it('reduces Bedrock ids, fine-tunes and resource paths for the family heuristics', () => {
-    expect(normalizeModelName('us.anthropic.claude-3-5-sonnet-20240620-v1:0').familyName).toBe('claude-3-5-sonnet');
-    expect(normalizeModelName('ft:gpt-4o-mini-2024-07-18:acme:support:9xZ1').familyName).toBe('gpt-4o-mini');
-    expect(normalizeModelName('projects/p/locations/us-central1/publishers/google/models/gemini-2.5-pro').familyName).toBe(
-      'gemini-2.5-pro',
+    expect(normalizeModelName('us.anthropic.claude-3-5-sonnet-20240620-v1:0').familyName).toBe(
+      'claude-3-5-sonnet',
     );
+    expect(normalizeModelName('ft:gpt-4o-mini-2024-07-18:acme:support:9xZ1').familyName).toBe('gpt-4o-mini');
+    expect(
+      normalizeModelName('projects/p/locations/us-central1/publishers/google/models/gemini-2.5-pro')
+        .familyName,
+    ).toBe('gemini-2.5-pro');
   });
 
   it('refuses names longer than the limit', () => {
@@ -55,14 +61,29 @@ describe('model resolution', () => {
     ['anthropic', 'claude-sonnet-4-20250514', 'claude-sonnet-4-0', 'anthropic'],
     ['anthropic', 'anthropic.claude-3-5-sonnet-20240620-v1:0', 'claude-3-5-sonnet', 'anthropic'],
     ['anthropic', 'us.anthropic.claude-sonnet-4-20250514-v1:0', 'claude-sonnet-4-0', 'anthropic'],
-    ['bedrock', 'us.anthropic.claude-sonnet-4-20250514-v1:0', 'regional.anthropic.claude-sonnet-4-20250514-v1:0', 'aws'],
+    [
+      'bedrock',
+      'us.anthropic.claude-sonnet-4-20250514-v1:0',
+      'regional.anthropic.claude-sonnet-4-20250514-v1:0',
+      'aws',
+    ],
     ['gemini', 'models/gemini-2.5-flash', 'gemini-2.5-flash', 'gemini'],
-    ['gemini', 'projects/p/locations/global/publishers/google/models/gemini-2.5-pro', 'gemini-2.5-pro', 'gemini'],
+    [
+      'gemini',
+      'projects/p/locations/global/publishers/google/models/gemini-2.5-pro',
+      'gemini-2.5-pro',
+      'gemini',
+    ],
     ['gemini', 'claude-sonnet-4@20250514', 'claude-4-sonnet', 'gemini'], // Claude on Vertex AI
     ['openrouter', 'openai/gpt-4o', 'openai/gpt-4o', 'openrouter'],
     ['openrouter', 'anthropic/claude-3.5-sonnet:beta', 'anthropic/claude-3.5-sonnet', 'openrouter'],
     ['openrouter', 'openai/o1-preview', 'o1-preview', 'openai'], // OpenRouter has no own price
-    ['openrouter', 'meta-llama/llama-3.3-70b-instruct:free', 'meta-llama/llama-3.3-70b-instruct:free', 'openrouter'],
+    [
+      'openrouter',
+      'meta-llama/llama-3.3-70b-instruct:free',
+      'meta-llama/llama-3.3-70b-instruct:free',
+      'openrouter',
+    ],
     ['xai', 'grok-4', 'grok-4-0709', 'xai'],
     ['groq', 'openai/gpt-oss-120b', 'openai/gpt-oss-120b', 'groq'],
     ['some-gateway', 'claude-3-5-haiku-20241022', 'claude-3-5-haiku-latest', 'anthropic'], // inferred

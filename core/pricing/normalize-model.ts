@@ -29,7 +29,8 @@ import {
 export const MAX_MODEL_NAME_LENGTH = 256;
 
 /** Where to look a candidate name up: the requested provider's list, or a named dataset provider. */
-export type CandidateList = { readonly kind: 'requested' } | { readonly kind: 'dataset'; readonly providerId: string };
+export type CandidateList =
+  { readonly kind: 'requested' } | { readonly kind: 'dataset'; readonly providerId: string };
 
 /** One name to try, in one price list. */
 export interface LookupCandidate {

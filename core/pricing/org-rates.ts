@@ -15,7 +15,8 @@ import { z } from 'zod';
 import { OrgRatesError } from './errors';
 import { modelPriceFromUsd, type ModelPrice } from './model-price';
 import { scaleDecimal } from './money';
-import { ONE, reduceRational, type Rational } from './tiers';
+import type { PriceResolution } from './registry';
+import { multiplyRationals, ONE, reduceRational, type Rational, type TierMultipliers } from './tiers';
 
 /** A contracted price for one model, USD per million tokens. Unset cache prices default to `input`. */
 export interface NegotiatedModelRate {
@@ -64,14 +65,14 @@ export interface CompiledOrgRates {
   readonly multiplier: Rational | null;
   readonly providers: ReadonlyMap<string, Rational>;
   readonly models: ReadonlyMap<string, ModelPrice>;
-  /** Per (provider, model) decision cache, filled by the cost engine. */
-  readonly decisions: Map<string, OrgRateDecision>;
+  /** Decisions per price resolution (resolutions are cached by the registry, so identity is stable). */
+  readonly decisions: WeakMap<PriceResolution, OrgRateDecision>;
 }
 
-/** What the org rates do to one (provider, model). */
+/** What the org rates do to one resolved (provider, model): the price and the per-tier multipliers. */
 export type OrgRateDecision =
   | { readonly kind: 'none' }
-  | { readonly kind: 'multiplier'; readonly multiplier: Rational }
+  | { readonly kind: 'multiplier'; readonly tiers: TierMultipliers }
   | { readonly kind: 'override'; readonly price: ModelPrice };
 
 const MULTIPLIER_DECIMALS = 6;
@@ -116,41 +117,44 @@ export function compileOrgRates(rates: OrgRates): CompiledOrgRates {
     multiplier: rates.multiplier === undefined ? null : toRational(rates.multiplier, 'multiplier'),
     providers,
     models,
-    decisions: new Map(),
+    decisions: new WeakMap(),
   };
 }
 
-const MAX_DECISIONS = 4096;
-
 /**
- * Decides how the org rates apply to a call to `provider` for the reported `canonicalModel` that the
- * registry matched to `matchedModel`. Cached per (provider, model) in the compiled rates.
+ * Decides how the org rates apply to a resolved call (see the module comment for the precedence).
+ * Cached per resolution in the compiled rates; multipliers are combined with each service tier's once.
  */
-export function orgRateDecision(
-  rates: CompiledOrgRates,
-  provider: string,
-  canonicalModel: string,
-  matchedModel: string,
-): OrgRateDecision {
-  const cacheKey = `${provider}\u0000${canonicalModel}`;
-  const cached = rates.decisions.get(cacheKey);
+export function orgRateDecision(rates: CompiledOrgRates, resolution: PriceResolution): OrgRateDecision {
+  const cached = rates.decisions.get(resolution);
   if (cached !== undefined) return cached;
-  const p = provider.trim().toLowerCase();
+  const provider = resolution.requestedProvider;
+  const model = resolution.canonicalModel;
+  const matched = resolution.matchedModel;
   const override =
-    rates.models.get(`${p}:${canonicalModel}`) ??
-    rates.models.get(`${p}:${matchedModel}`) ??
-    rates.models.get(canonicalModel) ??
-    rates.models.get(matchedModel);
+    rates.models.get(`${provider}:${model}`) ??
+    rates.models.get(`${provider}:${matched}`) ??
+    rates.models.get(model) ??
+    rates.models.get(matched);
   let decision: OrgRateDecision;
   if (override !== undefined) decision = { kind: 'override', price: override };
   else {
-    const multiplier = rates.providers.get(p) ?? rates.multiplier;
-    decision =
-      multiplier === null || (multiplier.num === ONE.num && multiplier.den === ONE.den)
-        ? { kind: 'none' }
-        : { kind: 'multiplier', multiplier };
+    const multiplier = rates.providers.get(provider) ?? rates.multiplier;
+    if (multiplier === null || (multiplier.num === ONE.num && multiplier.den === ONE.den))
+      decision = { kind: 'none' };
+    else {
+      const t = resolution.tiers;
+      decision = {
+        kind: 'multiplier',
+        tiers: {
+          standard: multiplyRationals(t.standard, multiplier),
+          batch: multiplyRationals(t.batch, multiplier),
+          flex: multiplyRationals(t.flex, multiplier),
+          priority: multiplyRationals(t.priority, multiplier),
+        },
+      };
+    }
   }
-  if (rates.decisions.size >= MAX_DECISIONS) rates.decisions.clear();
-  rates.decisions.set(cacheKey, decision);
+  rates.decisions.set(resolution, decision);
   return decision;
 }

@@ -58,7 +58,17 @@ describe('isPremiumModel', () => {
 
   it('marks the expensive tail only: between the 85th and 97th percentile of output prices', () => {
     const registry = getDefaultPriceRegistry();
-    const ours = ['openai', 'anthropic', 'google', 'groq', 'together', 'mistral', 'deepseek', 'x-ai', 'openrouter'];
+    const ours = [
+      'openai',
+      'anthropic',
+      'google',
+      'groq',
+      'together',
+      'mistral',
+      'deepseek',
+      'x-ai',
+      'openrouter',
+    ];
     const models = ours.flatMap((id) => registry.listModels(id)).filter((m) => m.tokenPriced);
     const premium = new Set(ours.flatMap((id) => listPremiumModels(registry, id)));
     const share = premium.size / models.length;

@@ -24,7 +24,12 @@
  */
 import { usdPerMTokToPicos } from './money';
 import type { PricePeriod } from './model-price';
-import { getDefaultPriceRegistry, type PriceRegistry, type PriceResolution, type RegistryModel } from './registry';
+import {
+  getDefaultPriceRegistry,
+  type PriceRegistry,
+  type PriceResolution,
+  type RegistryModel,
+} from './registry';
 
 /** The premium threshold on the standard output price, USD per million tokens. */
 export const PREMIUM_OUTPUT_USD_PER_MTOK = 25;
@@ -40,7 +45,11 @@ export function listOutputPicos(model: RegistryModel, atMs?: number): number {
   for (let i = dated.length - 1; i >= 0; i--) {
     const period = dated[i] as PricePeriod;
     const constraint = period.constraint;
-    if (atMs === undefined || constraint === null || (constraint.kind === 'since' && atMs >= constraint.startMs)) {
+    if (
+      atMs === undefined ||
+      constraint === null ||
+      (constraint.kind === 'since' && atMs >= constraint.startMs)
+    ) {
       return period.price.base.output;
     }
   }

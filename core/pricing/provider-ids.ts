@@ -103,7 +103,10 @@ export interface DatasetProviderMapping {
  * Maps a Spendguard provider id (or alias, case-insensitive) to the dataset: a known alias, else the id
  * itself when the dataset has such a provider, else no price list.
  */
-export function mapProviderToDataset(provider: string, datasetIds: ReadonlySet<string>): DatasetProviderMapping {
+export function mapProviderToDataset(
+  provider: string,
+  datasetIds: ReadonlySet<string>,
+): DatasetProviderMapping {
   const key = provider.trim().toLowerCase();
   const alias = DATASET_PROVIDER_BY_ALIAS[key];
   if (alias !== undefined) {

@@ -25,7 +25,9 @@ const tinyDataset = (gpt4oInput: number): ProviderData[] => [
   {
     id: 'openai',
     name: 'OpenAI',
-    models: [{ id: 'gpt-4o', match: { starts_with: 'gpt-4o' }, prices: { input_mtok: gpt4oInput, output_mtok: 10 } }],
+    models: [
+      { id: 'gpt-4o', match: { starts_with: 'gpt-4o' }, prices: { input_mtok: gpt4oInput, output_mtok: 10 } },
+    ],
   },
 ];
 
@@ -34,9 +36,20 @@ describe('price registry', () => {
     const registry = getDefaultPriceRegistry();
 
     expect(registry.origin).toBe('bundled');
+    expect(registry.version).toBe('genai-prices@0.1.8');
     expect(getDefaultPriceRegistry()).toBe(registry);
     expect(registry.providerIds).toEqual(
-      expect.arrayContaining(['openai', 'anthropic', 'openrouter', 'google', 'groq', 'together', 'mistral', 'deepseek', 'x-ai']),
+      expect.arrayContaining([
+        'openai',
+        'anthropic',
+        'openrouter',
+        'google',
+        'groq',
+        'together',
+        'mistral',
+        'deepseek',
+        'x-ai',
+      ]),
     );
     expect(registry.modelCount).toBeGreaterThan(1_000);
   });
@@ -54,10 +67,11 @@ describe('price registry', () => {
   it('loads a valid snapshot', () => {
     const snapshot = JSON.stringify(loadBundledProviders());
 
-    const { registry, snapshotError } = loadPriceRegistry(snapshot);
+    const { registry, snapshotError } = loadPriceRegistry(snapshot, { version: 'sha256:abc 2025-10-06' });
 
     expect(snapshotError).toBeUndefined();
     expect(registry.origin).toBe('snapshot');
+    expect(registry.version).toBe('sha256:abc 2025-10-06');
     expect(registry.resolve('anthropic', 'claude-sonnet-4-20250514').matchedModel).toBe('claude-sonnet-4-0');
   });
 
@@ -74,7 +88,11 @@ describe('price registry', () => {
 
   it('reports data it cannot compile', () => {
     const broken: ProviderData[] = [
-      { id: 'openai', name: 'OpenAI', models: [{ id: 'x', match: { regex: '([' }, prices: { input_mtok: 1 } }] },
+      {
+        id: 'openai',
+        name: 'OpenAI',
+        models: [{ id: 'x', match: { regex: '([' }, prices: { input_mtok: 1 } }],
+      },
     ];
 
     expect(() => createPriceRegistry(broken)).toThrow(PriceDataError);
@@ -99,7 +117,17 @@ describe('price registry', () => {
    */
   it('agrees with genai-prices calcPrice on every model of the ten providers', () => {
     const registry = getDefaultPriceRegistry();
-    const providers = ['openai', 'anthropic', 'openrouter', 'google', 'groq', 'together', 'mistral', 'deepseek', 'x-ai'];
+    const providers = [
+      'openai',
+      'anthropic',
+      'openrouter',
+      'google',
+      'groq',
+      'together',
+      'mistral',
+      'deepseek',
+      'x-ai',
+    ];
     const patched = new Set(PRICE_PATCHES.flatMap((p) => p.modelIds.map((id) => `${p.provider}/${id}`)));
     let compared = 0;
     const mismatches: string[] = [];
@@ -123,6 +151,6 @@ describe('price registry', () => {
       }
     }
     expect(mismatches).toEqual([]);
-    expect(compared).toBeGreaterThan(800);
+    expect(compared).toBeGreaterThan(900);
   });
 });

@@ -16,7 +16,10 @@ describe('priceSnapshotSchema', () => {
     model.prices = [
       { prices: { input_mtok: 1, output_mtok: 2 } },
       { constraint: { start_date: '2026-01-01' }, prices: { input_mtok: 2, output_mtok: 4 } },
-      { constraint: { start_time: '16:30:00Z', end_time: '00:30:00Z' }, prices: { input_mtok: 1, output_mtok: 1 } },
+      {
+        constraint: { start_time: '16:30:00Z', end_time: '00:30:00Z' },
+        prices: { input_mtok: 1, output_mtok: 1 },
+      },
     ];
 
     expect(parsePriceSnapshot(data).ok).toBe(true);
@@ -24,7 +27,10 @@ describe('priceSnapshotSchema', () => {
 
   it('parses JSON text', () => {
     expect(parsePriceSnapshot(JSON.stringify(bundledJson())).ok).toBe(true);
-    expect(parsePriceSnapshot('{not json')).toEqual({ ok: false, error: expect.stringContaining('not valid JSON') });
+    expect(parsePriceSnapshot('{not json')).toEqual({
+      ok: false,
+      error: expect.stringContaining('not valid JSON'),
+    });
   });
 
   it.each<[string, (data: ProviderData[]) => unknown]>([
@@ -35,8 +41,15 @@ describe('priceSnapshotSchema', () => {
     ['a price that is not a number', (data) => withFirstModel(data, { prices: { input_mtok: '3' } })],
     ['an invalid regex', (data) => withFirstModel(data, { match: { regex: '([' } })],
     ['an unknown match clause', (data) => withFirstModel(data, { match: { fuzzy: 'gpt' } })],
-    ['a tier starting at a fraction', (data) => withFirstModel(data, { prices: { input_mtok: { base: 1, tiers: [{ start: 1.5, price: 2 }] } } })],
-    ['an invalid date', (data) => withFirstModel(data, { prices: [{ constraint: { start_date: '2025-13-45' }, prices: {} }] })],
+    [
+      'a tier starting at a fraction',
+      (data) =>
+        withFirstModel(data, { prices: { input_mtok: { base: 1, tiers: [{ start: 1.5, price: 2 }] } } }),
+    ],
+    [
+      'an invalid date',
+      (data) => withFirstModel(data, { prices: [{ constraint: { start_date: '2025-13-45' }, prices: {} }] }),
+    ],
     ['not an array', () => ({ providers: [] })],
   ])('rejects %s', (_label, mutate) => {
     const result = parsePriceSnapshot(mutate(bundledJson() as ProviderData[]));

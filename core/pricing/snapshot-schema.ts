@@ -152,23 +152,28 @@ const providerSchema = z.looseObject({
  * Besides the shape, it rejects snapshots with duplicate provider ids, without the providers in
  * {@link REQUIRED_SNAPSHOT_PROVIDERS}, or with fewer than {@link MIN_SNAPSHOT_MODELS} models.
  */
-export const priceSnapshotSchema: z.ZodType<ProviderData[]> = z.array(providerSchema).superRefine((providers, ctx) => {
-  const ids = new Set<string>();
-  let models = 0;
-  for (const provider of providers) {
-    if (ids.has(provider.id)) {
-      ctx.addIssue({ code: 'custom', message: `duplicate provider id '${provider.id}'` });
+export const priceSnapshotSchema: z.ZodType<ProviderData[]> = z
+  .array(providerSchema)
+  .superRefine((providers, ctx) => {
+    const ids = new Set<string>();
+    let models = 0;
+    for (const provider of providers) {
+      if (ids.has(provider.id)) {
+        ctx.addIssue({ code: 'custom', message: `duplicate provider id '${provider.id}'` });
+      }
+      ids.add(provider.id);
+      models += provider.models.length;
     }
-    ids.add(provider.id);
-    models += provider.models.length;
-  }
-  for (const required of REQUIRED_SNAPSHOT_PROVIDERS) {
-    if (!ids.has(required)) ctx.addIssue({ code: 'custom', message: `missing provider '${required}'` });
-  }
-  if (models < MIN_SNAPSHOT_MODELS) {
-    ctx.addIssue({ code: 'custom', message: `only ${models} models (expected at least ${MIN_SNAPSHOT_MODELS})` });
-  }
-}) as unknown as z.ZodType<ProviderData[]>;
+    for (const required of REQUIRED_SNAPSHOT_PROVIDERS) {
+      if (!ids.has(required)) ctx.addIssue({ code: 'custom', message: `missing provider '${required}'` });
+    }
+    if (models < MIN_SNAPSHOT_MODELS) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `only ${models} models (expected at least ${MIN_SNAPSHOT_MODELS})`,
+      });
+    }
+  });
 
 /** The outcome of {@link parsePriceSnapshot}. */
 export type PriceSnapshotParseResult =

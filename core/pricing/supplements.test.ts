@@ -11,7 +11,9 @@ const providers = loadBundledProviders();
 const modelOf = (provider: string, id: string): ModelData | undefined =>
   providers.find((p) => p.id === provider)?.models.find((m) => m.id === id);
 const tablesOf = (model: ModelData): readonly PriceTableData[] =>
-  Array.isArray(model.prices) ? (model.prices as { prices: PriceTableData }[]).map((e) => e.prices) : [model.prices as PriceTableData];
+  Array.isArray(model.prices)
+    ? (model.prices as { prices: PriceTableData }[]).map((e) => e.prices)
+    : [model.prices as PriceTableData];
 
 describe('supplements', () => {
   it.each(PRICE_PATCHES.flatMap((patch) => patch.modelIds.map((id) => [patch.provider, id, patch] as const)))(
@@ -40,7 +42,9 @@ describe('supplements', () => {
   it('adds Anthropic long context as 2× input-side and 1.5× output above 200k', () => {
     const patch = PRICE_PATCHES.find((p) => p.modelIds.includes('claude-sonnet-4-0'));
 
-    expect(patch?.apply({ input_mtok: 3, output_mtok: 15, cache_read_mtok: 0.3, cache_write_mtok: 3.75 })).toEqual({
+    expect(
+      patch?.apply({ input_mtok: 3, output_mtok: 15, cache_read_mtok: 0.3, cache_write_mtok: 3.75 }),
+    ).toEqual({
       input_mtok: { base: 3, tiers: [{ start: 200_000, price: 6 }] },
       output_mtok: { base: 15, tiers: [{ start: 200_000, price: 22.5 }] },
       cache_read_mtok: { base: 0.3, tiers: [{ start: 200_000, price: 0.6 }] },

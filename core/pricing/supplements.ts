@@ -49,7 +49,10 @@ function addAnthropicLongContext(table: PriceTableData): PriceTableData {
   for (const [key, factor] of Object.entries(factors)) {
     const value = table[key];
     if (typeof value === 'number') {
-      result[key] = { base: value, tiers: [{ start: ANTHROPIC_LONG_CONTEXT_THRESHOLD, price: value * factor }] };
+      result[key] = {
+        base: value,
+        tiers: [{ start: ANTHROPIC_LONG_CONTEXT_THRESHOLD, price: value * factor }],
+      };
     }
   }
   return result;
@@ -123,8 +126,16 @@ const fineTune = (
 
 /** Models the bundled dataset does not list. */
 export const SUPPLEMENTAL_MODELS: readonly SupplementalModel[] = [
-  fineTune('ft:gpt-4.1-mini', '^ft:gpt-4\\.1-mini', { input_mtok: 0.8, cache_read_mtok: 0.2, output_mtok: 3.2 }),
-  fineTune('ft:gpt-4.1-nano', '^ft:gpt-4\\.1-nano', { input_mtok: 0.2, cache_read_mtok: 0.05, output_mtok: 0.8 }),
+  fineTune('ft:gpt-4.1-mini', '^ft:gpt-4\\.1-mini', {
+    input_mtok: 0.8,
+    cache_read_mtok: 0.2,
+    output_mtok: 3.2,
+  }),
+  fineTune('ft:gpt-4.1-nano', '^ft:gpt-4\\.1-nano', {
+    input_mtok: 0.2,
+    cache_read_mtok: 0.05,
+    output_mtok: 0.8,
+  }),
   fineTune('ft:gpt-4.1', '^ft:gpt-4\\.1-\\d', { input_mtok: 3, cache_read_mtok: 0.75, output_mtok: 12 }),
   fineTune('ft:o4-mini', '^ft:o4-mini', { input_mtok: 4, cache_read_mtok: 1, output_mtok: 16 }),
 ];

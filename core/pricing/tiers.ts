@@ -36,23 +36,29 @@ export const ONE: Rational = { num: 1, den: 1 };
 const HALF: Rational = { num: 1, den: 2 };
 const TWO: Rational = { num: 2, den: 1 };
 
-/** Reported/requested tier strings → normalized tier (lower-cased). Anything else is `standard`. */
-const TIER_ALIASES: Readonly<Record<string, ServiceTier>> = {
-  batch: 'batch',
-  flex: 'flex',
-  priority: 'priority',
-  performance: 'priority',
-  // 'default', 'auto', 'standard', 'standard_only', 'on_demand', 'scale' and unknown values → standard
-};
+/** Tier strings as providers report them → normalized tier. Other values are normalized first. */
+const TIER_BY_RAW = new Map<string, ServiceTier>([
+  ['batch', 'batch'],
+  ['flex', 'flex'],
+  ['priority', 'priority'],
+  ['performance', 'priority'],
+  ['default', 'standard'],
+  ['auto', 'standard'],
+  ['standard', 'standard'],
+  ['standard_only', 'standard'],
+  ['on_demand', 'standard'],
+  ['scale', 'standard'],
+]);
 
 /**
- * Normalizes a provider-reported or requested service tier. Unknown values are `standard`: the
- * dataset's list price, which is the right price for OpenAI's `default`/`scale`, Anthropic's
- * `standard`, Groq's `on_demand` and for any tier a provider introduces before we know its price.
+ * Normalizes a provider-reported or requested service tier (case-insensitive). Unknown values are
+ * `standard`: the dataset's list price, which is the right price for OpenAI's `default`/`scale`,
+ * Anthropic's `standard`, Groq's `on_demand` and for any tier a provider introduces before we know
+ * its price.
  */
 export function normalizeServiceTier(raw: string | null | undefined): ServiceTier {
   if (raw === null || raw === undefined) return 'standard';
-  return TIER_ALIASES[raw] ?? TIER_ALIASES[raw.trim().toLowerCase()] ?? 'standard';
+  return TIER_BY_RAW.get(raw) ?? TIER_BY_RAW.get(raw.trim().toLowerCase()) ?? 'standard';
 }
 
 /**

@@ -48,12 +48,12 @@ function toUsage(usage: JsonObject, model: string | null): NormalizedUsage | und
 }
 
 const TYPE = jsonKey('type');
-/**
- * The text-bearing field of a `content_block_delta` (one per event, by delta type): `text` (text_delta),
- * `thinking` (thinking_delta), `partial_json` (input_json_delta). Tried in order of frequency;
- * signature and citation deltas have none of them.
- */
-const DELTA_TEXT = ['text', 'thinking', 'partial_json'].map(jsonKey);
+// The text-bearing field of a `content_block_delta` (one per event, by delta type): `text` (text_delta),
+// `thinking` (thinking_delta), `partial_json` (input_json_delta); tried in order of frequency. Signature
+// and citation deltas have none of them.
+const TEXT = jsonKey('text');
+const THINKING = jsonKey('thinking');
+const PARTIAL_JSON = jsonKey('partial_json');
 
 /** Streamed Messages events. */
 class AnthropicStreamHandler implements FrameHandler {
@@ -66,15 +66,13 @@ class AnthropicStreamHandler implements FrameHandler {
   frame(data: string, event: string): void {
     const type = event.length > 0 ? event : (readStringValue(data, TYPE) ?? '');
     switch (type) {
-      case 'content_block_delta':
-        for (const key of DELTA_TEXT) {
-          const v = valueIndex(data, key);
-          if (v !== -1) {
-            tallyStringAt(data, v, this.tally.output);
-            return;
-          }
-        }
+      case 'content_block_delta': {
+        let v = valueIndex(data, TEXT);
+        if (v === -1) v = valueIndex(data, THINKING);
+        if (v === -1) v = valueIndex(data, PARTIAL_JSON);
+        if (v !== -1) tallyStringAt(data, v, this.tally.output);
         return;
+      }
       case 'message_start': {
         const message = asObject(this.parse(data)?.message);
         if (message === undefined) return;

@@ -62,12 +62,11 @@ export function tokensFromChars(chars: number, family: TokenizerFamily): number 
 export class TokenTally {
   private chars = 0;
   private tokens = 0;
-
-  constructor(private readonly counter: TokenCounter | undefined) {}
-
   /** True when callers should pass text (there is a counter); otherwise a character count is enough. */
-  get wantsText(): boolean {
-    return this.counter !== undefined;
+  readonly wantsText: boolean;
+
+  constructor(private readonly counter: TokenCounter | undefined) {
+    this.wantsText = counter !== undefined;
   }
 
   /** Counts a piece of text (with the counter when there is one and it behaves). */

@@ -113,15 +113,34 @@ export function readStringValue(s: string, key: JsonKey): string | undefined {
   return end === -1 ? undefined : decodeString(s, v + 1, end);
 }
 
+/** Strings up to this long are measured by one JavaScript loop; longer ones by native searches. */
+const SHORT_STRING = 64;
+
 /**
  * Tallies the string value at index `v` (as returned by {@link valueIndex}); returns the index after it,
  * or `v` when the value is not a string.
  */
 export function tallyStringAt(s: string, v: number, tally: TokenTally): number {
   if (s.charCodeAt(v) !== QUOTE) return v;
-  const end = stringEnd(s, v + 1);
+  const start = v + 1;
+  if (!tally.wantsText) {
+    // Fast path for stream deltas (a few characters): find the closing quote and the decoded length
+    // in one pass instead of two native searches.
+    const limit = Math.min(s.length, start + SHORT_STRING);
+    let length = 0;
+    for (let i = start; i < limit; i++) {
+      const c = s.charCodeAt(i);
+      if (c === QUOTE) {
+        tally.addChars(length);
+        return i + 1;
+      }
+      if (c === BACKSLASH) i += s.charCodeAt(i + 1) === 117 /* u */ ? 5 : 1;
+      length++;
+    }
+  }
+  const end = stringEnd(s, start);
   if (end === -1) return s.length;
-  tallyString(s, v + 1, end, tally);
+  tallyString(s, start, end, tally);
   return end + 1;
 }
 

@@ -114,10 +114,7 @@ export class StreamTally {
   finish(): UsageResult {
     if (this.usage !== null && !this.lost) return ok(withRequestFallbacks(this.usage, this.ctx, this.model, this.serviceTier));
     if (this.error !== undefined) return fail(this.error);
-    if (this.lost) {
-      const limit = this.ctx.maxFrameChars ?? DEFAULT_MAX_FRAME_CHARS;
-      return fail(`frame too large (over ${limit} characters); usage unknown`);
-    }
+    if (this.lost) return fail(frameTooLarge(maxFrameChars(this.ctx)));
     if (this.malformed > 0) return fail(`malformed JSON in ${this.malformed} stream frame(s)`);
     if (this.frames === 0) return fail('no usage in stream: no data frames');
     return ok(this.estimate());
@@ -165,8 +162,7 @@ class FramedStream implements UsageStream, LineSink {
     ctx: UsageContext,
     private readonly handlerFor: (framing: Framing) => FrameHandler,
   ) {
-    const max = ctx.maxFrameChars;
-    this.maxFrame = max !== undefined && Number.isFinite(max) && max > 0 ? max : DEFAULT_MAX_FRAME_CHARS;
+    this.maxFrame = maxFrameChars(ctx);
     this.splitter = new LineSplitter(this.maxFrame, this);
   }
 
@@ -192,7 +188,7 @@ class FramedStream implements UsageStream, LineSink {
           ? fail(this.internalError)
           : this.handler !== undefined
             ? this.handler.tally.finish()
-            : fail(this.overflowBeforeFraming ? 'frame too large; usage unknown' : 'empty stream');
+            : fail(this.overflowBeforeFraming ? frameTooLarge(this.maxFrame) : 'empty stream');
     } catch (err) {
       this.result = fail(`stream parser error: ${describe(err)}`);
     }
@@ -250,6 +246,16 @@ class HandlerSink implements FrameSink {
   overflow(): void {
     this.handler.tally.frameTooLarge();
   }
+}
+
+/** The frame limit of a context: {@link UsageContext.maxFrameChars} if it is a positive number, else the default. */
+function maxFrameChars(ctx: UsageContext): number {
+  const max = ctx.maxFrameChars;
+  return max !== undefined && Number.isFinite(max) && max > 0 ? max : DEFAULT_MAX_FRAME_CHARS;
+}
+
+function frameTooLarge(limit: number): string {
+  return `frame too large (over ${limit} characters); usage unknown`;
 }
 
 function describe(err: unknown): string {

@@ -2,7 +2,7 @@ import middy from '@middy/core';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { parseApiKey } from '../../core/keys';
+import { API_KEY_PREFIX, isApiKeyPrefix, parseApiKey } from '../../core/keys';
 import { enforceRequestSchema, formatZodIssues } from '../../core/schemas';
 import { clearFlags, pushFlag } from '../shared/enforcement';
 import { httpErrors as errors, json, parseJsonBody } from '../shared/http';
@@ -76,6 +76,5 @@ export function createEnforceHandler(deps: EnforceDeps) {
 function publicIdOf(apiKey: string): string | undefined {
   const full = parseApiKey(apiKey);
   if (full.ok) return full.publicId;
-  const m = /^abn_([a-z0-9]+)$/.exec(apiKey);
-  return m?.[1];
+  return isApiKeyPrefix(apiKey) ? apiKey.slice(API_KEY_PREFIX.length) : undefined;
 }

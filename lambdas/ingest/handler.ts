@@ -80,7 +80,7 @@ export function createIngestHandler(deps: IngestDeps) {
       throw err;
     }
     metrics.addMetric('EventsIngested', MetricUnit.Count, telemetry.length);
-    return json(202, { status: 'accepted', count: telemetry.length });
+    return json(200, { status: 'ok', count: telemetry.length });
   };
 
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(handle).use(httpErrors(deps.logger));

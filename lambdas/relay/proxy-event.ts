@@ -3,50 +3,45 @@
  * stream as an {@link EventEnvelope} (source `proxy`), and mappable to the spec 2.2 wire shape.
  */
 import type { EventEnvelope, TelemetryEvent } from '../../core/events/telemetry-event';
+import type { ProxyEvent } from '../../core/schemas';
 import type { NormalizedUsage } from '../../core/usage';
 
-/** Spec 2.2: the proxy telemetry event as the specification names its fields. */
-export interface ProxyEvent {
-  /** ISO 8601 with milliseconds, UTC. */
-  ts: string;
-  /** `org_<id>` */
-  org_id: string;
-  provider: string;
-  model: string;
-  endpoint: string;
-  status: number;
-  tokens_in: number;
-  tokens_out: number;
-  cost_usd: number;
-  latency_ms: number;
-  /** `sha256:<hex>`; empty when the body could not be fingerprinted (not JSON, no prompt members). */
-  fingerprint: string;
-  stream: boolean;
-}
-
 /**
- * The spec 2.2 form of a proxy event. `cost_usd` is the relay's own figure (the provider's when it
- * reports one, as OpenRouter does), 0 when it has none: the server prices every event itself.
+ * The spec 2.2 form of a proxy event (validated by core/schemas `proxyEventSchema`). `cost_usd` is what
+ * the provider reported (OpenRouter), else the relay's own price from the bundled registry, else 0:
+ * the server prices every event itself. `key_prefix` is `abn_<keyId>`, never the key.
  *
  * @example
- * toProxyEvent('org_acme', event)
+ * toProxyEvent(envelope)
  * // { ts: '2026-11-22T10:00:00.000Z', org_id: 'org_acme', provider: 'openai', model: 'gpt-4o-mini',
- * //   endpoint: '/v1/chat/completions', status: 200, tokens_in: 12, tokens_out: 8, cost_usd: 0, … }
+ * //   endpoint: '/v1/chat/completions', status: 200, tokens_in: 12, tokens_out: 8, cost_usd: 0.0000036,
+ * //   latency_ms: 412, fingerprint: 'sha256:…', stream: true, estimated: false, key_prefix: 'abn_…', … }
  */
-export function toProxyEvent(orgId: string, event: TelemetryEvent): ProxyEvent {
+export function toProxyEvent(envelope: EventEnvelope, event: TelemetryEvent | undefined = envelope.events[0]): ProxyEvent {
+  if (event === undefined) throw new RangeError('the envelope has no event');
   return {
     ts: new Date(event.ts).toISOString(),
-    org_id: orgId,
+    org_id: envelope.orgId,
     provider: event.provider,
     model: event.model,
-    endpoint: event.endpoint ?? '',
+    endpoint: event.endpoint ?? '/',
     status: event.statusCode ?? 0,
     tokens_in: event.inputTokens,
     tokens_out: event.outputTokens,
-    cost_usd: event.clientCostUsd ?? event.providerCostUsd ?? 0,
+    cost_usd: event.providerCostUsd ?? event.clientCostUsd ?? 0,
     latency_ms: event.latencyMs ?? 0,
-    fingerprint: event.fingerprint ?? '',
+    fingerprint: event.fingerprint,
     stream: event.stream ?? false,
+    estimated: event.estimated,
+    key_prefix: `abn_${envelope.keyId}`,
+    verified: event.verified,
+    event_id: event.eventId,
+    ...(event.sessionId !== null ? { session_id: event.sessionId } : {}),
+    cache_read_tokens: event.cacheReadTokens,
+    cache_write_5m_tokens: event.cacheWrite5mTokens,
+    cache_write_1h_tokens: event.cacheWrite1hTokens,
+    reasoning_tokens: event.reasoningTokens,
+    service_tier: event.serviceTier,
   };
 }
 
@@ -66,7 +61,12 @@ export interface ProxyCall {
   readonly statusCode: number;
   /** Usage read from the response, or undefined when there is none. */
   readonly usage: NormalizedUsage | undefined;
-  /** Prompt tokens estimated from the request, used when a successful call has no readable usage. */
+  /**
+   * Whether the provider handled the request, so that a call without readable usage still cost
+   * something: true for answered calls below 400 and for calls the client cut before the answer.
+   */
+  readonly billable: boolean;
+  /** Prompt tokens estimated from the request, used when a billable call has no readable usage. */
   readonly estimatedInputTokens: () => number;
   readonly stream: boolean;
   /** The client went away or the upstream broke off before the end. */
@@ -89,13 +89,13 @@ const label = (s: string | null): string | null => (s === null ? null : s.slice(
  * The internal event for a finished call:
  * - usage read → its figures (estimated when the stream had no usage frame, or when the call was cut:
  *   the provider bills what it generated until it noticed, which the relay cannot know);
- * - a successful call without readable usage → the prompt estimated from the request, output 0, estimated;
- * - a provider error (status ≥ 400) → zero tokens, not estimated (providers do not bill errors).
+ * - a billable call without readable usage → the prompt estimated from the request, output 0, estimated;
+ * - a provider error (status ≥ 400) or an unreachable upstream → zero tokens, not estimated
+ *   (providers do not bill errors).
  */
 export function buildTelemetryEvent(call: ProxyCall): TelemetryEvent {
   const u = call.usage;
-  const failed = call.statusCode >= 400;
-  const inputTokens = u?.inputTokens ?? (failed ? 0 : call.estimatedInputTokens());
+  const inputTokens = u?.inputTokens ?? (call.billable ? call.estimatedInputTokens() : 0);
   return {
     eventId: call.eventId,
     ts: call.startedAt,
@@ -110,7 +110,7 @@ export function buildTelemetryEvent(call: ProxyCall): TelemetryEvent {
     outputTokens: u?.outputTokens ?? 0,
     reasoningTokens: u?.reasoningTokens ?? 0,
     serviceTier: label(u?.serviceTier ?? null),
-    estimated: u !== undefined ? u.estimated || call.cut : !failed,
+    estimated: u !== undefined ? u.estimated || call.cut : call.billable,
     clientCostUsd: call.clientCostUsd,
     providerCostUsd: u?.providerCostUsd != null && u.providerCostUsd >= 0 ? u.providerCostUsd : null,
     latencyMs: Math.max(0, Math.round(call.endedAt - call.startedAt)),

@@ -10,7 +10,6 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import * as prettier from 'prettier';
 import { getDefaultPriceRegistry, type TokenRates } from '../../core/pricing';
 import type { PricePeriod } from '../../core/pricing/model-price';
 
@@ -87,6 +86,9 @@ function compactRates(r: TokenRates): Rates {
   return [r.input, r.output, r.reasoning, r.cacheRead, r.cacheWrite5m, r.cacheWrite1h];
 }
 
+/** One generated row: `[provider, model as sent (lower case), matched dataset model, periods]`. */
+export type GeneratedRow = [string, string, string, unknown[][]];
+
 function compactPeriod(p: PricePeriod): unknown[] {
   const c = p.constraint;
   const constraint =
@@ -98,22 +100,22 @@ function compactPeriod(p: PricePeriod): unknown[] {
   return out;
 }
 
-/** The generated module's text, formatted with the repository's Prettier settings. Rejects when a
- * listed model is not priced by the registry. */
-export async function generatePriceModule(): Promise<string> {
+/** The rows of the table, from core/pricing. Throws when a listed model is not priced by the registry. */
+export function buildPriceRows(): GeneratedRow[] {
   const registry = getDefaultPriceRegistry();
-  const rows: string[] = [];
-  for (const [provider, model] of MODELS) {
+  return MODELS.map(([provider, model]) => {
     const resolution = registry.resolve(provider, model);
     if (resolution.costSource !== 'PROVIDER_REGISTRY') {
       throw new Error(`${provider}/${model} is not in PROVIDER_REGISTRY (${resolution.matchedModel}); fix MODELS`);
     }
-    const periods = resolution.periods.map(compactPeriod);
-    rows.push(
-      `  [${JSON.stringify(provider)}, ${JSON.stringify(model.toLowerCase())}, ${JSON.stringify(resolution.matchedModel)}, ${JSON.stringify(periods)}],`,
-    );
-  }
-  const text = `// GENERATED FILE — DO NOT EDIT. Source: core/pricing (genai-prices data + supplements),
+    return [provider, model.toLowerCase(), resolution.matchedModel, resolution.periods.map(compactPeriod)];
+  });
+}
+
+/** The generated module's text (unformatted; the CLI runs Prettier over it). */
+export function generatePriceModule(): string {
+  const rows = buildPriceRows().map((row) => `  ${JSON.stringify(row)},`);
+  return `// GENERATED FILE — DO NOT EDIT. Source: core/pricing (genai-prices data + supplements),
 // generator: sdk/scripts/gen-prices.ts. Regenerate with \`npx tsx sdk/scripts/gen-prices.ts\`.
 /* eslint-disable */
 
@@ -134,22 +136,19 @@ export const PRICE_ROWS: readonly PriceRow[] = [
 ${rows.join('\n')}
 ];
 `;
-  const options = (await prettier.resolveConfig(GENERATED_PATH)) ?? {};
-  return prettier.format(text, { ...options, filepath: GENERATED_PATH });
 }
 
 /** Path of the generated module. */
 export const GENERATED_PATH = join(__dirname, '..', 'src', 'prices.generated.ts');
 
 if (require.main === module) {
-  generatePriceModule().then(
-    (text) => {
-      writeFileSync(GENERATED_PATH, text);
-      console.log(`wrote ${GENERATED_PATH} (${MODELS.length} models)`);
-    },
-    (err: unknown) => {
-      console.error(err);
-      process.exitCode = 1;
-    },
-  );
+  (async () => {
+    const prettier = await import('prettier');
+    const options = (await prettier.resolveConfig(GENERATED_PATH)) ?? {};
+    writeFileSync(GENERATED_PATH, await prettier.format(generatePriceModule(), { ...options, filepath: GENERATED_PATH }));
+    console.log(`wrote ${GENERATED_PATH} (${MODELS.length} models)`);
+  })().catch((err: unknown) => {
+    console.error(err);
+    process.exitCode = 1;
+  });
 }

@@ -165,7 +165,7 @@ export class Client implements SpendguardClient {
     } catch {
       // keep 'unknown'
     }
-    this.push(buildBudgetWarningEvent(facts.provider.id, model, facts.labels, now, breach));
+    this.push(buildBudgetWarningEvent(facts.provider.id, model, facts.labels, now));
   }
 
   /** Records a finished call: usage → cost → spend → fingerprint → event. */
@@ -255,9 +255,7 @@ export class Client implements SpendguardClient {
   private async drain(options: FlushOptions | undefined, keepalive: boolean): Promise<FlushResult> {
     const timeout = options?.timeoutMs;
     const deadline = Date.now() + (typeof timeout === 'number' && timeout >= 0 ? timeout : DEFAULT_FLUSH_TIMEOUT_MS);
-    if (this.pending.size > 0) {
-      await Promise.race([Promise.allSettled([...this.pending]), sleep(Math.max(0, deadline - Date.now()))]);
-    }
+    await this.settle(deadline - Date.now());
     let sent = 0;
     let discarded = 0;
     const target = this.ingestTarget();
@@ -305,6 +303,12 @@ export class Client implements SpendguardClient {
     }
     this.schedule();
     return { sent, pending: this.buffer.size, discarded };
+  }
+
+  /** Waits (at most `timeoutMs`) for the events of finished calls to be built. */
+  async settle(timeoutMs = DEFAULT_FLUSH_TIMEOUT_MS): Promise<void> {
+    if (this.pending.size === 0) return;
+    await Promise.race([Promise.allSettled([...this.pending]), sleep(Math.max(0, timeoutMs))]);
   }
 
   async shutdown(options?: FlushOptions): Promise<FlushResult> {

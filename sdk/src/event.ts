@@ -78,34 +78,56 @@ export function costOf(call: CallFacts, usage: NormalizedUsage): ClientCost {
   return estimateCost(call.provider.id, usage.model ?? '', usage, call.startedAt);
 }
 
+/** Bounds of the wire schema (core/schemas/common.ts): one out-of-range field would fail the whole batch. */
+const MAX_TOKENS = 1_000_000_000;
+const MAX_EVENT_USD = 1_000_000;
+const MAX_LATENCY_MS = 86_400_000;
+// eslint-disable-next-line no-control-regex -- control characters are what must go
+const CONTROL_CHARS = /[\x00-\x1f\x7f]/g;
+
+/** A whole token count within the schema's range. */
+function count(n: number): number {
+  return Number.isFinite(n) && n > 0 ? Math.min(MAX_TOKENS, Math.round(n)) : 0;
+}
+
+/** A printable label of at most `max` characters, or undefined when nothing is left. */
+export function cleanLabel(value: string | null | undefined, max = 256): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const cleaned = value.replace(CONTROL_CHARS, '').slice(0, max);
+  return cleaned.length > 0 ? cleaned : undefined;
+}
+
 /** The event of one call (spec 2.1 fields first, then the optional ones that apply). */
 export function buildCallEvent(call: CallFacts, outcome: CallOutcome): ClientEvent {
-  const { usage, cost, labels } = { ...outcome, labels: call.labels };
+  const { usage, cost } = outcome;
+  const labels = call.labels;
+  const promptTokens = count(usage.inputTokens);
+  const completionTokens = count(usage.outputTokens);
   const event: ClientEvent = {
     id: uuidV4(),
     timestamp: new Date(call.startedAt).toISOString(),
     provider: call.provider.id,
-    model: usage.model ?? 'unknown',
-    promptTokens: usage.inputTokens,
-    completionTokens: usage.outputTokens,
-    totalTokens: usage.inputTokens + usage.outputTokens,
-    estimatedCostUsd: cost.costNanos / 1e9,
+    model: cleanLabel(usage.model) ?? 'unknown',
+    promptTokens,
+    completionTokens,
+    totalTokens: Math.min(MAX_TOKENS, promptTokens + completionTokens),
+    estimatedCostUsd: Math.min(MAX_EVENT_USD, cost.costNanos / 1e9),
     costSource: cost.costSource,
-    latencyMs: Math.max(0, Math.round(outcome.latencyMs)),
-    statusCode: outcome.statusCode,
+    latencyMs: Math.min(MAX_LATENCY_MS, Math.max(0, Math.round(outcome.latencyMs))),
+    statusCode: outcome.statusCode >= 0 && outcome.statusCode <= 999 ? outcome.statusCode : 0,
     projectId: labels.projectId,
     environment: labels.environment,
     kind: 'call',
-    endpoint: call.path,
+    endpoint: cleanLabel(call.path, 1024) ?? '/',
     stream: outcome.stream,
     estimated: usage.estimated,
   };
-  if (usage.cacheReadTokens > 0) event.cacheReadTokens = usage.cacheReadTokens;
-  if (usage.cacheWrite5mTokens > 0) event.cacheWrite5mTokens = usage.cacheWrite5mTokens;
-  if (usage.cacheWrite1hTokens > 0) event.cacheWrite1hTokens = usage.cacheWrite1hTokens;
-  if (usage.reasoningTokens > 0) event.reasoningTokens = usage.reasoningTokens;
-  if (usage.serviceTier !== null) event.serviceTier = usage.serviceTier;
-  if (usage.providerCostUsd !== null && usage.providerCostUsd >= 0) event.providerCostUsd = usage.providerCostUsd;
+  if (usage.cacheReadTokens > 0) event.cacheReadTokens = count(usage.cacheReadTokens);
+  if (usage.cacheWrite5mTokens > 0) event.cacheWrite5mTokens = count(usage.cacheWrite5mTokens);
+  if (usage.cacheWrite1hTokens > 0) event.cacheWrite1hTokens = count(usage.cacheWrite1hTokens);
+  if (usage.reasoningTokens > 0) event.reasoningTokens = count(usage.reasoningTokens);
+  const tier = cleanLabel(usage.serviceTier, 64);
+  if (tier !== undefined) event.serviceTier = tier;
   if (outcome.fingerprint !== undefined) event.fingerprint = outcome.fingerprint;
   if (labels.sessionId !== undefined) event.sessionId = labels.sessionId;
   if (labels.featureId !== undefined) event.featureId = labels.featureId;
@@ -118,14 +140,13 @@ export function buildBudgetWarningEvent(
   model: string,
   labels: Labels,
   nowMs: number,
-  breach: { period: 'daily' | 'monthly'; limitNanos: number; spentNanos: number },
 ): ClientEvent {
   const event: ClientEvent = {
     id: uuidV4(),
     timestamp: new Date(nowMs).toISOString(),
     kind: 'budget_warning',
     provider,
-    model,
+    model: cleanLabel(model) ?? 'unknown',
     promptTokens: 0,
     completionTokens: 0,
     totalTokens: 0,
@@ -135,11 +156,6 @@ export function buildBudgetWarningEvent(
     statusCode: 0,
     projectId: labels.projectId,
     environment: labels.environment,
-    budget: {
-      period: breach.period,
-      limitUsd: breach.limitNanos / 1e9,
-      spentUsd: breach.spentNanos / 1e9,
-    },
   };
   if (labels.sessionId !== undefined) event.sessionId = labels.sessionId;
   if (labels.featureId !== undefined) event.featureId = labels.featureId;

@@ -78,7 +78,10 @@ export function normalizeOptions(options: ServiceOptions | WrapFetchOptions | un
     serverFlags: raw.serverFlags !== false,
   };
   const labels: Labels = {
-    projectId: label(raw, 'projectId', problems) ?? envVar('SPENDGUARD_PROJECT_ID') ?? 'default',
+    projectId:
+      label(raw, 'projectId', problems) ??
+      label({ projectId: envVar('SPENDGUARD_PROJECT_ID') }, 'projectId', problems) ??
+      'default',
     environment: environmentOf(raw, problems),
     sessionId: label(raw, 'sessionId', problems),
     featureId: label(raw, 'featureId', problems),
@@ -102,9 +105,17 @@ function text(raw: Raw, name: string, problems: string[]): string | undefined {
   return value.trim();
 }
 
+// eslint-disable-next-line no-control-regex -- labels must be printable (the wire schema refuses control characters)
+const CONTROL_CHARS = /[\x00-\x1f\x7f]/g;
+
 function label(raw: Raw, name: string, problems: string[]): string | undefined {
-  const value = text(raw, name, problems);
+  let value = text(raw, name, problems);
   if (value === undefined) return undefined;
+  if (value.replace(CONTROL_CHARS, '') !== value) {
+    problems.push(`${name} contains control characters; removed`);
+    value = value.replace(CONTROL_CHARS, '');
+    if (value.length === 0) return undefined;
+  }
   if (value.length > MAX_LABEL_LENGTH) {
     problems.push(`${name} is longer than ${MAX_LABEL_LENGTH} characters; truncated`);
     return value.slice(0, MAX_LABEL_LENGTH);

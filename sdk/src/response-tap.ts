@@ -87,7 +87,7 @@ export function tapStream(
   const tapped = new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
-        let result: ReadableStreamReadResult<Uint8Array>;
+        let result: Awaited<ReturnType<ReadableStreamDefaultReader<Uint8Array>['read']>>;
         try {
           result = await getReader().read();
         } catch (err) {

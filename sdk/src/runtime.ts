@@ -19,6 +19,13 @@ interface DocumentLike extends EventTargetLike {
   visibilityState?: string;
 }
 
+/** The WebCrypto members used (typed here: the DOM lib is not assumed). */
+interface CryptoLike {
+  randomUUID?: () => string;
+  getRandomValues?: (array: Uint8Array) => Uint8Array;
+  subtle?: { digest?: (algorithm: string, data: Uint8Array) => Promise<ArrayBuffer> };
+}
+
 interface DenoLike {
   unrefTimer?: (id: number) => void;
 }
@@ -140,7 +147,7 @@ export function isBrowserLike(): boolean {
 /** A UUID v4: `crypto.randomUUID`, else `crypto.getRandomValues`, else Math.random (never throws). */
 export function uuidV4(): string {
   try {
-    const c = (globalThis as { crypto?: Crypto }).crypto;
+    const c = (globalThis as { crypto?: CryptoLike }).crypto;
     if (c !== undefined) {
       if (typeof c.randomUUID === 'function') return c.randomUUID();
       if (typeof c.getRandomValues === 'function') return formatUuid(c.getRandomValues(new Uint8Array(16)));
@@ -164,9 +171,9 @@ function formatUuid(bytes: Uint8Array): string {
 /** Hex SHA-256 of a string's UTF-8 bytes with WebCrypto, or null where WebCrypto is missing. */
 export async function sha256Hex(text: string): Promise<string | null> {
   try {
-    const subtle = (globalThis as { crypto?: Crypto }).crypto?.subtle;
+    const subtle = (globalThis as { crypto?: CryptoLike }).crypto?.subtle;
     if (subtle === undefined || typeof subtle.digest !== 'function') return null;
-    const digest = await subtle.digest('SHA-256', new TextEncoder().encode(text));
+    const digest = await subtle.digest.call(subtle, 'SHA-256', new TextEncoder().encode(text));
     const bytes = new Uint8Array(digest);
     let hex = '';
     for (let i = 0; i < bytes.length; i++) hex += (bytes[i] ?? 0).toString(16).padStart(2, '0');

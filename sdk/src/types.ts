@@ -4,7 +4,7 @@
  */
 
 /** The `fetch` signature the SDK wraps (the WHATWG one). */
-export type FetchLike = (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
+export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
 /** Deployment environment recorded on every event. */
 export type Environment = 'production' | 'staging' | 'development';

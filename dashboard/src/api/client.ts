@@ -305,20 +305,15 @@ export function normalizeForecast(value: unknown): ForecastResponse {
 
 const BUDGET_ACTIONS: readonly BudgetAction[] = ['block', 'warn', 'log'];
 
-/** Reads a budget record; the spec's `dailyLimitUsd` / `monthlyLimitUsd` count as hard caps. */
+/** Reads a budget record: an absent or null cap is no cap; an unknown action reads as `block`. */
 export function normalizeBudget(value: unknown): Budget {
   const b = asRecord(value);
-  const cap = (...keys: string[]): number | null => {
-    for (const k of keys) if (typeof b[k] === 'number' && Number.isFinite(b[k])) return b[k];
-    return null;
-  };
-  const action = BUDGET_ACTIONS.find((a) => a === b.action) ?? 'block';
   return {
-    dailySoftCapUsd: cap('dailySoftCapUsd', 'dailySoftUsd'),
-    dailyHardCapUsd: cap('dailyHardCapUsd', 'dailyHardUsd', 'dailyLimitUsd'),
-    monthlySoftCapUsd: cap('monthlySoftCapUsd', 'monthlySoftUsd'),
-    monthlyHardCapUsd: cap('monthlyHardCapUsd', 'monthlyHardUsd', 'monthlyLimitUsd'),
-    action,
+    dailySoftLimitUsd: nullableNum(b.dailySoftLimitUsd),
+    dailyLimitUsd: nullableNum(b.dailyLimitUsd),
+    monthlySoftLimitUsd: nullableNum(b.monthlySoftLimitUsd),
+    monthlyLimitUsd: nullableNum(b.monthlyLimitUsd),
+    action: BUDGET_ACTIONS.find((a) => a === b.action) ?? 'block',
   };
 }
 

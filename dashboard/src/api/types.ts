@@ -155,24 +155,47 @@ export interface ForecastResponse {
 
 export type BudgetAction = 'block' | 'warn' | 'log';
 
-/** Caps in USD; `null` means no cap. */
+/**
+ * The budget record (spec 1.4 names, core/schemas/budget.ts): hard caps `dailyLimitUsd` and
+ * `monthlyLimitUsd`, soft caps `dailySoftLimitUsd` and `monthlySoftLimitUsd`, in USD. GET answers
+ * `null` for an unset cap; PUT replaces the whole record and takes an unset cap as an absent member.
+ */
 export interface Budget {
-  dailySoftCapUsd: number | null;
-  dailyHardCapUsd: number | null;
-  monthlySoftCapUsd: number | null;
-  monthlyHardCapUsd: number | null;
+  dailySoftLimitUsd: number | null;
+  dailyLimitUsd: number | null;
+  monthlySoftLimitUsd: number | null;
+  monthlyLimitUsd: number | null;
   action: BudgetAction;
 }
+
+/** The PUT form of {@link Budget}: unset caps are left out. */
+export type BudgetInput = Partial<Record<Exclude<keyof Budget, 'action'>, number>> & { action: BudgetAction };
 
 export type GuardrailMode = 'hard_stop' | 'throttle' | 'alert';
 
 /** A layer's policy section: `enabled`, a mode or modes, and numeric thresholds (nullable for caps). */
 export type LayerPolicy = Record<string, unknown> & { enabled?: boolean };
 
-/** The guardrail policy: `layers` keyed by layer id (`financialLimits`, `identicalLoop`, …). */
+export interface LayerInfo {
+  id: string;
+  ordinal: number;
+  name: string;
+  description: string;
+}
+
+/**
+ * The guardrail policy: `layers` keyed by layer id (`financialLimits`, `identicalLoop`, …) and, on
+ * GET, `layerInfo` naming them. Layer 1's caps live in the budget record, not here.
+ */
 export interface Policy {
   layers?: Record<string, LayerPolicy>;
+  layerInfo?: LayerInfo[];
   [key: string]: unknown;
+}
+
+/** The PUT form of the policy: only `layers` (the API refuses other members). */
+export interface PolicyInput {
+  layers: Record<string, LayerPolicy>;
 }
 
 export type FlagState = 'SUSPENDED' | 'THROTTLED';
@@ -199,8 +222,8 @@ export interface BudgetResponse {
 }
 
 export interface BudgetUpdate {
-  budget?: Budget;
-  policy?: Policy;
+  budget?: BudgetInput;
+  policy?: PolicyInput;
 }
 
 // ---- keys, flags, trips, enforcement ----

@@ -3,7 +3,7 @@
  * section holding `enabled`, a mode (`mode`, or `…Mode`) and numeric thresholds. Fields ending in
  * `Nanos` are money and are edited in USD.
  */
-import type { LayerPolicy, Policy, Problem } from '../api/types';
+import type { LayerInfo, LayerPolicy, Policy, PolicyInput, Problem } from '../api/types';
 import { humanize } from './format';
 
 export interface LayerMeta {
@@ -65,24 +65,30 @@ export function fieldLabel(key: string): string {
 export interface PolicyView {
   /** Sections in layer order. */
   layers: [string, LayerPolicy][];
-  /** The policy with these sections in place, ready for PUT /v1/budget. */
-  rebuild(sections: Record<string, LayerPolicy>): Policy;
+  /** Name, ordinal and description per layer id: the API's `layerInfo`, else the built-in table. */
+  meta: Record<string, LayerMeta>;
+  /** The PUT /v1/budget form of these sections. */
+  rebuild(sections: Record<string, LayerPolicy>): PolicyInput;
 }
 
 const isSection = (v: unknown): v is LayerPolicy => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-/** Reads `policy.layers`; a policy with its sections at the top level is accepted too. */
+/** Reads `policy.layers` (and `policy.layerInfo` when the API sends it). */
 export function policyView(policy: Policy): PolicyView {
-  const nested = isSection(policy.layers);
-  const source: Record<string, unknown> = nested ? (policy.layers as Record<string, unknown>) : policy;
-  const layers = Object.entries(source)
+  const meta: Record<string, LayerMeta> = { ...LAYER_META };
+  for (const info of Array.isArray(policy.layerInfo) ? policy.layerInfo : ([] as LayerInfo[])) {
+    if (info && typeof info.id === 'string') {
+      meta[info.id] = {
+        ordinal: typeof info.ordinal === 'number' ? info.ordinal : (meta[info.id]?.ordinal ?? 99),
+        name: info.name || meta[info.id]?.name || humanize(info.id),
+        description: info.description || meta[info.id]?.description || '',
+      };
+    }
+  }
+  const layers = Object.entries(isSection(policy.layers) ? policy.layers : {})
     .filter((e): e is [string, LayerPolicy] => isSection(e[1]))
-    .sort(([a], [b]) => (LAYER_META[a]?.ordinal ?? 99) - (LAYER_META[b]?.ordinal ?? 99));
-  return {
-    layers,
-    rebuild: (sections) =>
-      nested ? { ...policy, layers: { ...policy.layers, ...sections } } : ({ ...policy, ...sections } as Policy),
-  };
+    .sort(([a], [b]) => (meta[a]?.ordinal ?? 99) - (meta[b]?.ordinal ?? 99));
+  return { layers, meta, rebuild: (sections) => ({ layers: sections }) };
 }
 
 export type Draft = Record<string, Record<string, string | boolean>>;
@@ -134,19 +140,24 @@ export function sectionsOf(
   return { sections, errors };
 }
 
-/** Maps the API's problems onto `<layer>.<field>` keys; the rest stay general. */
-export function policyProblems(problems: readonly Problem[]): { byField: Record<string, string>; general: Problem[] } {
+/** Maps the API's problems onto the draft's `<layer>.<field>` keys; the rest stay general. */
+export function policyProblems(
+  problems: readonly Problem[],
+  draft: Draft,
+): { byField: Record<string, string>; general: Problem[] } {
   const byField: Record<string, string> = {};
   const general: Problem[] = [];
   for (const p of problems) {
     const m = /^(?:policy\.)?(?:layers\.)?([A-Za-z0-9_]+)\.([A-Za-z0-9_]+)$/.exec(p.path);
-    if (m) byField[`${m[1]}.${m[2]}`] = p.message;
+    const layer = m?.[1];
+    const field = m?.[2];
+    if (layer && field && draft[layer] && field in draft[layer]) byField[`${layer}.${field}`] = p.message;
     else general.push(p);
   }
   return { byField, general };
 }
 
-export function layerTitle(id: string): string {
-  const meta = LAYER_META[id];
-  return meta ? `${meta.ordinal} · ${meta.name}` : humanize(id);
+export function layerTitle(id: string, meta: Record<string, LayerMeta> = LAYER_META): string {
+  const m = meta[id];
+  return m ? `${m.ordinal} · ${m.name}` : humanize(id);
 }

@@ -64,6 +64,6 @@ export function activeFlags(flags: readonly KillFlag[], now: number): KillFlag[]
 export function capsOf(budget: Budget | undefined, period: 'daily' | 'monthly'): { soft: number | null; hard: number | null } {
   if (!budget) return { soft: null, hard: null };
   return period === 'daily'
-    ? { soft: budget.dailySoftCapUsd, hard: budget.dailyHardCapUsd }
-    : { soft: budget.monthlySoftCapUsd, hard: budget.monthlyHardCapUsd };
+    ? { soft: budget.dailySoftLimitUsd, hard: budget.dailyLimitUsd }
+    : { soft: budget.monthlySoftLimitUsd, hard: budget.monthlyLimitUsd };
 }

@@ -2,21 +2,26 @@ import { useEffect, useState, type FormEvent } from 'react';
 
 import { ApiError } from '../api/client';
 import { useApiClient } from '../api/context';
-import type { Budget, BudgetAction, BudgetResponse, Problem } from '../api/types';
+import type { Budget, BudgetAction, BudgetInput, BudgetResponse, Problem } from '../api/types';
 import { Card } from '../components/Card';
 import { ErrorNotice, Loading } from '../components/Status';
 import { formatUsd, humanize } from '../lib/format';
 import { useAsync } from '../lib/useAsync';
 
-type CapField = 'dailySoftCapUsd' | 'dailyHardCapUsd' | 'monthlySoftCapUsd' | 'monthlyHardCapUsd';
+type CapField = 'dailySoftLimitUsd' | 'dailyLimitUsd' | 'monthlySoftLimitUsd' | 'monthlyLimitUsd';
 type FormField = CapField | 'action';
 
-const CAP_FIELDS: { key: CapField; label: string }[] = [
-  { key: 'dailySoftCapUsd', label: 'Daily soft cap (USD)' },
-  { key: 'dailyHardCapUsd', label: 'Daily hard cap (USD)' },
-  { key: 'monthlySoftCapUsd', label: 'Monthly soft cap (USD)' },
-  { key: 'monthlyHardCapUsd', label: 'Monthly hard cap (USD)' },
+const CAP_FIELDS: { key: CapField; label: string; soft: boolean }[] = [
+  { key: 'dailySoftLimitUsd', label: 'Daily soft cap (USD)', soft: true },
+  { key: 'dailyLimitUsd', label: 'Daily hard cap (USD)', soft: false },
+  { key: 'monthlySoftLimitUsd', label: 'Monthly soft cap (USD)', soft: true },
+  { key: 'monthlyLimitUsd', label: 'Monthly hard cap (USD)', soft: false },
 ];
+
+const PERIODS = [
+  { soft: 'dailySoftLimitUsd', hard: 'dailyLimitUsd' },
+  { soft: 'monthlySoftLimitUsd', hard: 'monthlyLimitUsd' },
+] as const;
 
 const ACTIONS: { value: BudgetAction; label: string }[] = [
   { value: 'block', label: 'Block — reject calls once the hard cap is reached' },
@@ -29,16 +34,19 @@ type Draft = Record<CapField, string> & { action: BudgetAction };
 function draftOf(budget: Budget): Draft {
   const s = (v: number | null) => (v === null ? '' : String(v));
   return {
-    dailySoftCapUsd: s(budget.dailySoftCapUsd),
-    dailyHardCapUsd: s(budget.dailyHardCapUsd),
-    monthlySoftCapUsd: s(budget.monthlySoftCapUsd),
-    monthlyHardCapUsd: s(budget.monthlyHardCapUsd),
+    dailySoftLimitUsd: s(budget.dailySoftLimitUsd),
+    dailyLimitUsd: s(budget.dailyLimitUsd),
+    monthlySoftLimitUsd: s(budget.monthlySoftLimitUsd),
+    monthlyLimitUsd: s(budget.monthlyLimitUsd),
     action: budget.action,
   };
 }
 
-/** Client-side checks: numbers, not negative, soft ≤ hard per period. Empty means "no cap". */
-export function validateBudget(draft: Draft): { budget?: Budget; errors: Partial<Record<FormField, string>> } {
+/**
+ * Client-side checks: numbers, not negative, soft ≤ hard per period. Empty means "no cap" and is left
+ * out of the PUT body (the API refuses null members).
+ */
+export function validateBudget(draft: Draft): { budget?: BudgetInput; errors: Partial<Record<FormField, string>> } {
   const errors: Partial<Record<FormField, string>> = {};
   const values = {} as Record<CapField, number | null>;
   for (const { key } of CAP_FIELDS) {
@@ -52,15 +60,20 @@ export function validateBudget(draft: Draft): { budget?: Budget; errors: Partial
     else if (n < 0) errors[key] = 'A cap cannot be negative';
     values[key] = Number.isFinite(n) ? n : null;
   }
-  for (const period of ['daily', 'monthly'] as const) {
-    const soft = values[`${period}SoftCapUsd`];
-    const hard = values[`${period}HardCapUsd`];
-    if (soft !== null && hard !== null && soft > hard && !errors[`${period}SoftCapUsd`]) {
-      errors[`${period}SoftCapUsd`] = `The soft cap must not be above the hard cap (${formatUsd(hard)})`;
+  for (const period of PERIODS) {
+    const soft = values[period.soft];
+    const hard = values[period.hard];
+    if (soft !== null && hard !== null && soft > hard && !errors[period.soft]) {
+      errors[period.soft] = `The soft cap must not be above the hard cap (${formatUsd(hard)})`;
     }
   }
   if (Object.keys(errors).length > 0) return { errors };
-  return { budget: { ...values, action: draft.action }, errors };
+  const budget: BudgetInput = { action: draft.action };
+  for (const { key } of CAP_FIELDS) {
+    const v = values[key];
+    if (v !== null) budget[key] = v;
+  }
+  return { budget, errors };
 }
 
 /** Maps API problems (`budget.dailySoftCapUsd`, `dailySoftCapUsd`) onto the form's fields. */
@@ -117,7 +130,7 @@ function BudgetForm({ data, onSaved }: { data: BudgetResponse; onSaved: (next: B
   return (
     <form onSubmit={save} noValidate aria-label="Budget caps">
       <div className="budget-grid">
-        {CAP_FIELDS.map(({ key, label }) => (
+        {CAP_FIELDS.map(({ key, label, soft }) => (
           <div className="field" key={key}>
             <label htmlFor={key}>{label}</label>
             <input
@@ -141,7 +154,7 @@ function BudgetForm({ data, onSaved }: { data: BudgetResponse; onSaved: (next: B
               </p>
             ) : (
               <p className="field-hint" id={`${key}-hint`}>
-                {key.includes('Soft') ? 'Warns once per period' : 'Suspends calls at the edge'}; empty = no cap
+                {soft ? 'Warns once per period' : 'Suspends calls at the edge'}; empty = no cap
               </p>
             )}
           </div>

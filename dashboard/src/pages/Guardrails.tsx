@@ -53,7 +53,7 @@ function PolicyEditor({ data, onSaved }: { data: BudgetResponse; onSaved: (next:
       setSaved(true);
       onSaved(next);
     } catch (err) {
-      const problems = err instanceof ApiError ? policyProblems(err.problems) : { byField: {}, general: [] };
+      const problems = err instanceof ApiError ? policyProblems(err.problems, draft) : { byField: {}, general: [] };
       setErrors(problems.byField);
       setGeneral(problems.general);
       setSaveError(err instanceof Error ? err : new Error(String(err)));
@@ -66,13 +66,18 @@ function PolicyEditor({ data, onSaved }: { data: BudgetResponse; onSaved: (next:
     <form onSubmit={save} noValidate aria-label="Guardrail policy">
       <div className="layers">
         {view.layers.map(([id, section]) => {
-          const meta = LAYER_META[id];
+          const meta = view.meta[id];
           const fields = draft[id] ?? {};
           const enabled = fields.enabled;
           return (
             <fieldset key={id} className={`card layer ${enabled === false ? 'layer-off' : ''}`}>
-              <legend>{layerTitle(id)}</legend>
-              {meta && <p className="muted small">{meta.description}</p>}
+              <legend>{layerTitle(id, view.meta)}</legend>
+              {meta?.description && <p className="muted small">{meta.description}</p>}
+              {id === 'financialLimits' && (
+                <p className="small">
+                  The caps themselves are set on the <a href="#/budgets">Budgets</a> page.
+                </p>
+              )}
               <div className="layer-fields">
                 {Object.entries(fields).map(([key, value]) => {
                   const kind = fieldKind(key, section[key]);
@@ -160,6 +165,7 @@ export function Guardrails() {
   const trips = useAsync((signal) => api.getTrips(50, signal), [api]);
   const [latest, setLatest] = useState<BudgetResponse | null>(null);
   const data = latest ?? budget.data;
+  const layerNames = data ? policyView(data.policy).meta : LAYER_META;
 
   return (
     <div className="page">
@@ -217,7 +223,7 @@ export function Guardrails() {
                 {trips.data.map((t) => (
                   <tr key={`${t.at}-${t.layer}-${t.triggerType}`} data-testid="trip-row">
                     <td className="nowrap">{formatDateTime(t.at)}</td>
-                    <td>{LAYER_META[t.layer]?.name ?? t.layer}</td>
+                    <td>{layerNames[t.layer]?.name ?? t.layer}</td>
                     <td>{triggerLabel(t.triggerType)}</td>
                     <td className="num">{formatTriggerValue(t.triggerType, t.observedValue)}</td>
                     <td className="num">{formatTriggerValue(t.triggerType, t.thresholdValue)}</td>

@@ -115,7 +115,7 @@ describe('Overview', () => {
     await waitFor(() => expect(screen.queryByTestId('flag-banner')).toBeNull());
     const [enforce] = api.callsTo('POST /api/guardrails/enforce');
     // the first non-revoked key of the organization, by prefix
-    expect(enforce?.body).toEqual({ apiKey: 'abn_k7Qm2Xp9', action: 'ACTIVE' });
+    expect(enforce?.body).toEqual({ apiKey: 'abn_k3v9x0q2m7za', action: 'ACTIVE' });
     expect(enforce?.headers.authorization).toBe(`Bearer ${TEST_TOKEN}`);
     expect(enforce?.url.href).toBe('http://api.test/api/guardrails/enforce');
     expect(api.callsTo('GET /v1/flags')).toHaveLength(2);

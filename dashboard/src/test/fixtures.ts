@@ -7,23 +7,15 @@ const hourKey = (t: number) => iso(Math.floor(t / HOUR) * HOUR);
 export function budgetResponse(overrides: Record<string, unknown> = {}) {
   return {
     budget: {
-      dailySoftCapUsd: 40,
-      dailyHardCapUsd: 50,
-      monthlySoftCapUsd: 800,
-      monthlyHardCapUsd: 1000,
+      dailyLimitUsd: 50,
+      monthlyLimitUsd: 1000,
+      dailySoftLimitUsd: 40,
+      monthlySoftLimitUsd: 800,
       action: 'block',
     },
     policy: {
       layers: {
-        financialLimits: {
-          enabled: true,
-          dailySoftCapNanos: 40_000_000_000,
-          dailyHardCapNanos: 50_000_000_000,
-          monthlySoftCapNanos: null,
-          monthlyHardCapNanos: 1_000_000_000_000,
-          softCapMode: 'alert',
-          hardCapMode: 'hard_stop',
-        },
+        financialLimits: { enabled: true, softCapMode: 'alert', hardCapMode: 'hard_stop' },
         identicalLoop: { enabled: true, consecutive: 4, resetAfterIdleMs: 900_000, mode: 'hard_stop' },
         contextGrowth: {
           enabled: true,
@@ -34,10 +26,25 @@ export function budgetResponse(overrides: Record<string, unknown> = {}) {
           resetAfterIdleMs: 900_000,
           mode: 'hard_stop',
         },
-        rpsBurst: { enabled: true, maxRequestsPerMinute: 10, mode: 'hard_stop' },
-        premiumConcentration: { enabled: false, maxShare: 0.9, minSpendNanos: 5_000_000_000, mode: 'alert' },
+        rpsBurst: { enabled: true, maxRequests: 10, windowMs: 60_000, mode: 'hard_stop' },
+        premiumConcentration: {
+          enabled: false,
+          maxShare: 0.9,
+          windowMs: 3_600_000,
+          bucketMs: 60_000,
+          minSpendNanos: 5_000_000_000,
+          mode: 'hard_stop',
+        },
       },
+      layerInfo: [
+        { id: 'financialLimits', ordinal: 1, name: 'Financial Limits', description: 'Daily and monthly soft and hard caps on organization spend.' },
+        { id: 'identicalLoop', ordinal: 2, name: 'Dumb Loop Detector', description: 'Identical request fingerprints in a row.' },
+        { id: 'contextGrowth', ordinal: 3, name: 'Smart Loop Detector', description: 'Linearly growing context per session.' },
+        { id: 'rpsBurst', ordinal: 4, name: 'RPS Burst Protection', description: 'Requests per key in a sliding window.' },
+        { id: 'premiumConcentration', ordinal: 5, name: 'Premium Model Concentration', description: 'Spend share of premium models.' },
+      ],
     },
+    updatedAt: '2026-11-20T10:00:00.000Z',
     spend: { todayUsd: 12.3456, monthUsd: 312.5 },
     remaining: { dailyUsd: 37.6544, monthlyUsd: 687.5 },
     status: 'ok',
@@ -128,15 +135,15 @@ export function flag(now = Date.now(), overrides: Record<string, unknown> = {}) 
 
 export const KEYS = [
   {
-    publicId: 'k7Qm2Xp9',
-    prefix: 'abn_k7Qm2Xp9',
+    publicId: 'k3v9x0q2m7za',
+    prefix: 'abn_k3v9x0q2m7za',
     name: 'billing-agent production',
     createdAt: '2026-11-01T09:30:00.000Z',
     revokedAt: null,
   },
   {
-    publicId: 'Zr41LdV0',
-    prefix: 'abn_Zr41LdV0',
+    publicId: 'zr41ldv0p8qe',
+    prefix: 'abn_zr41ldv0p8qe',
     name: 'old staging key',
     createdAt: '2026-10-02T12:00:00.000Z',
     revokedAt: '2026-10-20T08:00:00.000Z',
@@ -149,7 +156,7 @@ export function ledgerEntry(i: number, overrides: Record<string, unknown> = {}) 
     ts: iso(Date.UTC(2026, 10, 22, 13, 0, 0) - i * 60_000),
     source: 'proxy',
     kind: 'call',
-    keyId: 'k7Qm2Xp9',
+    keyId: 'k3v9x0q2m7za',
     provider: 'openai',
     model: 'gpt-4o-mini',
     inputTokens: 1200 + i,
@@ -185,9 +192,9 @@ export function trip(overrides: Record<string, unknown> = {}) {
     thresholdValue: 10,
     mode: 'hard_stop',
     action: 'SUSPENDED',
-    keyId: 'k7Qm2Xp9',
+    keyId: 'k3v9x0q2m7za',
     sessionId: null,
-    message: 'Key k7Qm2Xp9 sent 14 requests in the last minute (limit 10)',
+    message: 'Key k3v9x0q2m7za sent 14 requests in the last minute (limit 10)',
     ...overrides,
   };
 }

@@ -21,6 +21,14 @@ type Handler = Reply | ((call: RecordedCall) => Reply);
 
 export const API_URL = 'http://api.test';
 
+function parseBody(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
 export function mockApi(routes: Record<string, Handler>) {
   const calls: RecordedCall[] = [];
   const fetchMock = vi.fn(async (input: RequestInfo | URL, init: RequestInit = {}) => {
@@ -34,7 +42,7 @@ export function mockApi(routes: Record<string, Handler>) {
       path: url.pathname,
       query: Object.fromEntries(url.searchParams),
       headers,
-      body: typeof init.body === 'string' ? (JSON.parse(init.body) as unknown) : undefined,
+      body: typeof init.body === 'string' ? parseBody(init.body) : undefined,
     };
     calls.push(call);
     const handler = routes[`${method} ${url.pathname}`];

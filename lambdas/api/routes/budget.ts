@@ -15,7 +15,7 @@ import type { Route } from './types';
  */
 const putBudgetSchema = z.strictObject({
   budget: budgetConfigSchema.optional(),
-  policy: z.strictObject({ layers: z.record(z.enum(LAYER_IDS), z.record(z.string(), z.unknown())) }).optional(),
+  policy: z.strictObject({ layers: z.partialRecord(z.enum(LAYER_IDS), z.record(z.string(), z.unknown())) }).optional(),
 });
 
 /** The layer sections an organization edits; `financialLimits` shows only its switch and modes. */

@@ -73,7 +73,7 @@ export class DynamoApiKeyStore implements ApiKeyStore {
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: itemKeys.apiKey(publicId),
-          UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :at)',
+          UpdateExpression: 'SET revokedAt = :at',
           // The organization check is in the condition: a caller cannot revoke another tenant's key.
           ConditionExpression: 'attribute_exists(pk) AND orgId = :org',
           ExpressionAttributeValues: { ':at': at, ':org': orgId },

@@ -1,0 +1,127 @@
+import { formatZodIssues } from './issues';
+import { ingestRequestSchema, ingestResponseSchema } from './ingest';
+
+/** The sample of spec 2.3 / 4.1. */
+const sample = {
+  apiKey: 'abn_k3v9x0q2m7za_6JpQ2mX9vT4rL8sW1yB3nC5dF7gH0jK2lM4pR6tV8xZ',
+  events: [
+    {
+      model: 'gpt-4o',
+      usage: { prompt_tokens: 1200, completion_tokens: 350 },
+      timestamp: '2026-04-09T12:00:00Z',
+      eventId: 'evt_01HZX3',
+      featureId: 'summarize',
+    },
+  ],
+};
+
+const issuesOf = (input: unknown) => {
+  const r = ingestRequestSchema.safeParse(input);
+  return r.success ? [] : formatZodIssues(r.error);
+};
+
+describe('ingestRequestSchema', () => {
+  it('accepts the spec sample', () => {
+    expect(ingestRequestSchema.parse(sample)).toEqual(sample);
+  });
+
+  it('needs only model and the two token counts per event', () => {
+    const minimal = {
+      apiKey: sample.apiKey,
+      events: [{ model: 'claude-haiku-4-5', usage: { prompt_tokens: 0, completion_tokens: 0 } }],
+    };
+    expect(ingestRequestSchema.parse(minimal)).toEqual(minimal);
+  });
+
+  it('takes an OpenAI usage object as it is, keeping the known counts', () => {
+    const usage = {
+      prompt_tokens: 19,
+      completion_tokens: 10,
+      total_tokens: 29,
+      prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
+      completion_tokens_details: { reasoning_tokens: 0 },
+    };
+    const parsed = ingestRequestSchema.parse({ ...sample, events: [{ model: 'gpt-4o', usage }] });
+    expect(parsed.events[0]!.usage).toEqual({ prompt_tokens: 19, completion_tokens: 10, total_tokens: 29 });
+  });
+
+  it('drops unknown fields, dollar amounts and content included', () => {
+    const parsed = ingestRequestSchema.parse({
+      ...sample,
+      extra: true,
+      events: [{ ...sample.events[0], costUsd: 1.2, prompt: 'hello', completion: 'hi' }],
+    });
+    expect(parsed).toEqual(sample);
+  });
+
+  it.each<[string, unknown, Array<{ path: string; message: RegExp }>]>([
+    ['no events', { apiKey: sample.apiKey, events: [] }, [{ path: 'events', message: /at least one/ }]],
+    [
+      'no model',
+      { ...sample, events: [{ usage: { prompt_tokens: 1, completion_tokens: 1 } }] },
+      [{ path: 'events[0].model', message: /required/ }],
+    ],
+    ['no usage', { ...sample, events: [{ model: 'm' }] }, [{ path: 'events[0].usage', message: /required/ }]],
+    [
+      'Anthropic usage names',
+      { ...sample, events: [{ model: 'm', usage: { input_tokens: 1, output_tokens: 2 } }] },
+      [
+        { path: 'events[0].usage.prompt_tokens', message: /required/ },
+        { path: 'events[0].usage.completion_tokens', message: /required/ },
+      ],
+    ],
+    [
+      'a negative count in the fourth event',
+      {
+        ...sample,
+        events: [
+          ...Array(3).fill(sample.events[0]),
+          { model: 'm', usage: { prompt_tokens: -1, completion_tokens: 0 } },
+        ],
+      },
+      [{ path: 'events[3].usage.prompt_tokens', message: /negative/ }],
+    ],
+    [
+      'a bad event id',
+      { ...sample, events: [{ ...sample.events[0], eventId: '123' }] },
+      [{ path: 'events[0].eventId', message: /evt_/ }],
+    ],
+    ['a key without abn_', { ...sample, apiKey: 'sk-123' }, [{ path: 'apiKey', message: /abn_/ }]],
+    ['no key', { events: sample.events }, [{ path: 'apiKey', message: /required/ }]],
+    ['not an object', [sample], [{ path: '', message: /expected object/ }]],
+  ])('rejects %s with what and where', (_name, input, expected) => {
+    expect(issuesOf(input)).toEqual(
+      expected.map((e) => ({ path: e.path, message: expect.stringMatching(e.message) as unknown })),
+    );
+  });
+
+  it('rejects more than 100 events', () => {
+    const events = Array.from({ length: 101 }, () => sample.events[0]);
+    expect(issuesOf({ ...sample, events })).toEqual([
+      { path: 'events', message: 'a batch holds at most 100 events' },
+    ]);
+  });
+
+  it('never lets __proto__ or constructor members pollute anything', () => {
+    const text =
+      '{"apiKey":"abn_x","__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}},' +
+      '"events":[{"model":"m","usage":{"prompt_tokens":1,"completion_tokens":2,"__proto__":{"admin":true}},' +
+      '"__proto__":{"polluted":"yes"}}]}';
+    const parsed = ingestRequestSchema.parse(JSON.parse(text));
+    expect(Object.getPrototypeOf(parsed)).toBe(Object.prototype);
+    expect(Object.getPrototypeOf(parsed.events[0])).toBe(Object.prototype);
+    expect(Object.getPrototypeOf(parsed.events[0]!.usage)).toBe(Object.prototype);
+    expect(Object.keys(parsed)).toEqual(['apiKey', 'events']);
+    expect((parsed as Record<string, unknown>).polluted).toBeUndefined();
+    expect((parsed.events[0]!.usage as Record<string, unknown>).admin).toBeUndefined();
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(Object.prototype.hasOwnProperty.call(Object.prototype, 'polluted')).toBe(false);
+  });
+});
+
+describe('ingestResponseSchema', () => {
+  it('is { status: ok, count }', () => {
+    expect(ingestResponseSchema.parse({ status: 'ok', count: 3 })).toEqual({ status: 'ok', count: 3 });
+    expect(ingestResponseSchema.safeParse({ status: 'ok', count: -1 }).success).toBe(false);
+  });
+});

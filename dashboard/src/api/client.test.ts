@@ -1,0 +1,107 @@
+import { describe, expect, it, vi } from 'vitest';
+
+import { apiError, mockApi } from '../test/mockApi';
+import { ApiError, createApiClient, normalizeBudget, normalizeForecast, normalizeLedgerEntry } from './client';
+
+describe('API client', () => {
+  it('sends the bearer token, JSON bodies and query strings to apiUrl', async () => {
+    const api = mockApi({
+      'POST /v1/keys': { status: 201, body: { key: { publicId: 'p' }, apiKey: 'abn_p_secret' } },
+      'GET /v1/guardrails/trips': { body: { trips: [] } },
+    });
+    const client = createApiClient({ apiUrl: 'https://api.example.com/', getToken: () => 'tok' });
+    await client.createKey('ci');
+    await client.getTrips(20);
+    const [create, trips] = api.calls;
+    expect(create?.url.href).toBe('https://api.example.com/v1/keys');
+    expect(create?.headers).toMatchObject({ authorization: 'Bearer tok', 'content-type': 'application/json' });
+    expect(create?.body).toEqual({ name: 'ci' });
+    expect(trips?.url.search).toBe('?limit=20');
+  });
+
+  it('turns error bodies into ApiError with code, message and problems', async () => {
+    mockApi({
+      'PUT /v1/budget': apiError(400, 'invalid_request', 'Invalid budget', [{ path: 'budget.action', message: 'Invalid option' }]),
+    });
+    const client = createApiClient({ apiUrl: '', getToken: () => 'tok' });
+    const failure = client.putBudget({});
+    await expect(failure).rejects.toBeInstanceOf(ApiError);
+    await expect(failure).rejects.toMatchObject({
+      status: 400,
+      code: 'invalid_request',
+      message: 'Invalid budget',
+      problems: [{ path: 'budget.action', message: 'Invalid option' }],
+    });
+  });
+
+  it('reports a non-JSON error and an unreachable API readably', async () => {
+    vi.stubGlobal('fetch', vi.fn(async () => new Response('<html>Bad gateway</html>', { status: 502, statusText: 'Bad Gateway' })));
+    const client = createApiClient({ apiUrl: 'http://api.test', getToken: () => 'tok' });
+    await expect(client.getSpend()).rejects.toMatchObject({ status: 502, message: 'HTTP 502 Bad Gateway' });
+
+    vi.stubGlobal('fetch', vi.fn(async () => Promise.reject(new TypeError('Failed to fetch'))));
+    await expect(client.getSpend()).rejects.toMatchObject({
+      status: 0,
+      message: 'Could not reach the API at http://api.test: Failed to fetch',
+    });
+  });
+
+  it('retries once after a 401 when onUnauthorized finds a fresh token', async () => {
+    let token = 'old';
+    const api = mockApi({
+      'GET /v1/flags': (call) =>
+        call.headers.authorization === 'Bearer new' ? { body: { flags: [] } } : apiError(401, 'unauthorized', 'Token expired'),
+    });
+    const onUnauthorized = vi.fn(async () => {
+      token = 'new';
+      return true;
+    });
+    const client = createApiClient({ apiUrl: '', getToken: () => token, onUnauthorized });
+    await expect(client.getFlags()).resolves.toEqual([]);
+    expect(onUnauthorized).toHaveBeenCalledTimes(1);
+    expect(api.calls.map((c) => c.headers.authorization)).toEqual(['Bearer old', 'Bearer new']);
+  });
+});
+
+describe('normalizers', () => {
+  it('reads ledger costs in USD or nano-USD, and the spec token names', () => {
+    expect(normalizeLedgerEntry({ costNanos: 123_000, inputTokens: 5 })).toMatchObject({ costUsd: 0.000123, inputTokens: 5 });
+    expect(normalizeLedgerEntry({ costUsd: 0.5, costNanos: 1 })).toMatchObject({ costUsd: 0.5 });
+    expect(normalizeLedgerEntry({ promptTokens: 7, completionTokens: 3, timestamp: 't' })).toMatchObject({
+      inputTokens: 7,
+      outputTokens: 3,
+      ts: 't',
+      estimated: false,
+    });
+    expect(normalizeLedgerEntry({ cacheReadTokens: 10, cacheWrite5mTokens: 2, cacheWrite1hTokens: 1 }).cacheTokens).toBe(13);
+  });
+
+  it('reads forecast horizons as an array or an object, and the daily fan', () => {
+    const fromArray = normalizeForecast({
+      computedAt: '2026-11-22T00:00:00Z',
+      forecast: {
+        horizons: [{ horizon: 'endOfMonth', p50Usd: 1, p95Usd: 2, p99Usd: 3, meanUsd: 1.1, pExceedMonthlyHardCap: 0.2 }],
+        daily: [{ date: '2026-11-23', p50Usd: 1, p95Usd: 2, p99Usd: 3 }],
+      },
+    });
+    expect(fromArray.horizons[0]).toMatchObject({ name: 'endOfMonth', meanUsd: 1.1, probabilities: { pExceedMonthlyHardCap: 0.2 } });
+    expect(fromArray.daily).toHaveLength(1);
+    const fromObject = normalizeForecast({ forecast: { horizons: { endOfDay: { p50Usd: 1, p95Usd: 2, p99Usd: 3 } } } });
+    expect(fromObject).toEqual({
+      computedAt: null,
+      horizons: [{ name: 'endOfDay', endsAt: null, p50Usd: 1, p95Usd: 2, p99Usd: 3, meanUsd: null, probabilities: {} }],
+      daily: [],
+    });
+  });
+
+  it('reads a budget record: absent and null caps are no cap', () => {
+    expect(normalizeBudget({ dailyLimitUsd: 5, monthlyLimitUsd: 100, dailySoftLimitUsd: null, action: 'warn' })).toEqual({
+      dailySoftLimitUsd: null,
+      dailyLimitUsd: 5,
+      monthlySoftLimitUsd: null,
+      monthlyLimitUsd: 100,
+      action: 'warn',
+    });
+    expect(normalizeBudget(undefined).action).toBe('block');
+  });
+});

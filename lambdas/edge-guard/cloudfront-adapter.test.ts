@@ -1,0 +1,133 @@
+import { randomBytes } from 'node:crypto';
+import type { CloudFrontRequestEvent, CloudFrontRequest, CloudFrontResultResponse } from 'aws-lambda';
+import { flagKeyFor, generateApiKey } from '../../core/keys';
+import { createOriginRequestHandler, toCloudFrontResponse } from './cloudfront-adapter';
+import { bakedConfig, EdgeConfigError, esbuildDefineFor, parseEdgeGuardConfig, replicaRegionFor } from './config';
+import { MISSING_KEY_RESPONSE } from './decide';
+import { EdgeGuard } from './guard';
+import { EmfMetrics, MemoryMetrics } from './metrics';
+
+const PEPPER = 'pepper-for-adapter-tests-0123456789abcdef';
+
+function originRequest(headers: Record<string, string>): CloudFrontRequestEvent {
+  const request: CloudFrontRequest = {
+    clientIp: '203.0.113.9',
+    method: 'POST',
+    uri: '/openai/v1/chat/completions',
+    querystring: '',
+    headers: Object.fromEntries(
+      Object.entries(headers).map(([k, v]) => [k.toLowerCase(), [{ key: k, value: v }]]),
+    ),
+  };
+  return {
+    Records: [
+      {
+        cf: {
+          config: { distributionDomainName: 'd1.cloudfront.net', distributionId: 'E1', eventType: 'origin-request', requestId: 'r' },
+          request,
+        },
+      },
+    ],
+  };
+}
+
+describe('CloudFront origin-request adapter', () => {
+  const key = generateApiKey((n) => randomBytes(n));
+  const flagKey = flagKeyFor(key.prefix, PEPPER);
+
+  it('returns the request unchanged when the guard forwards', async () => {
+    const guard = new EdgeGuard({ flags: { get: async () => undefined }, pepper: async () => PEPPER });
+    const event = originRequest({ 'Service-API-Key': key.apiKey, Authorization: 'Bearer sk-x' });
+    const before = JSON.stringify(event.Records[0]?.cf.request);
+    const result = await createOriginRequestHandler(() => guard)(event);
+    expect(result).toBe(event.Records[0]?.cf.request);
+    expect(JSON.stringify(result)).toBe(before);
+  });
+
+  it('generates the 429 response in CloudFront form for a SUSPENDED key', async () => {
+    const expiresAt = Math.floor(Date.now() / 1000) + 120;
+    const guard = new EdgeGuard({
+      flags: {
+        get: async (k) =>
+          k === flagKey
+            ? { flagKey, orgId: 'org_a', state: 'SUSPENDED', triggerType: 'hard_cap_daily', observedValue: 1, thresholdValue: 1, mode: 'hard_stop', setAt: '', expiresAt }
+            : undefined,
+      },
+      pepper: async () => PEPPER,
+    });
+    const result = (await createOriginRequestHandler(() => guard)(
+      originRequest({ 'Service-API-Key': key.apiKey }),
+    )) as CloudFrontResultResponse;
+    expect(result.status).toBe('429');
+    expect(result.statusDescription).toBe('Too Many Requests');
+    expect(result.headers?.['retry-after']?.[0]?.key).toBe('Retry-After');
+    expect(Number(result.headers?.['retry-after']?.[0]?.value)).toBeGreaterThanOrEqual(119);
+    expect(result.headers?.['x-should-retry']).toEqual([{ key: 'x-should-retry', value: 'false' }]);
+    expect(result.headers?.['content-type']).toEqual([{ key: 'Content-Type', value: 'application/json' }]);
+    expect(JSON.parse(result.body ?? '')).toMatchObject({ error: { type: 'budget_exceeded', code: 'hard_cap_daily' } });
+  });
+
+  it('answers 401 without the header', async () => {
+    const guard = new EdgeGuard({ flags: { get: async () => undefined }, pepper: async () => PEPPER });
+    const result = await createOriginRequestHandler(() => guard)(originRequest({}));
+    expect(result).toEqual(toCloudFrontResponse(MISSING_KEY_RESPONSE));
+  });
+
+  it('forwards and counts a fail-open when the baked config is missing', async () => {
+    const metrics = new MemoryMetrics();
+    const event = originRequest({ 'Service-API-Key': key.apiKey });
+    const result = await createOriginRequestHandler(() => bakedConfig() as never, metrics)(event);
+    expect(result).toBe(event.Records[0]?.cf.request);
+    expect(metrics.get('GuardFailOpen', { Reason: 'config_error' })).toBe(1);
+  });
+});
+
+describe('baked-in config', () => {
+  const base = {
+    flagsTableName: 'Flags',
+    replicaRegions: { 'eu-west-3': 'eu-west-1', 'ap-northeast-3': 'ap-northeast-1' },
+    homeRegion: 'us-east-1',
+    pepperSecretArn: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:pepper',
+  };
+
+  it('fills the defaults and maps edge regions to replicas', () => {
+    const c = parseEdgeGuardConfig(base);
+    expect(c).toMatchObject({ pepperSecretRegion: 'us-east-1', cacheTtlMs: 1000, lookupTimeoutMs: 1000 });
+    expect(c.throttle).toEqual({ capacity: 1, refillIntervalMs: 6000 });
+    expect(replicaRegionFor('eu-west-3', c)).toBe('eu-west-1');
+    expect(replicaRegionFor('sa-east-1', c)).toBe('us-east-1');
+    expect(replicaRegionFor(undefined, c)).toBe('us-east-1');
+  });
+
+  it('produces an esbuild define whose value is the JSON of the full config', () => {
+    const define = esbuildDefineFor({ ...base, cacheTtlMs: 500 });
+    expect(Object.keys(define)).toEqual(['__SPENDGUARD_CONFIG__']);
+    expect(JSON.parse(define.__SPENDGUARD_CONFIG__ ?? '')).toMatchObject({ cacheTtlMs: 500, flagsTableName: 'Flags' });
+  });
+
+  it('refuses a missing or invalid config', () => {
+    expect(() => bakedConfig()).toThrow(EdgeConfigError);
+    expect(() => parseEdgeGuardConfig({ ...base, flagsTableName: '' })).toThrow(/flagsTableName/);
+    expect(() => parseEdgeGuardConfig({ ...base, cacheTtlMs: -1 })).toThrow(/cacheTtlMs/);
+  });
+});
+
+describe('EmfMetrics', () => {
+  it('writes one Embedded Metric Format line per count', () => {
+    const lines: string[] = [];
+    new EmfMetrics({ service: 'edge-guard', write: (l) => lines.push(l), now: () => 1 }).count('GuardFailOpen', {
+      Reason: 'store_error',
+    });
+    expect(JSON.parse(lines[0] ?? '')).toEqual({
+      _aws: {
+        Timestamp: 1,
+        CloudWatchMetrics: [
+          { Namespace: 'Spendguard', Dimensions: [['Service', 'Reason']], Metrics: [{ Name: 'GuardFailOpen', Unit: 'Count' }] },
+        ],
+      },
+      Service: 'edge-guard',
+      Reason: 'store_error',
+      GuardFailOpen: 1,
+    });
+  });
+});

@@ -1,0 +1,40 @@
+/**
+ * Lambda entry of the relay (Function URL, auth type NONE, invoke mode RESPONSE_STREAM).
+ *
+ * Environment (set by the CDK construct): `DATA_TABLE`, `FLAGS_TABLE`, `EVENTS_STREAM`,
+ * `PEPPER_SECRET_ARN` (shared with the other functions, see lambdas/shared/environment.ts) and
+ * `ORIGIN_SECRET_ARN`, the secret CloudFront sends as the `x-spendguard-origin-secret` custom origin
+ * header. Optional `UPSTREAM_<SLUG>` (e.g. `UPSTREAM_OPENAI`) overrides a provider's base URL.
+ */
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { EmfMetrics } from '../edge-guard/metrics';
+import { servicesFromEnvironment } from '../shared/environment';
+import { SecretsManagerSecret } from '../shared/secrets';
+import { createStreamingHandler } from './lambda-adapter';
+import { Relay } from './relay';
+
+let relay: Relay | undefined;
+
+function upstreamsFromEnvironment(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (name.startsWith('UPSTREAM_') && value) out[name.slice('UPSTREAM_'.length).toLowerCase()] = value;
+  }
+  return out;
+}
+
+function buildRelay(): Relay {
+  const services = servicesFromEnvironment();
+  const originSecretArn = process.env.ORIGIN_SECRET_ARN;
+  if (!originSecretArn) throw new Error('environment variable ORIGIN_SECRET_ARN is not set');
+  const originSecret = new SecretsManagerSecret(new SecretsManagerClient({}), originSecretArn);
+  return new Relay({
+    keys: services.apiKeys,
+    sink: services.sink,
+    originSecret: () => originSecret.get(),
+    upstreams: upstreamsFromEnvironment(),
+    metrics: new EmfMetrics({ service: 'relay' }),
+  });
+}
+
+export const handler = createStreamingHandler(() => (relay ??= buildRelay()));

@@ -1,0 +1,101 @@
+/**
+ * The Lambda transport: a Function URL in RESPONSE_STREAM mode. The runtime's `awslambda` global
+ * exists only inside Lambda, so it is looked up at run time and can be injected in tests.
+ */
+import type { Context, LambdaFunctionURLEvent } from 'aws-lambda';
+import type { HeaderBag } from './headers';
+import type { Relay, RelayOutcome, RelayRequest, RelayResponder, ResponseBody } from './relay';
+
+/** The writable stream the runtime hands a streaming handler. */
+export interface LambdaResponseStream extends ResponseBody {
+  on(event: 'close' | 'error', listener: () => void): unknown;
+  readonly writableFinished?: boolean;
+}
+
+/** Status, headers and cookies sent before the body (`HttpResponseStream.from`). */
+export interface HttpResponseMetadata {
+  statusCode: number;
+  headers: Record<string, string>;
+  cookies?: string[];
+}
+
+/** The part of the runtime's `awslambda` global the relay uses. */
+export interface AwsLambdaRuntime {
+  streamifyResponse<T>(handler: T): T;
+  HttpResponseStream: { from(stream: LambdaResponseStream, metadata: HttpResponseMetadata): LambdaResponseStream };
+}
+
+export type StreamingHandler = (event: LambdaFunctionURLEvent, responseStream: LambdaResponseStream, context?: Context) => Promise<void>;
+
+/** The runtime's `awslambda` global, or undefined outside Lambda. */
+export function lambdaRuntime(): AwsLambdaRuntime | undefined {
+  const g = (globalThis as unknown as { awslambda?: AwsLambdaRuntime }).awslambda;
+  return typeof g?.streamifyResponse === 'function' ? g : undefined;
+}
+
+/** A Function URL event as a relay request (cookies travel in `event.cookies`, not in the headers). */
+export function toRelayRequest(event: LambdaFunctionURLEvent, signal?: AbortSignal): RelayRequest {
+  const headers: Record<string, string | undefined> = { ...event.headers };
+  if (event.cookies !== undefined && event.cookies.length > 0) headers.cookie = event.cookies.join('; ');
+  const query = event.rawQueryString ? `?${event.rawQueryString}` : '';
+  const body =
+    event.body === undefined || event.body === null
+      ? Buffer.alloc(0)
+      : Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
+  return {
+    method: event.requestContext.http.method,
+    url: `${event.rawPath}${query}`,
+    headers: headers as HeaderBag,
+    body,
+    ...(signal ? { signal } : {}),
+  };
+}
+
+/**
+ * A responder over the runtime's stream: status and headers go in the prelude
+ * (`HttpResponseStream.from`), `set-cookie` in its `cookies`, other repeated headers joined with `, `.
+ * `content-length` is dropped: the Function URL re-chunks the stream.
+ */
+export function lambdaResponder(
+  responseStream: LambdaResponseStream,
+  from: AwsLambdaRuntime['HttpResponseStream']['from'],
+): RelayResponder {
+  return {
+    keepsContentLength: false,
+    start(status, headers) {
+      const flat: Record<string, string> = {};
+      let cookies: string[] | undefined;
+      for (const [name, value] of Object.entries(headers)) {
+        if (name === 'set-cookie') cookies = Array.isArray(value) ? value : [value as string];
+        else flat[name] = Array.isArray(value) ? value.join(', ') : (value as string);
+      }
+      return from(responseStream, { statusCode: status, headers: flat, ...(cookies ? { cookies } : {}) });
+    },
+  };
+}
+
+/**
+ * The streaming handler over a relay. `handle` resolves after the last byte AND the event put, so the
+ * invocation lasts until the event is on the stream while the client already has the whole response.
+ */
+export function createStreamingHandler(
+  getRelay: () => Relay | Promise<Relay>,
+  runtime: AwsLambdaRuntime | undefined = lambdaRuntime(),
+): StreamingHandler {
+  const handler: StreamingHandler = async (event, responseStream) => {
+    const controller = new AbortController();
+    const gone = (): void => {
+      if (responseStream.writableFinished !== true) controller.abort();
+    };
+    responseStream.on('close', gone);
+    responseStream.on('error', gone);
+    const from = runtime?.HttpResponseStream.from ?? fallbackFrom;
+    const relay = await getRelay();
+    const outcome: RelayOutcome = await relay.handle(toRelayRequest(event, controller.signal), lambdaResponder(responseStream, from));
+    void outcome;
+  };
+  return runtime === undefined ? handler : runtime.streamifyResponse(handler);
+}
+
+/** Outside Lambda (tests): the metadata is dropped and the body goes to the stream as is. */
+const fallbackFrom = (stream: LambdaResponseStream): LambdaResponseStream => stream;

@@ -1,0 +1,67 @@
+/**
+ * The local transport: a node:http request/response pair driven through the relay core. The response
+ * is the ServerResponse itself, so every upstream chunk is written (and flushed) as it arrives.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Relay, RelayOutcome, RelayRequest, RelayResponder } from './relay';
+
+/** Request bodies above this are refused with 413 (the Function URL limit is 6 MB). @default 32 MiB */
+export const DEFAULT_MAX_REQUEST_BYTES = 32 * 1024 * 1024;
+
+/** Reads a request body whole, or undefined when it exceeds `maxBytes` or the client goes away. */
+export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer | undefined> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const finish = (value: Buffer | undefined): void => {
+      if (done) return;
+      done = true;
+      resolve(value);
+    };
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.byteLength;
+      if (size > maxBytes) {
+        finish(undefined);
+        req.resume();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.once('end', () => finish(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)));
+    req.once('error', () => finish(undefined));
+    req.once('close', () => finish(undefined)); // no-op after 'end'
+  });
+}
+
+/** A responder over a ServerResponse: the provider's exact bytes, `content-length` included. */
+export function nodeResponder(res: ServerResponse): RelayResponder {
+  return {
+    keepsContentLength: true,
+    start(status, headers) {
+      res.writeHead(status, headers);
+      return res;
+    },
+  };
+}
+
+/** An abort signal that fires when the client goes away before the response is complete. */
+export function clientGoneSignal(res: ServerResponse): AbortSignal {
+  const controller = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}
+
+/** Relays one node:http request whose body has been read. */
+export function relayNodeRequest(relay: Relay, req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<RelayOutcome> {
+  const request: RelayRequest = {
+    method: req.method ?? 'GET',
+    url: req.url ?? '/',
+    headers: req.headers,
+    body,
+    signal: clientGoneSignal(res),
+  };
+  return relay.handle(request, nodeResponder(res));
+}

@@ -1,0 +1,438 @@
+/**
+ * The relay core, transport-agnostic: a request (method, path, headers, body bytes, abort signal) in;
+ * the provider's response streamed out through a {@link RelayResponder}; one telemetry envelope on the
+ * {@link EventSink} after the last byte. The Lambda streaming adapter and the local node:http adapter
+ * both drive it.
+ */
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import https from 'node:https';
+import type { EventEnvelope } from '../../core/events/telemetry-event';
+import { constantTimeEqual } from '../../core/keys';
+import { calculateCost, nanosToUsd } from '../../core/pricing';
+import { providerBySlug, requestFlavorOf, type ProviderEntry } from '../../core/providers';
+import type { NormalizedUsage, TokenCounter } from '../../core/usage';
+import { noopMetrics, type MetricsSink } from '../edge-guard/metrics';
+import type { EventSink } from '../shared/event-sink';
+import {
+  API_KEY_HEADER,
+  clientResponseHeaders,
+  CONTEXT_HEADERS,
+  headerValue,
+  ORIGIN_SECRET_HEADER,
+  upstreamRequestHeaders,
+  type HeaderBag,
+} from './headers';
+import { RelayKeyAuth, type KeyCheck, type KeyVerifier } from './key-auth';
+import { buildTelemetryEvent, envelopeFor } from './proxy-event';
+import { estimateInputTokens, fingerprintOfRequest, requestedModelOf } from './request-info';
+import { UsageTap } from './usage-tap';
+
+/** One request as the adapter received it. Header names are lowercase. */
+export interface RelayRequest {
+  readonly method: string;
+  /** `/<provider slug>/<provider path>[?query]` */
+  readonly url: string;
+  readonly headers: HeaderBag;
+  /** The whole request body. */
+  readonly body: Buffer;
+  /** Aborts when the client goes away; the upstream call is then aborted too. */
+  readonly signal?: AbortSignal;
+}
+
+/** The body half of a response: a Node Writable (ServerResponse, Lambda's response stream) fits. */
+export interface ResponseBody {
+  write(chunk: Buffer): boolean;
+  end(chunk?: Buffer | string): unknown;
+  once(event: 'drain', listener: () => void): unknown;
+  destroy(error?: Error): unknown;
+}
+
+/** How a transport sends a response. */
+export interface RelayResponder {
+  /** Sends status and headers; the body follows through the returned writer. */
+  start(status: number, headers: Record<string, string | string[]>): ResponseBody;
+  /** Whether the provider's `content-length` may be passed on (false when the transport re-chunks). */
+  readonly keepsContentLength: boolean;
+}
+
+/** What happened to one request (for adapters, metrics and tests). */
+export interface RelayOutcome {
+  /** Status sent to the client (499: the client left before a response). */
+  readonly status: number;
+  readonly kind: 'forwarded' | 'rejected' | 'upstream_error' | 'cut';
+  /** The envelope put on the sink, if any. */
+  readonly envelope?: EventEnvelope;
+  /** Whether the envelope reached the sink. */
+  readonly recorded: boolean;
+}
+
+/** Options of {@link Relay}. */
+export interface RelayOptions {
+  /** Verifies `Service-API-Key` (the shared ApiKeyAuthenticator). */
+  readonly keys: KeyVerifier;
+  readonly sink: EventSink;
+  /**
+   * The CloudFront origin secret; requests without it in `x-spendguard-origin-secret` get 403.
+   * Omit to skip the check (the local proxy, which has no CloudFront in front).
+   */
+  readonly originSecret?: () => Promise<string>;
+  /** Upstream base URL per provider slug, overriding the catalog's `upstreamBaseUrl`. */
+  readonly upstreams?: Readonly<Partial<Record<string, string>>>;
+  readonly metrics?: MetricsSink;
+  readonly now?: () => number;
+  /** Exact token counter for estimates (the relay passes the o200k tokenizer when it has it). */
+  readonly tokenCounter?: TokenCounter;
+  /**
+   * The relay's own price for a call in USD (spec 2.2 `cost_usd`; the server re-prices every event).
+   * `null` records no price. @default the bundled price registry (core/pricing `calculateCost`)
+   */
+  readonly priceUsd?: ((provider: string, usage: NormalizedUsage, tsMs: number) => number | null) | null;
+  /** Largest JSON response read for usage. @default 16 MiB */
+  readonly maxJsonBytes?: number;
+  readonly eventId?: () => string;
+  /** Keep-alive agents to the upstreams. @default one http and one https agent per relay */
+  readonly agents?: { readonly http?: http.Agent; readonly https?: https.Agent };
+}
+
+interface Upstream {
+  readonly secure: boolean;
+  readonly hostname: string;
+  readonly port: number;
+  /** Path prefix of the base URL, without a trailing slash ('' for none). */
+  readonly prefix: string;
+  /** Base URL as text, for the usage context. */
+  readonly origin: string;
+}
+
+interface Route {
+  readonly entry: ProviderEntry;
+  readonly upstream: Upstream;
+  /** Provider path with the query, e.g. `/v1/chat/completions?x=1`. */
+  readonly rest: string;
+  /** Provider path without the query. */
+  readonly endpoint: string;
+}
+
+const JSON_TYPE = 'application/json';
+
+/**
+ * @example
+ * const relay = new Relay({ keys: services.apiKeys, sink: services.sink });
+ * await relay.handle({ method: 'POST', url: '/openai/v1/chat/completions', headers, body }, responder);
+ */
+export class Relay {
+  private readonly auth: RelayKeyAuth;
+  private readonly metrics: MetricsSink;
+  private readonly now: () => number;
+  private readonly httpAgent: http.Agent;
+  private readonly httpsAgent: https.Agent;
+  private readonly upstreams = new Map<string, Upstream>();
+  private originSecret: string | undefined;
+
+  constructor(private readonly opts: RelayOptions) {
+    this.auth = new RelayKeyAuth(opts.keys);
+    this.metrics = opts.metrics ?? noopMetrics;
+    this.now = opts.now ?? Date.now;
+    this.httpAgent = opts.agents?.http ?? new http.Agent({ keepAlive: true, maxSockets: 256, scheduling: 'lifo' });
+    this.httpsAgent = opts.agents?.https ?? new https.Agent({ keepAlive: true, maxSockets: 256, scheduling: 'lifo' });
+  }
+
+  /**
+   * Relays one request. Resolves after the response has ended AND the event is on the sink (the put
+   * starts only after the last byte is written, so it never delays the response). Never rejects.
+   */
+  async handle(req: RelayRequest, res: RelayResponder): Promise<RelayOutcome> {
+    const startedAt = this.now();
+    try {
+      if (this.opts.originSecret !== undefined && !(await this.originAllowed(req.headers))) {
+        return reject(res, 403, 'forbidden', 'This endpoint only accepts requests through the Spendguard proxy URL.');
+      }
+      const route = this.route(req.url);
+      if (route === undefined) {
+        return reject(res, 404, 'unknown_provider', 'Unknown provider: use /<provider>/<provider path>, e.g. /openai/v1/chat/completions.');
+      }
+      const check = await this.auth.check(headerValue(req.headers, API_KEY_HEADER));
+      if (check.kind === 'invalid') {
+        return reject(res, 401, 'invalid_service_api_key', 'The Service-API-Key is unknown, malformed or revoked.');
+      }
+      if (check.kind === 'unverified') this.metrics.count('RelayUnverified');
+      return await this.forward(req, res, route, check, startedAt);
+    } catch {
+      // Only reachable through a bug: answer if nothing was sent yet, never throw into the transport.
+      return reject(res, 500, 'internal_error', 'Internal error in the Spendguard relay.');
+    }
+  }
+
+  /** Closes idle upstream sockets. */
+  destroy(): void {
+    this.httpAgent.destroy();
+    this.httpsAgent.destroy();
+  }
+
+  private async originAllowed(headers: HeaderBag): Promise<boolean> {
+    if (this.originSecret === undefined) {
+      try {
+        this.originSecret = await (this.opts.originSecret as () => Promise<string>)();
+      } catch {
+        // Fail open (design decision 6): without the secret the relay cannot tell, so it lets the request
+        // through and counts it; the edge guard and the key check still apply.
+        this.metrics.count('RelayUnverified', { Reason: 'origin_secret_unavailable' });
+        return true;
+      }
+    }
+    const presented = headerValue(headers, ORIGIN_SECRET_HEADER);
+    return presented !== undefined && constantTimeEqual(presented, this.originSecret);
+  }
+
+  private route(url: string): Route | undefined {
+    if (url.charCodeAt(0) !== 47 /* / */) return undefined;
+    let end = 1;
+    while (end < url.length) {
+      const c = url.charCodeAt(end);
+      if (c === 47 || c === 63 /* ? */) break;
+      end++;
+    }
+    const slug = url.slice(1, end);
+    const entry = providerBySlug(slug);
+    if (entry === undefined) return undefined;
+    const upstream = this.upstreamFor(entry);
+    if (upstream === undefined) return undefined;
+    let rest = url.slice(end);
+    if (rest.length === 0 || rest.charCodeAt(0) === 63) rest = '/' + rest;
+    const q = rest.indexOf('?');
+    return { entry, upstream, rest, endpoint: q === -1 ? rest : rest.slice(0, q) };
+  }
+
+  private upstreamFor(entry: ProviderEntry): Upstream | undefined {
+    const cached = this.upstreams.get(entry.slug);
+    if (cached !== undefined) return cached;
+    const base = this.opts.upstreams?.[entry.slug] ?? entry.upstreamBaseUrl;
+    let u: URL;
+    try {
+      u = new URL(base);
+    } catch {
+      return undefined;
+    }
+    const secure = u.protocol === 'https:';
+    const upstream: Upstream = {
+      secure,
+      hostname: u.hostname.replace(/^\[|\]$/g, ''),
+      port: u.port === '' ? (secure ? 443 : 80) : Number(u.port),
+      prefix: u.pathname.replace(/\/+$/, ''),
+      origin: `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}`,
+    };
+    this.upstreams.set(entry.slug, upstream);
+    return upstream;
+  }
+
+  private forward(
+    req: RelayRequest,
+    res: RelayResponder,
+    route: Route,
+    check: Exclude<KeyCheck, { kind: 'invalid' }>,
+    startedAt: number,
+  ): Promise<RelayOutcome> {
+    const { entry, upstream } = route;
+    const headers = upstreamRequestHeaders(req.headers);
+    if (req.body.byteLength > 0 || req.headers['content-length'] !== undefined) {
+      headers['content-length'] = String(req.body.byteLength);
+    }
+    const upstreamUrl = upstream.origin + route.rest;
+
+    return new Promise<RelayOutcome>((resolve) => {
+      let tap: UsageTap | undefined;
+      let status = 0;
+      let settled = false;
+      let responded = false;
+
+      const settle = (kind: RelayOutcome['kind'], cut: boolean): void => {
+        if (settled) return;
+        settled = true;
+        req.signal?.removeEventListener('abort', onAbort);
+        const endedAt = this.now();
+        void this.record(req, route, check, {
+          startedAt,
+          endedAt,
+          status,
+          cut,
+          tap,
+          upstreamUrl,
+        }).then((recorded) => resolve({ status, kind, ...recorded }));
+      };
+
+      const onAbort = (): void => {
+        upstreamReq.destroy();
+        if (!responded) status = 499;
+        settle('cut', true);
+      };
+
+      const upstreamReq = (upstream.secure ? https : http).request({
+        hostname: upstream.hostname,
+        port: upstream.port,
+        method: req.method,
+        path: upstream.prefix + route.rest,
+        headers,
+        agent: upstream.secure ? this.httpsAgent : this.httpAgent,
+      });
+
+      upstreamReq.on('response', (up) => {
+        responded = true;
+        status = up.statusCode ?? 502;
+        const contentType = up.headers['content-type'];
+        tap = new UsageTap(status, contentType, headerValue(up.headers, 'content-encoding'), {
+          provider: entry,
+          url: upstreamUrl,
+          requestBody: req.body,
+          ...(this.opts.tokenCounter ? { tokenCounter: this.opts.tokenCounter } : {}),
+          ...(this.opts.maxJsonBytes ? { maxJsonBytes: this.opts.maxJsonBytes } : {}),
+        });
+        const out = res.start(status, clientResponseHeaders(up.headers, res.keepsContentLength));
+        const copy = tap;
+        up.on('data', (chunk: Buffer) => {
+          // The client first; the usage copy after.
+          if (!out.write(chunk)) {
+            up.pause();
+            out.once('drain', () => up.resume());
+          }
+          copy.push(chunk);
+        });
+        up.once('end', () => {
+          out.end();
+          settle('forwarded', false);
+        });
+        up.once('close', () => {
+          if (settled) return;
+          // The upstream broke off mid-body (or the client aborted): cut the client's response too, so it
+          // sees a truncated message rather than a complete-looking one.
+          out.destroy();
+          settle('cut', true);
+        });
+        up.on('error', () => undefined); // 'close' follows and handles it
+      });
+
+      upstreamReq.on('error', () => {
+        if (settled) return;
+        if (responded) return; // the response's own 'close' settles
+        status = 502;
+        this.metrics.count('RelayUpstreamError');
+        const body = errorBody('upstream_unreachable', `The ${entry.displayName} API could not be reached.`);
+        const h: Record<string, string> = { 'content-type': JSON_TYPE };
+        if (res.keepsContentLength) h['content-length'] = String(Buffer.byteLength(body));
+        try {
+          res.start(502, h).end(body);
+        } catch {
+          // the client is gone too
+        }
+        settle('upstream_error', false);
+      });
+
+      if (req.signal !== undefined) {
+        if (req.signal.aborted) {
+          onAbort();
+          return;
+        }
+        req.signal.addEventListener('abort', onAbort, { once: true });
+      }
+      upstreamReq.end(req.body.byteLength > 0 ? req.body : undefined);
+    });
+  }
+
+  /** Builds and puts the one envelope of a finished request. Never rejects. */
+  private async record(
+    req: RelayRequest,
+    route: Route,
+    check: Exclude<KeyCheck, { kind: 'invalid' }>,
+    end: {
+      startedAt: number;
+      endedAt: number;
+      status: number;
+      cut: boolean;
+      tap: UsageTap | undefined;
+      upstreamUrl: string;
+    },
+  ): Promise<{ envelope?: EventEnvelope; recorded: boolean }> {
+    try {
+      const principal = check.principal;
+      if (principal === undefined) {
+        this.metrics.count('RelayEventFailed', { Reason: 'org_unknown' });
+        if (end.tap !== undefined) await end.tap.finish();
+        return { recorded: false };
+      }
+      const tapped = end.tap === undefined ? undefined : await end.tap.finish();
+      const usage = tapped?.usage.ok === true ? tapped.usage.usage : undefined;
+      const flavor = requestFlavorOf(route.entry, route.endpoint);
+      const requestedModel = usage?.model != null ? null : requestedModelOf(req.body, route.endpoint);
+      const model = usage?.model ?? requestedModel;
+      // Cut before the answer (499): the provider had the request, so its prompt is estimated.
+      const billable = end.status === 499 || (end.tap !== undefined && end.status < 400);
+      const event = buildTelemetryEvent({
+        eventId: this.opts.eventId?.() ?? randomUUID(),
+        startedAt: end.startedAt,
+        endedAt: end.endedAt,
+        provider: route.entry.id,
+        requestedModel: model,
+        endpoint: route.endpoint,
+        statusCode: end.status,
+        usage,
+        billable,
+        estimatedInputTokens: () => estimateInputTokens(flavor, req.body, model, this.opts.tokenCounter),
+        stream: tapped?.stream ?? false,
+        cut: end.cut,
+        fingerprint: fingerprintOfRequest(flavor, req.body, route.endpoint),
+        verified: check.kind === 'valid',
+        clientCostUsd: usage !== undefined ? this.price(route.entry.id, usage, end.startedAt) : null,
+        context: {
+          sessionId: headerValue(req.headers, CONTEXT_HEADERS.sessionId) ?? null,
+          projectId: headerValue(req.headers, CONTEXT_HEADERS.projectId) ?? null,
+          environment: headerValue(req.headers, CONTEXT_HEADERS.environment) ?? null,
+          featureId: headerValue(req.headers, CONTEXT_HEADERS.featureId) ?? null,
+        },
+      });
+      const envelope = envelopeFor(principal.orgId, principal.publicId, event, this.now());
+      try {
+        await this.opts.sink.put([envelope]);
+        return { envelope, recorded: true };
+      } catch {
+        this.metrics.count('RelayEventFailed', { Reason: 'sink_error' });
+        return { envelope, recorded: false };
+      }
+    } catch {
+      this.metrics.count('RelayEventFailed', { Reason: 'internal_error' });
+      return { recorded: false };
+    }
+  }
+
+  private price(provider: string, usage: NormalizedUsage, ts: number): number | null {
+    const priceUsd = this.opts.priceUsd === undefined ? registryPriceUsd : this.opts.priceUsd;
+    if (priceUsd === null) return null;
+    try {
+      const usd = priceUsd(provider, usage, ts);
+      return usd !== null && Number.isFinite(usd) && usd >= 0 ? usd : null;
+    } catch {
+      return null;
+    }
+  }
+}
+
+/** Prices a call with the bundled registry (core/pricing); the server's price is authoritative. */
+export function registryPriceUsd(provider: string, usage: NormalizedUsage, tsMs: number): number | null {
+  return nanosToUsd(calculateCost({ provider, usage, at: tsMs }).costNanos);
+}
+
+function errorBody(code: string, message: string): string {
+  return JSON.stringify({ error: { message, type: code === 'internal_error' ? 'api_error' : 'invalid_request_error', code } });
+}
+
+/** A response of the relay's own (no provider contact, no event). */
+function reject(res: RelayResponder, status: number, code: string, message: string): RelayOutcome {
+  const body = errorBody(code, message);
+  const headers: Record<string, string> = { 'content-type': JSON_TYPE, 'x-should-retry': 'false' };
+  if (res.keepsContentLength) headers['content-length'] = String(Buffer.byteLength(body));
+  try {
+    res.start(status, headers).end(body);
+  } catch {
+    // headers were already sent, or the client is gone
+  }
+  return { status, kind: 'rejected', recorded: false };
+}

@@ -1,0 +1,177 @@
+/**
+ * The one place that sets the defaults of every Spendguard Lambda function (STYLE.md, CDK): runtime,
+ * architecture, tracing, log group and retention, esbuild bundling, Powertools variables, and a role
+ * that can write only to the function's own log group.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+
+/** The repository root (the folder with `package-lock.json`): esbuild's project root. */
+export const REPO_ROOT = path.resolve(__dirname, '..');
+
+/** The folder of the Lambda handlers. */
+export const LAMBDAS_DIR = path.join(REPO_ROOT, 'lambdas');
+
+/** `POWERTOOLS_METRICS_NAMESPACE` of every function: the namespace of the dashboard's custom metrics. */
+export const METRICS_NAMESPACE = 'Spendguard';
+
+const EXPORTS_HANDLER = /export\s+(?:const|let|var|async\s+function|function)\s+handler\b|export\s*\{[^}]*\bhandler\b[^}]*\}/;
+
+function exportsHandler(file: string): boolean {
+  return fs.existsSync(file) && EXPORTS_HANDLER.test(fs.readFileSync(file, 'utf8'));
+}
+
+/**
+ * The AWS entry of a handler folder: `lambdas/<name>/index.ts` exporting `handler` (the convention),
+ * else `lambdas/<name>/handler.ts` when that is the file exporting `handler` (folders whose `index.ts`
+ * is a barrel of the module). Without either, the conventional `index.ts` path, which does not exist.
+ */
+export function lambdaEntry(name: string, file?: string): string {
+  const dir = path.join(LAMBDAS_DIR, name);
+  if (file !== undefined) return path.join(dir, file);
+  for (const candidate of ['index.ts', 'handler.ts']) {
+    if (exportsHandler(path.join(dir, candidate))) return path.join(dir, candidate);
+  }
+  return path.join(dir, 'index.ts');
+}
+
+/** Whether a handler folder has an entry exporting `handler` (tests skip with a message when one is missing). */
+export function entryExists(name: string): boolean {
+  return exportsHandler(lambdaEntry(name));
+}
+
+/** Settings shared by every function of one deployment. */
+export interface FunctionDefaults {
+  /**
+   * The Lambda runtime. Node.js 20 matches the repository's `engines`; Node.js 20 is past its upstream
+   * end of life, so check Lambda's deprecation dates and move to `NODEJS_22_X` when they apply.
+   * @default lambda.Runtime.NODEJS_20_X
+   */
+  readonly runtime?: lambda.Runtime;
+  /** Retention of each function's log group. @default logs.RetentionDays.ONE_MONTH */
+  readonly logRetention?: logs.RetentionDays;
+  /** What happens to each function's log group when the stack is deleted. @default RemovalPolicy.RETAIN */
+  readonly logRemovalPolicy?: RemovalPolicy;
+  /** `POWERTOOLS_LOG_LEVEL`. @default 'INFO' */
+  readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+}
+
+/** Properties of {@link SpendguardFunction}. */
+export interface SpendguardFunctionProps {
+  /** Handler folder under `lambdas/`; also `POWERTOOLS_SERVICE_NAME`. */
+  readonly name: string;
+  /** Entry file inside the folder. @default - see {@link lambdaEntry} */
+  readonly entryFile?: string;
+  readonly description?: string;
+  /** @default 512 */
+  readonly memorySize?: number;
+  /** @default Duration.seconds(10) */
+  readonly timeout?: Duration;
+  /** Merged over the defaults (Powertools variables); never replaces them. @default - none */
+  readonly environment?: Readonly<Record<string, string>>;
+  /** @default - no reserved concurrency */
+  readonly reservedConcurrentExecutions?: number;
+  /** Shared settings of the deployment. @default - the defaults of {@link FunctionDefaults} */
+  readonly defaults?: FunctionDefaults;
+}
+
+/** esbuild's `target` for a Node.js runtime (`nodejs20.x` → `node20`). */
+export function esbuildTarget(runtime: lambda.Runtime): string {
+  const match = /^nodejs(\d+)/.exec(runtime.name);
+  return match ? `node${match[1]}` : 'node20';
+}
+
+/**
+ * A Node.js function with Spendguard's defaults: ARM64, active tracing, its own log group with a
+ * retention, esbuild bundling on the local machine (minified, source maps, no Docker), Powertools
+ * variables, and a role that may only write its own logs and traces. Access to data is added by the
+ * `bind*` helpers of the other constructs, which set the variable and grant exactly what is used.
+ */
+export class SpendguardFunction extends NodejsFunction {
+  /** The function's log group (retention set; no log-retention custom resource). */
+  public readonly logGroup: logs.LogGroup;
+  /** The folder name under `lambdas/`. */
+  public readonly handlerName: string;
+
+  constructor(scope: Construct, id: string, props: SpendguardFunctionProps) {
+    const defaults = props.defaults ?? {};
+    const runtime = defaults.runtime ?? lambda.Runtime.NODEJS_20_X;
+    const entry = lambdaEntry(props.name, props.entryFile);
+    // Created in the function's scope below; built first because `super` must run before `this`.
+    const logGroupScope = new Construct(scope, `${id}Support`);
+    const logGroup = new logs.LogGroup(logGroupScope, 'LogGroup', {
+      retention: defaults.logRetention ?? logs.RetentionDays.ONE_MONTH,
+      removalPolicy: defaults.logRemovalPolicy ?? RemovalPolicy.RETAIN,
+    });
+    const role = new iam.Role(logGroupScope, 'Role', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `Spendguard ${props.name} function`,
+    });
+    role.addToPolicy(
+      new iam.PolicyStatement({
+        actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        resources: [logGroup.logGroupArn],
+      }),
+    );
+
+    super(scope, id, {
+      entry,
+      handler: 'handler',
+      runtime,
+      architecture: lambda.Architecture.ARM_64,
+      tracing: lambda.Tracing.ACTIVE,
+      memorySize: props.memorySize ?? 512,
+      timeout: props.timeout ?? Duration.seconds(10),
+      description: props.description,
+      reservedConcurrentExecutions: props.reservedConcurrentExecutions,
+      logGroup,
+      role,
+      environment: {
+        POWERTOOLS_SERVICE_NAME: props.name,
+        POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+        POWERTOOLS_LOG_LEVEL: defaults.logLevel ?? 'INFO',
+        ...props.environment,
+      },
+      projectRoot: REPO_ROOT,
+      depsLockFilePath: path.join(REPO_ROOT, 'package-lock.json'),
+      bundling: {
+        minify: true,
+        sourceMap: true,
+        sourceMapMode: SourceMapMode.LINKED,
+        sourcesContent: false,
+        target: esbuildTarget(runtime),
+        format: OutputFormat.CJS,
+        // Pinned SDK versions from package-lock.json, not whatever the runtime ships.
+        bundleAwsSDK: true,
+        forceDockerBundling: false,
+        tsconfig: path.join(REPO_ROOT, 'tsconfig.json'),
+      },
+    });
+    this.logGroup = logGroup;
+    this.handlerName = props.name;
+
+    // X-Ray's PutTraceSegments / PutTelemetryRecords accept only Resource "*" (added by tracing: ACTIVE).
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'Active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support only Resource "*".',
+    });
+    if (runtime.name !== lambda.Runtime.NODEJS_LATEST.name) {
+      Validations.of(this).acknowledge({
+        id: 'AwsSolutions-L1',
+        reason: `The runtime (${runtime.name}) is chosen deliberately to match the repository's Node.js engine; it is configurable (context lambdaRuntime).`,
+      });
+    }
+  }
+}
+
+/** The stack's region when it is known at synth (explicit `env`), else undefined. */
+export function concreteRegion(scope: Construct): string | undefined {
+  const region = Stack.of(scope).region;
+  return Token.isUnresolved(region) ? undefined : region;
+}

@@ -1,0 +1,234 @@
+/**
+ * Spendguard as one reusable construct: telemetry pipeline, HTTP API, edge proxy, forecast, dashboard,
+ * observability and the weekly price refresh, wired together with least-privilege grants.
+ */
+import { Duration, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
+import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as scheduler from 'aws-cdk-lib/aws-scheduler';
+import { Construct } from 'constructs';
+import { type ApiThrottle, SpendguardApi } from './api';
+import { SpendguardDashboardHosting } from './dashboard-hosting';
+import { SpendguardData } from './data';
+import { type CustomDomain, SpendguardEdge } from './edge';
+import { SpendguardForecast } from './forecast';
+import type { FunctionDefaults } from './function';
+import { SpendguardObservability } from './observability';
+import { SpendguardPipeline } from './pipeline';
+import { SpendguardPrices } from './prices';
+import { REGION_PATTERN } from './regions';
+import { SpendguardSecrets } from './secrets';
+
+/** Viewer TLS policies Spendguard accepts: TLS 1.2 (2021 or 2025 ciphers) or TLS 1.3 only. */
+export const ALLOWED_TLS_POLICIES: readonly cloudfront.SecurityPolicyProtocol[] = [
+  cloudfront.SecurityPolicyProtocol.TLS_V1_2_2021,
+  cloudfront.SecurityPolicyProtocol.TLS_V1_2_2025,
+  cloudfront.SecurityPolicyProtocol.TLS_V1_3_2025,
+];
+
+/** CloudFront's origin response timeout: 1–120 s by default, up to 180 s with a quota increase. */
+export const MAX_ORIGIN_READ_TIMEOUT = Duration.seconds(180);
+
+/** Properties of {@link SpendGuardrails}. */
+export interface SpendGuardrailsProps {
+  /**
+   * Regions of the Flags global table's replicas, besides the stack's own region. Choose regions near
+   * your users' CloudFront regional edge caches; the edge guard reads the nearest copy.
+   * @default [] (the guard reads the stack's region)
+   */
+  readonly replicaRegions?: readonly string[];
+  /** Receives alarms and soft-cap warnings (SNS e-mail subscription). @default - no subscription */
+  readonly alarmEmail?: string;
+  /** The dashboard's domain and its us-east-1 ACM certificate. @default - `*.cloudfront.net` */
+  readonly dashboardDomain?: CustomDomain;
+  /** The proxy's domain and its us-east-1 ACM certificate. @default - `*.cloudfront.net` */
+  readonly proxyDomain?: CustomDomain;
+  /**
+   * Minimum viewer TLS version of both distributions; applies only with a custom domain (the default
+   * `*.cloudfront.net` certificate allows TLSv1 whatever is set). Never below TLS 1.2.
+   * @default cloudfront.SecurityPolicyProtocol.TLS_V1_2_2021
+   */
+  readonly minimumTlsVersion?: cloudfront.SecurityPolicyProtocol;
+  /** Retention of every log group. @default logs.RetentionDays.ONE_MONTH */
+  readonly logRetention?: logs.RetentionDays;
+  /**
+   * What happens to stateful resources (tables, stream, secrets, buckets of prices and logs, user pool,
+   * log groups) on stack deletion. RETAIN also turns on deletion protection of the tables and user pool.
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly removalPolicy?: RemovalPolicy;
+  /** Lambda runtime of every function, the edge guard included. @default lambda.Runtime.NODEJS_20_X */
+  readonly lambdaRuntime?: lambda.Runtime;
+  /** Default-stage throttling of the HTTP API. @default { rateLimit: 200, burstLimit: 400 } */
+  readonly apiThrottle?: ApiThrottle;
+  /** CloudFront's wait for the relay's bytes (1–180 s; above 120 s needs a quota increase). @default Duration.seconds(60) */
+  readonly originReadTimeout?: Duration;
+  /** Lifetime of the edge guard's cached flag lookups. @default Duration.seconds(1) */
+  readonly flagCacheTtl?: Duration;
+  /** How long the stream keeps records (the redrive window of dead letters). @default Duration.days(7) */
+  readonly streamRetention?: Duration;
+  /** @default hourly */
+  readonly forecastSchedule?: scheduler.ScheduleExpression;
+  /** @default every Monday 06:00 UTC */
+  readonly priceRefreshSchedule?: scheduler.ScheduleExpression;
+  /** Cognito threat protection (Plus plan, billed per active user). @default false */
+  readonly threatProtection?: boolean;
+  /** The built dashboard; deployed when it exists. @default `dashboard/dist` */
+  readonly dashboardAssetsPath?: string;
+}
+
+/**
+ * Validates the props before anything is created; every message names the prop and the fix.
+ * @throws Error on the first invalid prop.
+ */
+export function validateSpendGuardrailsProps(props: SpendGuardrailsProps, stackRegion: string): void {
+  if (Token.isUnresolved(stackRegion)) {
+    throw new Error(
+      'SpendGuardrails needs a stack with an explicit region (env.region): the edge function and the global table are regional.',
+    );
+  }
+  const replicas = props.replicaRegions ?? [];
+  for (const region of replicas) {
+    if (!REGION_PATTERN.test(region)) throw new Error(`replicaRegions: '${region}' is not a region name`);
+  }
+  if (replicas.includes(stackRegion)) {
+    throw new Error(
+      `replicaRegions must not contain the stack's own region (${stackRegion}): it holds the table itself`,
+    );
+  }
+  if (new Set(replicas).size !== replicas.length) throw new Error('replicaRegions contains a region twice');
+  if (props.minimumTlsVersion !== undefined) {
+    if (!ALLOWED_TLS_POLICIES.includes(props.minimumTlsVersion)) {
+      throw new Error(
+        `minimumTlsVersion ${props.minimumTlsVersion} is below TLS 1.2; use one of ${ALLOWED_TLS_POLICIES.join(', ')}`,
+      );
+    }
+    if (!props.proxyDomain && !props.dashboardDomain) {
+      throw new Error(
+        'minimumTlsVersion needs proxyDomain or dashboardDomain: with the default *.cloudfront.net certificate CloudFront ignores it',
+      );
+    }
+  }
+  const timeout = props.originReadTimeout;
+  if (timeout !== undefined && (timeout.toSeconds() < 1 || timeout.toSeconds() > MAX_ORIGIN_READ_TIMEOUT.toSeconds())) {
+    throw new Error(`originReadTimeout must be 1–180 seconds; got ${timeout.toSeconds()}`);
+  }
+  if (props.flagCacheTtl !== undefined && props.flagCacheTtl.toMilliseconds() > 60_000) {
+    throw new Error('flagCacheTtl above 60 seconds would let a suspended key through for that long');
+  }
+  if (props.alarmEmail !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(props.alarmEmail)) {
+    throw new Error(`alarmEmail '${props.alarmEmail}' is not an e-mail address`);
+  }
+}
+
+export class SpendGuardrails extends Construct {
+  public readonly secrets: SpendguardSecrets;
+  public readonly data: SpendguardData;
+  public readonly observability: SpendguardObservability;
+  public readonly prices: SpendguardPrices;
+  public readonly pipeline: SpendguardPipeline;
+  public readonly dashboardHosting: SpendguardDashboardHosting;
+  public readonly api: SpendguardApi;
+  public readonly edge: SpendguardEdge;
+  public readonly forecast: SpendguardForecast;
+  /** The proxy's base URL: `{proxy_url}/<provider_slug>/<provider_path>` (spec 4.3). */
+  public readonly proxyUrl: string;
+  /** The HTTP API's base URL (`{base_url}` of spec 4.1 / 4.2, and the /v1 routes). */
+  public readonly apiUrl: string;
+  public readonly dashboardUrl: string;
+
+  constructor(scope: Construct, id: string, props: SpendGuardrailsProps = {}) {
+    super(scope, id);
+    validateSpendGuardrailsProps(props, Stack.of(this).region);
+    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+    const logRetention = props.logRetention ?? logs.RetentionDays.ONE_MONTH;
+    const functionDefaults: FunctionDefaults = {
+      runtime: props.lambdaRuntime ?? lambda.Runtime.NODEJS_20_X,
+      logRetention,
+      logRemovalPolicy: removalPolicy,
+    };
+
+    this.secrets = new SpendguardSecrets(this, 'Secrets', { removalPolicy });
+    this.data = new SpendguardData(this, 'Data', { replicaRegions: props.replicaRegions, removalPolicy });
+    this.observability = new SpendguardObservability(this, 'Observability', {
+      alarmEmail: props.alarmEmail,
+      removalPolicy,
+    });
+    this.prices = new SpendguardPrices(this, 'Prices', {
+      accessLogsBucket: this.observability.accessLogsBucket,
+      schedule: props.priceRefreshSchedule,
+      removalPolicy,
+      functionDefaults,
+    });
+    this.pipeline = new SpendguardPipeline(this, 'Pipeline', {
+      data: this.data,
+      secrets: this.secrets,
+      prices: this.prices,
+      notifyTopic: this.observability.topic,
+      streamRetention: props.streamRetention,
+      removalPolicy,
+      functionDefaults,
+    });
+    this.dashboardHosting = new SpendguardDashboardHosting(this, 'Dashboard', {
+      accessLogsBucket: this.observability.accessLogsBucket,
+      domain: props.dashboardDomain,
+      minimumTlsVersion: props.minimumTlsVersion,
+      assetsPath: props.dashboardAssetsPath,
+      threatProtection: props.threatProtection,
+      removalPolicy,
+    });
+    this.api = new SpendguardApi(this, 'Api', {
+      data: this.data,
+      secrets: this.secrets,
+      prices: this.prices,
+      pipeline: this.pipeline,
+      userPool: this.dashboardHosting.userPool,
+      userPoolClient: this.dashboardHosting.userPoolClient,
+      corsOrigins: [this.dashboardHosting.url],
+      throttle: props.apiThrottle,
+      logRetention,
+      removalPolicy,
+      functionDefaults,
+    });
+    this.edge = new SpendguardEdge(this, 'Edge', {
+      data: this.data,
+      secrets: this.secrets,
+      pipeline: this.pipeline,
+      accessLogsBucket: this.observability.accessLogsBucket,
+      domain: props.proxyDomain,
+      minimumTlsVersion: props.minimumTlsVersion,
+      originReadTimeout: props.originReadTimeout,
+      flagCacheTtl: props.flagCacheTtl,
+      functionDefaults,
+    });
+    this.forecast = new SpendguardForecast(this, 'Forecast', {
+      data: this.data,
+      secrets: this.secrets,
+      prices: this.prices,
+      schedule: props.forecastSchedule,
+      logRetention,
+      removalPolicy,
+      functionDefaults,
+    });
+
+    this.proxyUrl = this.edge.url;
+    this.apiUrl = this.api.url;
+    this.dashboardUrl = this.dashboardHosting.url;
+    this.dashboardHosting.deployConfig({ apiUrl: this.apiUrl, proxyUrl: this.proxyUrl });
+    this.observability.watch({
+      ingest: this.pipeline.ingestFunction,
+      pricingConsumer: this.pipeline.pricingConsumer,
+      guardrailConsumer: this.pipeline.guardrailConsumer,
+      relay: this.edge.relayFunction,
+      enforce: this.api.enforceFunction,
+      api: this.api.apiFunction,
+      forecast: this.forecast.forecastFunction,
+      priceRefresh: this.prices.refreshFunction,
+      pricingDeadLetterQueue: this.pipeline.pricingDeadLetterQueue,
+      guardrailDeadLetterQueue: this.pipeline.guardrailDeadLetterQueue,
+      httpApi: this.api.httpApi,
+      forecastStateMachine: this.forecast.stateMachine,
+    });
+  }
+}

@@ -1,0 +1,211 @@
+/**
+ * The local stand-in for CloudFront + Lambda@Edge + the relay: one node:http server on the loopback
+ * interface running the same guard decision code and the same relay code as AWS.
+ *
+ * Routes: `/<provider slug>/<provider path>` for every catalog provider (`/openai/v1/…`,
+ * `/anthropic/v1/…`, `/openrouter/api/v1/…`, `/gemini/…`, …), and `GET /healthz`.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { NormalizedUsage, TokenCounter } from '../../core/usage';
+import type { GuardDecision } from '../../lambdas/edge-guard/decide';
+import { EdgeGuard, flagSourceFromStore, type FlagSource } from '../../lambdas/edge-guard/guard';
+import { MemoryMetrics, type MetricsSink } from '../../lambdas/edge-guard/metrics';
+import type { ThrottlePolicy } from '../../lambdas/edge-guard/throttle';
+import type { KeyVerifier } from '../../lambdas/relay/key-auth';
+import { DEFAULT_MAX_REQUEST_BYTES, readBody, relayNodeRequest } from '../../lambdas/relay/node-adapter';
+import { Relay, type RelayOutcome } from '../../lambdas/relay/relay';
+import { ApiKeyAuthenticator } from '../../lambdas/shared/api-key-auth';
+import type { EventSink } from '../../lambdas/shared/event-sink';
+import type { SecretSource } from '../../lambdas/shared/secrets';
+import type { ApiKeyStore } from '../../lambdas/shared/stores/api-key-store';
+import type { FlagStore } from '../../lambdas/shared/stores/flag-store';
+
+/** The default port of the local proxy. */
+export const DEFAULT_PROXY_PORT = 8788;
+
+/** Options of {@link createLocalProxy}. */
+export interface LocalProxyOptions {
+  /** @default 8788 (0: a free port) */
+  readonly port?: number;
+  /** @default '127.0.0.1' */
+  readonly host?: string;
+  /** The kill flags: the Flags table store (dynalite locally) or any {@link FlagSource}. */
+  readonly flags: FlagStore | FlagSource;
+  /** Key verification: an `ApiKeyAuthenticator` (or any verifier), or the key store to build one over. */
+  readonly apiKeys: KeyVerifier | ApiKeyStore;
+  /** Where the one event per request goes (the Kinesis sink locally). */
+  readonly sink: EventSink;
+  /** The server pepper: the value, a secret source, or a function. */
+  readonly pepper: string | SecretSource | (() => Promise<string>);
+  /** Upstream base URL per provider slug (e.g. the mock providers' `baseUrls`). */
+  readonly upstreams?: Readonly<Partial<Record<string, string>>>;
+  /** Counters (fail-opens, rejections…). @default a MemoryMetrics, exposed as `proxy.metrics` */
+  readonly metrics?: MetricsSink;
+  readonly now?: () => number;
+  /** Guard cache lifetime in ms. @default 1000 */
+  readonly flagCacheTtlMs?: number;
+  /** What THROTTLED allows. @default 1 request / 6 s per key */
+  readonly throttle?: ThrottlePolicy;
+  /** @default 32 MiB */
+  readonly maxRequestBytes?: number;
+  /** The relay's own price per call (null: none). @default the bundled registry */
+  readonly priceUsd?: ((provider: string, usage: NormalizedUsage, tsMs: number) => number | null) | null;
+  readonly tokenCounter?: TokenCounter;
+}
+
+/** The running proxy. */
+export interface LocalProxy {
+  /** `http://127.0.0.1:<port>`; clients use `${url}/openai/v1`, `${url}/anthropic`, … */
+  readonly url: string;
+  readonly port: number;
+  readonly metrics: MetricsSink;
+  readonly guard: EdgeGuard;
+  readonly relay: Relay;
+  /** Requests received on provider routes (health checks excluded). */
+  requestCount(): number;
+  /** Resolves once no request is in flight (every finished request has put its event). */
+  idle(): Promise<void>;
+  /** Stops accepting, waits up to 5 s for in-flight requests to record their events, then closes. */
+  close(): Promise<void>;
+}
+
+function isFlagStore(f: FlagStore | FlagSource): f is FlagStore {
+  return 'put' in f && 'listByOrg' in f;
+}
+
+function isKeyStore(k: KeyVerifier | ApiKeyStore): k is ApiKeyStore {
+  return !('verify' in k);
+}
+
+function pepperFn(p: LocalProxyOptions['pepper']): () => Promise<string> {
+  if (typeof p === 'string') return () => Promise.resolve(p);
+  if (typeof p === 'function') return p;
+  return () => p.get();
+}
+
+const HEALTH_BODY = JSON.stringify({ status: 'ok' });
+
+/**
+ * Starts the local proxy.
+ *
+ * @example
+ * const proxy = await createLocalProxy({ port: 0, flags, apiKeys, sink, pepper, upstreams: mock.baseUrls });
+ * const openai = new OpenAI({ baseURL: `${proxy.url}/openai/v1`, defaultHeaders: { 'Service-API-Key': key } });
+ */
+export async function createLocalProxy(options: LocalProxyOptions): Promise<LocalProxy> {
+  const now = options.now ?? Date.now;
+  const metrics = options.metrics ?? new MemoryMetrics();
+  const pepper = pepperFn(options.pepper);
+  const guard = new EdgeGuard({
+    flags: isFlagStore(options.flags) ? flagSourceFromStore(options.flags, now) : options.flags,
+    pepper,
+    metrics,
+    now,
+    ...(options.flagCacheTtlMs !== undefined ? { cacheTtlMs: options.flagCacheTtlMs } : {}),
+    ...(options.throttle !== undefined ? { throttle: options.throttle } : {}),
+  });
+  const keys = isKeyStore(options.apiKeys)
+    ? new ApiKeyAuthenticator({ keys: options.apiKeys, pepper, now })
+    : options.apiKeys;
+  const relay = new Relay({
+    keys,
+    sink: options.sink,
+    metrics,
+    now,
+    ...(options.upstreams !== undefined ? { upstreams: options.upstreams } : {}),
+    ...(options.priceUsd !== undefined ? { priceUsd: options.priceUsd } : {}),
+    ...(options.tokenCounter !== undefined ? { tokenCounter: options.tokenCounter } : {}),
+  });
+  const maxBody = options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
+
+  let count = 0;
+  const inflight = new Set<Promise<unknown>>();
+  const track = (p: Promise<RelayOutcome>): void => {
+    inflight.add(p);
+    void p.finally(() => inflight.delete(p));
+  };
+
+  const respond = (res: ServerResponse, status: number, headers: Record<string, string>, body: string): void => {
+    res.writeHead(status, { ...headers, 'content-length': String(Buffer.byteLength(body)) });
+    res.end(body);
+  };
+
+  const proceed = (req: IncomingMessage, res: ServerResponse, decision: GuardDecision): void => {
+    if (decision.action === 'respond') {
+      req.resume(); // discard the body: the provider is never contacted
+      const r = decision.response;
+      respond(res, r.status, r.headers as Record<string, string>, r.body);
+      return;
+    }
+    const bodyRead = readBody(req, maxBody).then((body) => {
+      if (body === undefined) {
+        if (!res.headersSent && !res.destroyed) {
+          respond(
+            res,
+            413,
+            { 'content-type': 'application/json', connection: 'close' },
+            JSON.stringify({
+              error: { message: `request body over ${maxBody} bytes`, type: 'invalid_request_error', code: 'too_large' },
+            }),
+          );
+        }
+        return { status: 413, kind: 'rejected', recorded: false } as RelayOutcome;
+      }
+      return relayNodeRequest(relay, req, res, body);
+    });
+    track(bodyRead);
+  };
+
+  const server = createServer({ keepAliveTimeout: 65_000, noDelay: true }, (req, res) => {
+    if (req.url === '/healthz' && req.method === 'GET') {
+      respond(res, 200, { 'content-type': 'application/json' }, HEALTH_BODY);
+      return;
+    }
+    count++;
+    const key = req.headers['service-api-key'];
+    const fast = guard.checkCached(key);
+    if (fast !== undefined) proceed(req, res, fast);
+    else void guard.check(key).then((decision) => proceed(req, res, decision));
+  });
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? DEFAULT_PROXY_PORT, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+
+  const idle = async (): Promise<void> => {
+    while (inflight.size > 0) await Promise.allSettled([...inflight]);
+  };
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    port,
+    metrics,
+    guard,
+    relay,
+    requestCount: () => count,
+    idle,
+    close: () => {
+      closing ??= (async () => {
+        const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        await Promise.race([idle(), new Promise((r) => setTimeout(r, 5000).unref())]);
+        for (const s of sockets) s.destroy();
+        await stopped;
+        relay.destroy();
+      })();
+      return closing;
+    },
+  };
+}

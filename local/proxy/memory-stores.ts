@@ -1,0 +1,98 @@
+/**
+ * In-memory stand-ins for the stores the proxy reads and the sink it writes, for tests and the
+ * benchmark (so that a measurement is of the proxy, not of dynalite). Same interfaces as the DynamoDB
+ * and Kinesis adapters.
+ */
+import type { EventEnvelope } from '../../core/events/telemetry-event';
+import type { EventSink } from '../../lambdas/shared/event-sink';
+import type { ApiKeyRecord, ApiKeyStore } from '../../lambdas/shared/stores/api-key-store';
+import { isExpired, type FlagRecord, type FlagStore } from '../../lambdas/shared/stores/flag-store';
+
+export class MemoryFlagStore implements FlagStore {
+  readonly items = new Map<string, FlagRecord>();
+  /** Set to make every call reject (a store outage). */
+  failWith: Error | undefined;
+  /** Counts `get` calls (cache tests). */
+  reads = 0;
+
+  async put(flag: FlagRecord): Promise<void> {
+    this.check();
+    this.items.set(flag.flagKey, { ...flag });
+  }
+
+  async get(flagKey: string, nowMs: number): Promise<FlagRecord | undefined> {
+    this.reads++;
+    this.check();
+    const item = this.items.get(flagKey);
+    return item === undefined || isExpired(item, nowMs) ? undefined : item;
+  }
+
+  async delete(flagKey: string): Promise<void> {
+    this.check();
+    this.items.delete(flagKey);
+  }
+
+  async listByOrg(orgId: string, nowMs: number): Promise<FlagRecord[]> {
+    this.check();
+    return [...this.items.values()].filter((f) => f.orgId === orgId && !isExpired(f, nowMs));
+  }
+
+  private check(): void {
+    if (this.failWith !== undefined) throw this.failWith;
+  }
+}
+
+export class MemoryApiKeyStore implements ApiKeyStore {
+  readonly records = new Map<string, ApiKeyRecord>();
+  failWith: Error | undefined;
+  reads = 0;
+
+  async create(record: ApiKeyRecord): Promise<void> {
+    this.check();
+    if (this.records.has(record.publicId)) throw new Error('key exists');
+    this.records.set(record.publicId, { ...record });
+  }
+
+  async get(publicId: string): Promise<ApiKeyRecord | undefined> {
+    this.reads++;
+    this.check();
+    return this.records.get(publicId);
+  }
+
+  async listByOrg(orgId: string): Promise<ApiKeyRecord[]> {
+    this.check();
+    return [...this.records.values()].filter((r) => r.orgId === orgId);
+  }
+
+  async revoke(orgId: string, publicId: string, at: string): Promise<boolean> {
+    this.check();
+    const r = this.records.get(publicId);
+    if (r === undefined || r.orgId !== orgId) return false;
+    r.revokedAt ??= at;
+    return true;
+  }
+
+  private check(): void {
+    if (this.failWith !== undefined) throw this.failWith;
+  }
+}
+
+/** Keeps every envelope put, in order. */
+export class MemoryEventSink implements EventSink {
+  readonly envelopes: EventEnvelope[] = [];
+  failWith: Error | undefined;
+
+  async put(envelopes: EventEnvelope[]): Promise<void> {
+    if (this.failWith !== undefined) throw this.failWith;
+    this.envelopes.push(...envelopes);
+  }
+
+  /** Every event of every envelope. */
+  events(): EventEnvelope['events'] {
+    return this.envelopes.flatMap((e) => e.events);
+  }
+
+  clear(): void {
+    this.envelopes.length = 0;
+  }
+}
