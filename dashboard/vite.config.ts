@@ -65,5 +65,7 @@ export default defineConfig({
     include: ['src/**/*.test.{ts,tsx}'],
     env: { TZ: 'UTC' },
     restoreMocks: true,
+    // Chart-heavy pages render slowly in jsdom on a busy 2-core machine.
+    testTimeout: 20_000,
   },
 });

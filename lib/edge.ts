@@ -16,7 +16,14 @@ import { PROVIDERS } from '../core/providers/catalog';
 import { esbuildDefineFor } from '../lambdas/edge-guard/config';
 import { ORIGIN_SECRET_HEADER } from '../lambdas/relay/headers';
 import type { SpendguardData } from './data';
-import { esbuildTarget, type FunctionDefaults, lambdaEntry, REPO_ROOT, SpendguardFunction } from './function';
+import {
+  acknowledgeRuntimeChoice,
+  esbuildTarget,
+  type FunctionDefaults,
+  lambdaEntry,
+  REPO_ROOT,
+  SpendguardFunction,
+} from './function';
 import { acknowledge } from './nag';
 import type { SpendguardPipeline } from './pipeline';
 import { nearestReplicaMap } from './regions';
@@ -156,13 +163,7 @@ export class SpendguardEdge extends Construct {
       'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
       'Lambda@Edge writes its logs in whichever region ran it, to log groups named after that region (/aws/lambda/us-east-1.<fn>); the basic execution policy is the documented way to allow that.',
     );
-    if (runtime.name !== lambda.Runtime.NODEJS_LATEST.name) {
-      acknowledge(
-        this.guardFunction.lambda,
-        'AwsSolutions-L1',
-        `The runtime (${runtime.name}) matches the other functions and is one Lambda@Edge supports; it is configurable (context lambdaRuntime).`,
-      );
-    }
+    acknowledgeRuntimeChoice(this.guardFunction.lambda, runtime);
 
     // The proxy distribution: every provider slug goes through the guard to the relay, nothing cached.
     const origin = new origins.FunctionUrlOrigin(this.relayUrl, {

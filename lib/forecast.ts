@@ -13,7 +13,7 @@ import { Construct } from 'constructs';
 import type { SpendguardData } from './data';
 import { type FunctionDefaults, SpendguardFunction } from './function';
 import { acknowledge, logicalIdOf } from './nag';
-import type { SpendguardPrices } from './prices';
+import { acknowledgeSchedulerRoles, type SpendguardPrices } from './prices';
 import type { SpendguardSecrets } from './secrets';
 
 /**
@@ -127,6 +127,7 @@ export class SpendguardForecast extends Construct {
         retryAttempts: 2,
       }),
     });
+    acknowledgeSchedulerRoles(this);
 
     const role = this.stateMachine.role;
     acknowledge(

@@ -95,7 +95,7 @@ export function esbuildTarget(runtime: lambda.Runtime): string {
  */
 export class SpendguardFunction extends NodejsFunction {
   /** The function's log group (retention set; no log-retention custom resource). */
-  public readonly logGroup: logs.LogGroup;
+  public readonly functionLogGroup: logs.LogGroup;
   /** The folder name under `lambdas/`. */
   public readonly handlerName: string;
 
@@ -136,6 +136,8 @@ export class SpendguardFunction extends NodejsFunction {
         POWERTOOLS_SERVICE_NAME: props.name,
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
         POWERTOOLS_LOG_LEVEL: defaults.logLevel ?? 'INFO',
+        // Stack traces through the bundle's linked source maps.
+        NODE_OPTIONS: '--enable-source-maps',
         ...props.environment,
       },
       projectRoot: REPO_ROOT,
@@ -143,7 +145,7 @@ export class SpendguardFunction extends NodejsFunction {
       bundling: {
         minify: true,
         sourceMap: true,
-        sourceMapMode: SourceMapMode.LINKED,
+        sourceMapMode: SourceMapMode.DEFAULT,
         sourcesContent: false,
         target: esbuildTarget(runtime),
         format: OutputFormat.CJS,
@@ -153,7 +155,7 @@ export class SpendguardFunction extends NodejsFunction {
         tsconfig: path.join(REPO_ROOT, 'tsconfig.json'),
       },
     });
-    this.logGroup = logGroup;
+    this.functionLogGroup = logGroup;
     this.handlerName = props.name;
 
     // X-Ray's PutTraceSegments / PutTelemetryRecords accept only Resource "*" (added by tracing: ACTIVE).
@@ -161,12 +163,7 @@ export class SpendguardFunction extends NodejsFunction {
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason: 'Active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support only Resource "*".',
     });
-    if (runtime.name !== lambda.Runtime.NODEJS_LATEST.name) {
-      Validations.of(this).acknowledge({
-        id: 'AwsSolutions-L1',
-        reason: `The runtime (${runtime.name}) is chosen deliberately to match the repository's Node.js engine; it is configurable (context lambdaRuntime).`,
-      });
-    }
+    acknowledgeRuntimeChoice(this, runtime);
   }
 }
 
@@ -174,4 +171,22 @@ export class SpendguardFunction extends NodejsFunction {
 export function concreteRegion(scope: Construct): string | undefined {
   const region = Stack.of(scope).region;
   return Token.isUnresolved(region) ? undefined : region;
+}
+
+/** Node.js 20 in Lambda: deprecated 2026-04-30; creating functions blocked from 2027-02-01, updates from 2027-03-03. */
+export const NODEJS_20_LAMBDA_DATES = { deprecated: '2026-04-30', createBlocked: '2027-02-01', updateBlocked: '2027-03-03' };
+
+/** Acknowledges cdk-nag's "latest runtime" rule (and CloudFormation's deprecation warning) for a deliberate choice. */
+export function acknowledgeRuntimeChoice(fn: Construct, runtime: lambda.Runtime): void {
+  if (runtime.name === lambda.Runtime.NODEJS_LATEST.name) return;
+  Validations.of(fn).acknowledge({
+    id: 'AwsSolutions-L1',
+    reason: `The runtime (${runtime.name}) matches the repository's Node.js engine on purpose; it is one setting (context lambdaRuntime / prop lambdaRuntime).`,
+  });
+  if (runtime.name === lambda.Runtime.NODEJS_20_X.name) {
+    Validations.of(fn).acknowledge({
+      id: 'CloudFormation-Validate::W2531',
+      reason: `Known: nodejs20.x was deprecated in Lambda on ${NODEJS_20_LAMBDA_DATES.deprecated}; creation is blocked from ${NODEJS_20_LAMBDA_DATES.createBlocked} and updates from ${NODEJS_20_LAMBDA_DATES.updateBlocked} (docs/deploy.md: switch with -c lambdaRuntime=nodejs22.x).`,
+    });
+  }
 }

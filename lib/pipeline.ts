@@ -118,6 +118,11 @@ export class SpendguardPipeline extends Construct {
     prices.bindPrices(this.guardrailConsumer);
     this.guardrailConsumer.addEnvironment('NOTIFY_TOPIC_ARN', props.notifyTopic.topicArn);
     props.notifyTopic.grantPublish(this.guardrailConsumer);
+    acknowledge(
+      this.guardrailConsumer.role!,
+      'AwsSolutions-IAM5[Action::kms:GenerateDataKey*]',
+      "Publishing to the KMS-encrypted topic needs kms:GenerateDataKey* and kms:Decrypt on the topic's key (SNS SSE), granted on that key only.",
+    );
 
     this.pricingDeadLetterQueue = this.deadLetterQueue('PricingDeadLetters');
     this.guardrailDeadLetterQueue = this.deadLetterQueue('GuardrailDeadLetters');

@@ -36,6 +36,11 @@ const WANTED: Readonly<Record<RequestFlavor, ReadonlySet<string>>> = Object.from
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
+/** The spec of a flavor; undefined for anything else (callers in plain JavaScript may pass anything). */
+function specOf(flavor: RequestFlavor): FlavorSpec | undefined {
+  return Object.prototype.hasOwnProperty.call(FLAVOR_SPECS, flavor) ? FLAVOR_SPECS[flavor] : undefined;
+}
+
 /**
  * The canonical form of a request body: a canonical JSON object (sorted keys, no whitespace; see
  * `canonical-json.ts`) holding `flavor`, `model` and the flavor's prompt members, e.g.
@@ -58,7 +63,7 @@ export function canonicalRequest(
   opts?: FingerprintOptions,
 ): string | null {
   try {
-    const spec = FLAVOR_SPECS[flavor] as FlavorSpec | undefined;
+    const spec = specOf(flavor);
     if (spec === undefined) return null;
     let pieces: Pieces | null;
     if (typeof body === 'string') pieces = fromText(spec, body, opts);
@@ -84,7 +89,7 @@ export function canonicalPiecesFromByteString(
   opts?: FingerprintOptions,
 ): Pieces | null {
   try {
-    const spec = FLAVOR_SPECS[flavor] as FlavorSpec | undefined;
+    const spec = specOf(flavor);
     if (spec === undefined) return null;
     const members = new CanonicalScanner(bytes, true).topLevelMembers(WANTED[flavor]);
     if (members === null) return null;
@@ -111,7 +116,7 @@ export function canonicalPiecesFromText(
   opts?: FingerprintOptions,
 ): Pieces | null {
   try {
-    const spec = FLAVOR_SPECS[flavor] as FlavorSpec | undefined;
+    const spec = specOf(flavor);
     return spec === undefined ? null : fromText(spec, text, opts);
   } catch {
     return null;

@@ -4,7 +4,7 @@
  * wants randomness passes a seed, and the same seed gives the same numbers on every machine.
  *
  * Generator: xoshiro128** 1.1 (Blackman & Vigna, public domain), 32-bit state words, so it
- * runs on `Math.imul` without BigInt. Seeding expands the caller's number with splitmix32.
+ * runs on `imul` without BigInt. Seeding expands the caller's number with splitmix32.
  *
  * @example
  * const rng = new SeededRandom(42);
@@ -12,14 +12,17 @@
  * rng.poisson(3.5); // Poisson draw, exact for every mean
  */
 
+// Math functions bound once: a global lookup per call costs ~300 ns inside Jest's vm sandbox.
+const { abs, exp, floor, imul, log, pow, sqrt } = Math;
+
 const TWO_POW_32 = 4294967296;
 
 function splitmix32(state: { s: number }): number {
   state.s = (state.s + 0x9e3779b9) | 0;
   let t = state.s ^ (state.s >>> 16);
-  t = Math.imul(t, 0x21f0aaad);
+  t = imul(t, 0x21f0aaad);
   t ^= t >>> 15;
-  t = Math.imul(t, 0x735a2d97);
+  t = imul(t, 0x735a2d97);
   t ^= t >>> 15;
   return t >>> 0;
 }
@@ -32,14 +35,14 @@ export function logGamma(x: number): number {
     8.417508417508418e-4, -1.917526917526918e-3, 6.41025641025641e-3, -2.955065359477124e-2,
     1.796443723688307e-1, -1.3924322169059,
   ];
-  const n = x < 7 ? Math.floor(7 - x) : 0;
+  const n = x < 7 ? floor(7 - x) : 0;
   let x0 = x + n;
   const x2 = 1 / (x0 * x0);
   let gl0 = coefficients[9] as number;
   for (let k = 8; k >= 0; k--) gl0 = gl0 * x2 + (coefficients[k] as number);
-  let gl = gl0 / x0 + 0.5 * 1.8378770664093453 + (x0 - 0.5) * Math.log(x0) - x0;
+  let gl = gl0 / x0 + 0.5 * 1.8378770664093453 + (x0 - 0.5) * log(x0) - x0;
   for (let k = 1; k <= n; k++) {
-    gl -= Math.log(x0 - 1);
+    gl -= log(x0 - 1);
     x0 -= 1;
   }
   return gl;
@@ -57,8 +60,8 @@ export class SeededRandom {
   /** @param seed any finite number; integers up to 2^53 are distinguished exactly. */
   constructor(seed: number) {
     const lo = seed >>> 0;
-    const hi = Math.floor(Math.abs(seed) / TWO_POW_32) >>> 0;
-    const mix = { s: lo ^ Math.imul(hi, 0x85ebca6b) ^ (seed < 0 ? 0x5bd1e995 : 0) };
+    const hi = floor(abs(seed) / TWO_POW_32) >>> 0;
+    const mix = { s: lo ^ imul(hi, 0x85ebca6b) ^ (seed < 0 ? 0x5bd1e995 : 0) };
     this.a = splitmix32(mix);
     this.b = splitmix32(mix);
     this.c = splitmix32(mix);
@@ -69,8 +72,8 @@ export class SeededRandom {
   /** Next 32-bit unsigned integer. */
   nextUint32(): number {
     const b = this.b;
-    const r = Math.imul(b, 5);
-    const result = Math.imul((r << 7) | (r >>> 25), 9) >>> 0;
+    const r = imul(b, 5);
+    const result = imul((r << 7) | (r >>> 25), 9) >>> 0;
     const t = b << 9;
     this.c ^= this.a;
     this.d ^= b;
@@ -81,14 +84,14 @@ export class SeededRandom {
     return result;
   }
 
-  /** Uniform on the open interval (0, 1); never exactly 0, so `Math.log(u)` is finite. */
+  /** Uniform on the open interval (0, 1); never exactly 0, so `log(u)` is finite. */
   uniform(): number {
     return (this.nextUint32() + 0.5) / TWO_POW_32;
   }
 
   /** Uniform integer in [0, n). */
   int(n: number): number {
-    return Math.floor(this.uniform() * n);
+    return floor(this.uniform() * n);
   }
 
   /** Uniform number in [lo, hi). */
@@ -120,7 +123,7 @@ export class SeededRandom {
       v = 2 * this.uniform() - 1;
       s = u * u + v * v;
     } while (s >= 1 || s === 0);
-    const f = Math.sqrt((-2 * Math.log(s)) / s);
+    const f = sqrt((-2 * log(s)) / s);
     this.spareNormal = v * f;
     this.hasSpare = true;
     return u * f;
@@ -128,20 +131,20 @@ export class SeededRandom {
 
   /** Log-normal with the given log-mean and log-standard-deviation. */
   logNormal(mu: number, sigma: number): number {
-    return Math.exp(mu + sigma * this.normal());
+    return exp(mu + sigma * this.normal());
   }
 
   /** Exponential with mean 1. */
   exponential(): number {
-    return -Math.log(this.uniform());
+    return -log(this.uniform());
   }
 
   /** Gamma(shape, scale 1) by Marsaglia & Tsang (2000); shapes below 1 use the U^(1/k) boost. */
   gamma(shape: number): number {
     if (!(shape > 0)) return 0;
-    if (shape < 1) return this.gamma(shape + 1) * Math.pow(this.uniform(), 1 / shape);
+    if (shape < 1) return this.gamma(shape + 1) * pow(this.uniform(), 1 / shape);
     const d = shape - 1 / 3;
-    const c = 1 / Math.sqrt(9 * d);
+    const c = 1 / sqrt(9 * d);
     for (;;) {
       let x: number;
       let v: number;
@@ -153,7 +156,7 @@ export class SeededRandom {
       const u = this.uniform();
       const x2 = x * x;
       if (u < 1 - 0.0331 * x2 * x2) return d * v;
-      if (Math.log(u) < 0.5 * x2 + d * (1 - v + Math.log(v))) return d * v;
+      if (log(u) < 0.5 * x2 + d * (1 - v + log(v))) return d * v;
     }
   }
 
@@ -175,7 +178,7 @@ export class SeededRandom {
   poisson(lambda: number): number {
     if (!(lambda > 0)) return 0;
     if (lambda < 12) {
-      const limit = Math.exp(-lambda);
+      const limit = exp(-lambda);
       let k = 0;
       let p = this.uniform();
       while (p > limit) {
@@ -184,8 +187,8 @@ export class SeededRandom {
       }
       return k;
     }
-    const slam = Math.sqrt(lambda);
-    const loglam = Math.log(lambda);
+    const slam = sqrt(lambda);
+    const loglam = log(lambda);
     const b = 0.931 + 2.53 * slam;
     const a = -0.059 + 0.02483 * b;
     const invalpha = 1.1239 + 1.1328 / (b - 3.4);
@@ -193,11 +196,11 @@ export class SeededRandom {
     for (;;) {
       const u = this.uniform() - 0.5;
       const v = this.uniform();
-      const us = 0.5 - Math.abs(u);
-      const k = Math.floor(((2 * a) / us + b) * u + lambda + 0.43);
+      const us = 0.5 - abs(u);
+      const k = floor(((2 * a) / us + b) * u + lambda + 0.43);
       if (us >= 0.07 && v <= vr) return k;
       if (k < 0 || (us < 0.013 && v > us)) continue;
-      if (Math.log(v) + Math.log(invalpha) - Math.log(a / (us * us) + b) <= -lambda + k * loglam - logGamma(k + 1)) {
+      if (log(v) + log(invalpha) - log(a / (us * us) + b) <= -lambda + k * loglam - logGamma(k + 1)) {
         return k;
       }
     }

@@ -21,6 +21,10 @@ import type { OrgGuardrailState } from './state';
 import { NO_VERDICTS } from './types';
 import type { GuardrailEvent, LayerEvent, LayerId, Verdict } from './types';
 
+// Math functions bound once: a global lookup per call costs ~300 ns inside Jest's vm sandbox.
+const { floor, max, min, round } = Math;
+const { isFinite: isFiniteNumber } = Number;
+
 /** What the engine did with an event. */
 export type ApplyOutcome = 'applied' | 'duplicate' | 'rejected';
 
@@ -34,9 +38,9 @@ export interface ApplyResult {
   failedLayers?: LayerId[];
 }
 
-function clampInt(value: unknown, max: number): number {
+function clampInt(value: unknown, limit: number): number {
   if (typeof value !== 'number' || !(value > 0)) return 0;
-  return value >= max ? max : Math.round(value);
+  return value >= limit ? limit : round(value);
 }
 
 /**
@@ -45,9 +49,9 @@ function clampInt(value: unknown, max: number): number {
  * over), identities hashed.
  */
 export function prepareEvent(event: GuardrailEvent, policy: GuardrailPolicy, now: number): LayerEvent {
-  const limit = Number.isFinite(now) ? Math.min(MAX_TIMESTAMP_MS, now + policy.limits.maxClockSkewMs) : MAX_TIMESTAMP_MS;
-  const rawTs = typeof event.ts === 'number' && Number.isFinite(event.ts) ? event.ts : Number.isFinite(now) ? now : 0;
-  const ts = Math.max(0, Math.min(Math.floor(rawTs), limit));
+  const limit = isFiniteNumber(now) ? min(MAX_TIMESTAMP_MS, now + policy.limits.maxClockSkewMs) : MAX_TIMESTAMP_MS;
+  const rawTs = typeof event.ts === 'number' && isFiniteNumber(event.ts) ? event.ts : isFiniteNumber(now) ? now : 0;
+  const ts = max(0, min(floor(rawTs), limit));
   const keyId = typeof event.keyId === 'string' ? event.keyId : '';
   const model = typeof event.model === 'string' ? event.model : '';
   const sessionId = typeof event.sessionId === 'string' && event.sessionId.length > 0 ? event.sessionId : undefined;

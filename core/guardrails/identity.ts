@@ -12,6 +12,9 @@
  * negative, never a false positive for layer 2); layers 4 and 5 remain the safety net.
  */
 
+// Math functions bound once: a global lookup per call costs ~300 ns inside Jest's vm sandbox.
+const { floor, imul } = Math;
+
 // Streaming cyrb53 (bryc, public domain): two 32-bit lanes, kept in module variables so that
 // hashing several parts allocates nothing (no concatenated strings). No state survives a call.
 let lane1 = 0;
@@ -23,8 +26,8 @@ function begin(seed: number): void {
 }
 
 function feedCode(ch: number): void {
-  lane1 = Math.imul(lane1 ^ ch, 2654435761);
-  lane2 = Math.imul(lane2 ^ ch, 1597334677);
+  lane1 = imul(lane1 ^ ch, 2654435761);
+  lane2 = imul(lane2 ^ ch, 1597334677);
 }
 
 function feedString(text: string): void {
@@ -34,10 +37,10 @@ function feedString(text: string): void {
 function finish(): number {
   let h1 = lane1;
   let h2 = lane2;
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507);
-  h1 ^= Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507);
-  h2 ^= Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  h1 = imul(h1 ^ (h1 >>> 16), 2246822507);
+  h1 ^= imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = imul(h2 ^ (h2 >>> 16), 2246822507);
+  h2 ^= imul(h1 ^ (h1 >>> 13), 3266489909);
   return 4294967296 * (2097151 & h2) + (h1 >>> 0);
 }
 
@@ -83,7 +86,7 @@ export function fingerprintHash(fingerprint: string | undefined, model: string, 
   feedString(model);
   feedCode(0);
   feedCode(promptTokens & 0xffff);
-  feedCode(Math.floor(promptTokens / 65536));
+  feedCode(floor(promptTokens / 65536));
   return finish();
 }
 

@@ -1,10 +1,13 @@
 /** UTC calendar periods for the financial caps: days and months as small integers. */
 
+// Math functions bound once: a global lookup per call costs ~300 ns inside Jest's vm sandbox.
+const { floor } = Math;
+
 export const MS_PER_DAY = 86_400_000;
 
 /** Days since the epoch (UTC) of a ms timestamp. */
 export function utcDayIndex(ts: number): number {
-  return Math.floor(ts / MS_PER_DAY);
+  return floor(ts / MS_PER_DAY);
 }
 
 /** Months since year 0 (`year * 12 + month`, UTC) of a ms timestamp. */
@@ -20,7 +23,7 @@ export function utcDayEnd(ts: number): number {
 
 /** First ms of the UTC month after the one with index `month` (`year * 12 + month`). */
 export function utcMonthEndOfIndex(month: number): number {
-  return Date.UTC(Math.floor(month / 12), (month % 12) + 1, 1);
+  return Date.UTC(floor(month / 12), (month % 12) + 1, 1);
 }
 
 /** First ms of the UTC month after the one containing `ts`. */

@@ -9,6 +9,8 @@ import ts from 'typescript';
 import * as pricing from './index';
 
 const doc = readFileSync(join(__dirname, '../../docs/pricing.md'), 'utf8');
+/** The page with runs of spaces collapsed, so table padding (prettier aligns columns) does not matter. */
+const flatDoc = doc.replace(/ {2,}/g, ' ');
 
 const snippets = [...doc.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1] ?? '');
 
@@ -54,11 +56,11 @@ describe('docs/pricing.md', () => {
     const usd = (picos: number): string => `$${pricing.picosToUsdPerMTok(picos)}`;
     const row = `| \`${id}\` | ${family.kind} | ${usd(family.price.base.input)} | ${usd(family.price.base.output)} | ${usd(family.price.base.cacheRead)} |`;
 
-    expect(doc).toContain(row);
+    expect(flatDoc).toContain(row);
   });
 
   it('states the premium threshold of the code', () => {
-    expect(doc).toContain(`at least $${pricing.PREMIUM_OUTPUT_USD_PER_MTOK} per million`);
+    expect(flatDoc).toContain(`at least $${pricing.PREMIUM_OUTPUT_USD_PER_MTOK} per million`);
   });
 
   it('has its benchmark numbers filled in', () => {

@@ -95,6 +95,18 @@ describe('ingestRequestSchema', () => {
     );
   });
 
+  it('gives the problems shown in docs/schemas.md', () => {
+    const ok = sample.events[0]!;
+    const events: unknown[] = Array.from({ length: 8 }, () => ok);
+    events[3] = { ...ok, usage: { prompt_tokens: -1, completion_tokens: 0 } };
+    events[7] = { usage: ok.usage, eventId: '123' };
+    expect(issuesOf({ ...sample, events })).toEqual([
+      { path: 'events[3].usage.prompt_tokens', message: 'must not be negative' },
+      { path: 'events[7].model', message: 'required (a string)' },
+      { path: 'events[7].eventId', message: 'expected evt_<id> (letters, digits, - and _)' },
+    ]);
+  });
+
   it('rejects more than 100 events', () => {
     const events = Array.from({ length: 101 }, () => sample.events[0]);
     expect(issuesOf({ ...sample, events })).toEqual([

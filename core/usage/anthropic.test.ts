@@ -95,7 +95,10 @@ describe('Anthropic usage, streamed', () => {
     // Prepare: drop message_delta and message_stop
     const full = new TextDecoder().decode(fixtureBytes('anthropic-stream.sse'));
     const cut = full.slice(0, full.indexOf('event: message_delta'));
-    const streamed = 'Based on the contract you shared,' + ' the termination notice period is' + ' 90 days (§ 12.3 — « préavis »).';
+    const streamed =
+      'Based on the contract you shared,' +
+      ' the termination notice period is' +
+      ' 90 days (§ 12.3 — « préavis »).';
     // Act
     const result = streamText(cut);
     // Assess: output by Claude's ratio, 3.5 characters per token
@@ -108,7 +111,8 @@ describe('Anthropic usage, streamed', () => {
   it('estimates thinking, text and tool-input deltas but not signatures', () => {
     const full = new TextDecoder().decode(fixtureBytes('anthropic-stream-thinking-tools.sse'));
     const cut = full.slice(0, full.indexOf('event: message_delta'));
-    const thinking = 'The user wants the weather in Paris. I should call get_weather' + ' with celsius units.';
+    const thinking =
+      'The user wants the weather in Paris. I should call get_weather' + ' with celsius units.';
     const text = 'Let me check the weather in Paris.';
     const toolInput = '{"location": "Par' + 'is, France", "unit": "celsius"}';
     const chars = thinking.length + text.length + toolInput.length;

@@ -12,7 +12,9 @@ import { createUsageStream, parseUsageJson, usageFromResponse } from './index';
 import type { UsageResult } from './types';
 
 function parseChunks(provider: string, chunks: readonly Uint8Array[]): UsageResult {
-  const stream = createUsageStream(provider as ProviderId, { requestBody: { model: 'm', messages: [{ role: 'user', content: 'Hello there' }] } });
+  const stream = createUsageStream(provider as ProviderId, {
+    requestBody: { model: 'm', messages: [{ role: 'user', content: 'Hello there' }] },
+  });
   for (const chunk of chunks) stream.push(chunk);
   return stream.end();
 }
@@ -61,14 +63,18 @@ describe.each(STREAM_FIXTURES)('%s stream %s', (provider, file) => {
 
   it('never throws when random bytes are spliced into the stream', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: bytes.length }), fc.uint8Array({ maxLength: 40 }), (at, garbage) => {
-        const mixed = new Uint8Array(bytes.length + garbage.length);
-        mixed.set(bytes.subarray(0, at));
-        mixed.set(garbage, at);
-        mixed.set(bytes.subarray(at), at + garbage.length);
-        const result = parseChunks(provider, [mixed]);
-        expect(typeof result.ok).toBe('boolean');
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: bytes.length }),
+        fc.uint8Array({ maxLength: 40 }),
+        (at, garbage) => {
+          const mixed = new Uint8Array(bytes.length + garbage.length);
+          mixed.set(bytes.subarray(0, at));
+          mixed.set(garbage, at);
+          mixed.set(bytes.subarray(at), at + garbage.length);
+          const result = parseChunks(provider, [mixed]);
+          expect(typeof result.ok).toBe('boolean');
+        },
+      ),
       { numRuns: 100 },
     );
   });
@@ -79,17 +85,28 @@ describe('random input never throws', () => {
 
   it('streams of random bytes, in random chunks', () => {
     fc.assert(
-      fc.property(providerArb, fc.array(fc.uint8Array({ maxLength: 64 }), { maxLength: 16 }), (provider, chunks) => {
-        const result = parseChunks(provider, chunks);
-        expect(typeof result.ok).toBe('boolean');
-      }),
+      fc.property(
+        providerArb,
+        fc.array(fc.uint8Array({ maxLength: 64 }), { maxLength: 16 }),
+        (provider, chunks) => {
+          const result = parseChunks(provider, chunks);
+          expect(typeof result.ok).toBe('boolean');
+        },
+      ),
       { numRuns: 300 },
     );
   });
 
   it('streams of SSE-like text', () => {
     const line = fc.oneof(
-      fc.constantFrom('', 'data: [DONE]', ': comment', 'event: message_delta', 'data: {"usage":{', 'data: {}'),
+      fc.constantFrom(
+        '',
+        'data: [DONE]',
+        ': comment',
+        'event: message_delta',
+        'data: {"usage":{',
+        'data: {}',
+      ),
       fc.string().map((s) => `data: ${s}`),
       fc.json().map((j) => `data: ${j}`),
     );
@@ -106,7 +123,9 @@ describe('random input never throws', () => {
     fc.assert(
       fc.property(providerArb, fc.jsonValue(), (provider, body) => {
         expect(typeof parseUsageJson(provider, body).ok).toBe('boolean');
-        expect(typeof parseUsageJson(provider, { usage: body, usageMetadata: body, error: body }).ok).toBe('boolean');
+        expect(typeof parseUsageJson(provider, { usage: body, usageMetadata: body, error: body }).ok).toBe(
+          'boolean',
+        );
       }),
       { numRuns: 300 },
     );
@@ -117,7 +136,13 @@ describe('random input never throws', () => {
       fc.property(
         providerArb,
         fc.uint8Array({ maxLength: 200 }),
-        fc.constantFrom(undefined, 'application/json', 'text/event-stream', 'application/x-ndjson', 'text/html'),
+        fc.constantFrom(
+          undefined,
+          'application/json',
+          'text/event-stream',
+          'application/x-ndjson',
+          'text/html',
+        ),
         fc.constantFrom(200, 400, 500),
         (provider, body, contentType, status) => {
           expect(typeof usageFromResponse({ provider, body, contentType, status }).ok).toBe('boolean');

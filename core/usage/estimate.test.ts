@@ -83,7 +83,10 @@ describe('estimateRequestTokens', () => {
         {
           role: 'user',
           content: [
-            { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0xLjQK' } },
+            {
+              type: 'document',
+              source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0xLjQK' },
+            },
             { type: 'tool_result', tool_use_id: 'toolu_1', content: 'sunny' },
           ],
         },
@@ -96,16 +99,26 @@ describe('estimateRequestTokens', () => {
   it('reads Gemini contents and systemInstruction, not inline data', () => {
     const body = {
       systemInstruction: { parts: [{ text: 'Be kind' }] },
-      contents: [{ role: 'user', parts: [{ text: 'Hi' }, { inlineData: { mimeType: 'image/png', data: 'iVBORw0K' } }] }],
+      contents: [
+        {
+          role: 'user',
+          parts: [{ text: 'Hi' }, { inlineData: { mimeType: 'image/png', data: 'iVBORw0K' } }],
+        },
+      ],
     };
     // 7 + 2 = 9 characters → 3 tokens; 1 turn → 6
     expect(estimateRequestTokens('gemini', body, 'gemini', undefined)).toBe(3 + 6);
   });
 
   it('reads Ollama generate prompts and system text', () => {
-    expect(estimateRequestTokens('ollama', { model: 'llama3.2', prompt: 'Why?', system: 'Short.' }, 'llama', undefined)).toBe(
-      Math.ceil(10 / 3.8),
-    );
+    expect(
+      estimateRequestTokens(
+        'ollama',
+        { model: 'llama3.2', prompt: 'Why?', system: 'Short.' },
+        'llama',
+        undefined,
+      ),
+    ).toBe(Math.ceil(10 / 3.8));
   });
 
   it('uses the token counter when given, and the ratio where the counter fails', () => {

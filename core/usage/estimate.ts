@@ -187,7 +187,11 @@ function collectText(value: unknown, tally: TokenTally, depth: number): void {
   }
   for (const [key, item] of Object.entries(value)) {
     if (NOT_TEXT.has(key)) continue;
-    if (typeof item === 'object' && item !== null && (key === 'input' || key === 'args' || key === 'arguments')) {
+    if (
+      typeof item === 'object' &&
+      item !== null &&
+      (key === 'input' || key === 'args' || key === 'arguments')
+    ) {
       // tool-call arguments given as objects (Anthropic tool_use.input, Gemini functionCall.args)
       tally.addText(safeStringify(item));
       continue;

@@ -16,9 +16,19 @@ describe('usageFromResponse', () => {
   it.each([
     ['text/event-stream; charset=utf-8', 'openai', 'openai-chat-stream.sse', openaiStreamUsage],
     [undefined, 'openai', 'openai-chat-stream.sse', openaiStreamUsage],
-    ['application/json', 'anthropic', 'anthropic-message.json', expect.objectContaining({ inputTokens: 2510 })],
+    [
+      'application/json',
+      'anthropic',
+      'anthropic-message.json',
+      expect.objectContaining({ inputTokens: 2510 }),
+    ],
     [null, 'anthropic', 'anthropic-message.json', expect.objectContaining({ inputTokens: 2510 })],
-    ['application/x-ndjson', 'llama', 'ollama-chat-stream.ndjson', expect.objectContaining({ inputTokens: 26 })],
+    [
+      'application/x-ndjson',
+      'llama',
+      'ollama-chat-stream.ndjson',
+      expect.objectContaining({ inputTokens: 26 }),
+    ],
     [undefined, 'llama', 'ollama-chat-stream.ndjson', expect.objectContaining({ outputTokens: 12 })],
   ] as const)('content type %s, %s %s', (contentType, provider, file, usage) => {
     const result = usageFromResponse({ provider, contentType, status: 200, body: fixtureBytes(file) });
@@ -29,7 +39,11 @@ describe('usageFromResponse', () => {
     const body = new TextDecoder().decode(fixtureBytes('anthropic-message.json'));
     const anthropic = getProvider('anthropic');
     expect(anthropic).toBeDefined();
-    const result = usageFromResponse({ provider: anthropic ?? 'anthropic', contentType: 'application/json', body });
+    const result = usageFromResponse({
+      provider: anthropic ?? 'anthropic',
+      contentType: 'application/json',
+      body,
+    });
     expect(result.ok && result.usage.inputTokens).toBe(2510);
   });
 
@@ -90,21 +104,32 @@ describe('createUsageStream', () => {
   it('reports "frame too large" when an oversized frame was skipped and no usage followed', () => {
     const stream = createUsageStream('openai', { maxFrameChars: 100 });
     stream.push(encode(`data: {"choices":[{"delta":{"content":"${'x'.repeat(200)}"}}]}\n\n`));
-    expect(stream.end()).toEqual({ ok: false, reason: 'frame too large (over 100 characters); usage unknown' });
+    expect(stream.end()).toEqual({
+      ok: false,
+      reason: 'frame too large (over 100 characters); usage unknown',
+    });
   });
 
   it('still reports the usage that follows a skipped oversized frame', () => {
     const stream = createUsageStream('openai', { maxFrameChars: 200 });
     stream.push(encode(`data: {"choices":[{"delta":{"content":"${'x'.repeat(300)}"}}]}\n\n`));
-    stream.push(encode('data: {"model":"m","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":4}}\n\n'));
-    expect(stream.end()).toEqual({ ok: true, usage: usageOf({ model: 'm', inputTokens: 3, outputTokens: 4 }) });
+    stream.push(
+      encode('data: {"model":"m","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":4}}\n\n'),
+    );
+    expect(stream.end()).toEqual({
+      ok: true,
+      usage: usageOf({ model: 'm', inputTokens: 3, outputTokens: 4 }),
+    });
   });
 
   it('keeps memory bounded: a stream that never ends a line holds at most one frame', () => {
     const stream = createUsageStream('openai', { maxFrameChars: 1_000 });
     const noNewline = encode('x'.repeat(10_000));
     for (let i = 0; i < 100; i++) stream.push(noNewline);
-    expect(stream.end()).toEqual({ ok: false, reason: 'frame too large (over 1000 characters); usage unknown' });
+    expect(stream.end()).toEqual({
+      ok: false,
+      reason: 'frame too large (over 1000 characters); usage unknown',
+    });
   });
 
   it('defaults the frame limit to 1 MiB', () => {

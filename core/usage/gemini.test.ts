@@ -2,14 +2,21 @@ import { fixtureBytes, fixtureJson, usageOf } from './fixtures/load';
 import { createUsageStream, parseUsageJson } from './index';
 import type { NormalizedUsage, UsageContext } from './types';
 
-const STREAM_URL = 'https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse';
+const STREAM_URL =
+  'https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse';
 
 describe('Gemini usage', () => {
   it.each<[string, Partial<NormalizedUsage>]>([
     [
       // thoughts are billed as output on top of candidates: 512 + 1222; cached tokens are part of the prompt
       'gemini-generate.json',
-      { model: 'gemini-2.5-pro', inputTokens: 4096, cacheReadTokens: 3072, outputTokens: 1734, reasoningTokens: 1222 },
+      {
+        model: 'gemini-2.5-pro',
+        inputTokens: 4096,
+        cacheReadTokens: 3072,
+        outputTokens: 1734,
+        reasoningTokens: 1222,
+      },
     ],
     [
       // streamGenerateContent without alt=sse: one JSON array of chunks, cumulative usage, last wins
@@ -86,7 +93,8 @@ describe('Gemini usage', () => {
     const stream = createUsageStream('gemini');
     stream.push(
       new TextEncoder().encode(
-        frame('{"promptTokenCount": 4,"candidatesTokenCount": 2,"totalTokenCount": 6}') + frame('{"trafficType": "ON_DEMAND"}'),
+        frame('{"promptTokenCount": 4,"candidatesTokenCount": 2,"totalTokenCount": 6}') +
+          frame('{"trafficType": "ON_DEMAND"}'),
       ),
     );
     expect(stream.end()).toEqual({

@@ -41,7 +41,9 @@ export function readGeminiUsage(meta: JsonObject): Partial<NormalizedUsage> | un
 function toUsage(response: JsonObject): NormalizedUsage | undefined {
   const meta = asObject(response.usageMetadata);
   const fields = meta === undefined ? undefined : readGeminiUsage(meta);
-  return fields === undefined ? undefined : makeUsage({ ...fields, model: asString(response.modelVersion) ?? null });
+  return fields === undefined
+    ? undefined
+    : makeUsage({ ...fields, model: asString(response.modelVersion) ?? null });
 }
 
 /** SSE chunks: every one is parsed (each carries cumulative `usageMetadata`). */
@@ -109,7 +111,11 @@ export const geminiUsage: UsageParser = {
     }
     if (usage !== undefined) return ok(withRequestFallbacks(usage, ctx, model));
     if (error !== undefined) return fail(error);
-    return fail(asObject(body) === undefined && !Array.isArray(body) ? 'response body is not a JSON object' : 'no usage in response');
+    return fail(
+      asObject(body) === undefined && !Array.isArray(body)
+        ? 'response body is not a JSON object'
+        : 'no usage in response',
+    );
   },
   stream(ctx: UsageContext): UsageStream {
     if (isOpenAICompatible(ctx)) return compatible.stream(ctx);

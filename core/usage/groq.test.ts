@@ -5,7 +5,12 @@ describe('Groq usage', () => {
   it('reads the standard usage object of a chat completion', () => {
     expect(parseUsageJson('groq', fixtureJson('groq-chat.json'))).toEqual({
       ok: true,
-      usage: usageOf({ model: 'llama-3.3-70b-versatile', inputTokens: 18, outputTokens: 556, serviceTier: 'on_demand' }),
+      usage: usageOf({
+        model: 'llama-3.3-70b-versatile',
+        inputTokens: 18,
+        outputTokens: 556,
+        serviceTier: 'on_demand',
+      }),
     });
   });
 

@@ -168,11 +168,17 @@ function isKey(s: string, start: number, end: number, keys: readonly JsonKey[]):
 /**
  * Tallies the string values of the given keys inside the one object or array that starts at `start`,
  * scanning that value only (a chat chunk's `delta`, a few dozen characters) rather than the whole frame.
- * Returns the index after the value (or the end of `s` when it is unterminated).
+ * Returns how many non-empty strings it tallied.
  */
-export function tallyStringsWithin(s: string, start: number, keys: readonly JsonKey[], tally: TokenTally): number {
+export function tallyStringsWithin(
+  s: string,
+  start: number,
+  keys: readonly JsonKey[],
+  tally: TokenTally,
+): number {
   const first = s.charCodeAt(start);
-  if (first !== OPEN_BRACE && first !== OPEN_BRACKET) return start;
+  if (first !== OPEN_BRACE && first !== OPEN_BRACKET) return 0;
+  let tallied = 0;
   let depth = 0;
   let i = start;
   const n = s.length;
@@ -180,11 +186,16 @@ export function tallyStringsWithin(s: string, start: number, keys: readonly Json
     const c = s.charCodeAt(i);
     if (c === QUOTE) {
       const end = stringEnd(s, i + 1);
-      if (end === -1) return n;
+      if (end === -1) return tallied;
       const after = skipSpace(s, end + 1);
       if (s.charCodeAt(after) === COLON) {
         const value = skipSpace(s, after + 1);
-        i = isKey(s, i + 1, end, keys) ? tallyStringAt(s, value, tally) : value;
+        if (isKey(s, i + 1, end, keys)) {
+          i = tallyStringAt(s, value, tally);
+          if (i > value + 2) tallied++;
+        } else {
+          i = value;
+        }
       } else {
         i = end + 1;
       }
@@ -194,10 +205,10 @@ export function tallyStringsWithin(s: string, start: number, keys: readonly Json
     } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
       depth--;
       i++;
-      if (depth === 0) return i;
+      if (depth === 0) return tallied;
     } else {
       i++;
     }
   }
-  return n;
+  return tallied;
 }

@@ -28,7 +28,10 @@ describe('Llama-family usage (Ollama native and OpenAI-compatible servers)', () 
     ['ollama-chat-stream.ndjson', { model: 'llama3.2', inputTokens: 26, outputTokens: 12 }],
     ['ollama-generate-stream.ndjson', { model: 'qwen3:8b', inputTokens: 17, outputTokens: 31 }],
     // SSE from an OpenAI-compatible server with include_usage
-    ['llama-vllm-stream.sse', { model: 'meta-llama/Llama-3.1-8B-Instruct', inputTokens: 42, outputTokens: 10 }],
+    [
+      'llama-vllm-stream.sse',
+      { model: 'meta-llama/Llama-3.1-8B-Instruct', inputTokens: 42, outputTokens: 10 },
+    ],
   ])('%s', (file, expected) => {
     const stream = createUsageStream('llama');
     stream.push(fixtureBytes(file));
@@ -59,7 +62,14 @@ describe('Llama-family usage (Ollama native and OpenAI-compatible servers)', () 
 
   it('reports an error line in an NDJSON stream as a failure', () => {
     const stream = createUsageStream('llama');
-    stream.push(new TextEncoder().encode('{"model":"llama3.2","message":{"role":"assistant","content":"Hi"},"done":false}\n{"error":"an error was encountered while running the model"}\n'));
-    expect(stream.end()).toEqual({ ok: false, reason: 'provider error: an error was encountered while running the model' });
+    stream.push(
+      new TextEncoder().encode(
+        '{"model":"llama3.2","message":{"role":"assistant","content":"Hi"},"done":false}\n{"error":"an error was encountered while running the model"}\n',
+      ),
+    );
+    expect(stream.end()).toEqual({
+      ok: false,
+      reason: 'provider error: an error was encountered while running the model',
+    });
   });
 });

@@ -2,7 +2,11 @@ import { fixtureBytes, fixtureJson, usageOf } from './fixtures/load';
 import { createUsageStream, parseUsageJson } from './index';
 import type { NormalizedUsage, UsageContext, UsageResult } from './types';
 
-function streamUsage(provider: 'openai' | 'xai' | 'deepseek' | 'mistral', file: string, ctx: UsageContext = {}): UsageResult {
+function streamUsage(
+  provider: 'openai' | 'xai' | 'deepseek' | 'mistral',
+  file: string,
+  ctx: UsageContext = {},
+): UsageResult {
   const stream = createUsageStream(provider, ctx);
   stream.push(fixtureBytes(file));
   return stream.end();
@@ -76,7 +80,13 @@ describe('OpenAI usage, streamed', () => {
     [
       // stream_options.include_usage: last chunk has choices [] and usage; the others "usage": null
       'openai-chat-stream.sse',
-      { model: 'gpt-4.1-2025-04-14', inputTokens: 1134, cacheReadTokens: 1024, outputTokens: 9, serviceTier: 'default' },
+      {
+        model: 'gpt-4.1-2025-04-14',
+        inputTokens: 1134,
+        cacheReadTokens: 1024,
+        outputTokens: 9,
+        serviceTier: 'default',
+      },
     ],
     [
       'openai-chat-stream-tools.sse',
@@ -85,7 +95,13 @@ describe('OpenAI usage, streamed', () => {
     [
       // Responses API: usage in response.completed → response.usage
       'openai-responses-stream.sse',
-      { model: 'gpt-4.1-2025-04-14', inputTokens: 2211, cacheReadTokens: 2048, outputTokens: 9, serviceTier: 'default' },
+      {
+        model: 'gpt-4.1-2025-04-14',
+        inputTokens: 2211,
+        cacheReadTokens: 2048,
+        outputTokens: 9,
+        serviceTier: 'default',
+      },
     ],
   ])('%s', (file, expected) => {
     expect(streamUsage('openai', file)).toEqual({ ok: true, usage: usageOf(expected) });
@@ -118,9 +134,15 @@ describe('OpenAI usage, streamed', () => {
   });
 
   it('estimates with the given token counter instead of the ratio', () => {
-    const requestBody = { model: 'gpt-4.1', messages: [{ role: 'user', content: 'Say hello to everyone in French.' }] };
+    const requestBody = {
+      model: 'gpt-4.1',
+      messages: [{ role: 'user', content: 'Say hello to everyone in French.' }],
+    };
     const oneTokenPerChar = (text: string): number => text.length;
-    const result = streamUsage('openai', 'openai-chat-stream-no-usage.sse', { requestBody, tokenCounter: oneTokenPerChar });
+    const result = streamUsage('openai', 'openai-chat-stream-no-usage.sse', {
+      requestBody,
+      tokenCounter: oneTokenPerChar,
+    });
     // input 32 + 1 × 3 + 3 = 38; output 19
     expect(result.ok && result.usage).toMatchObject({ inputTokens: 38, outputTokens: 19, estimated: true });
   });
@@ -135,7 +157,12 @@ describe('OpenAI usage, streamed', () => {
     // Assess: ceil(21 / 4) = 6; no request body, so no prompt estimate
     expect(stream.end()).toEqual({
       ok: true,
-      usage: usageOf({ model: 'gpt-4o-mini-2024-07-18', outputTokens: 6, serviceTier: 'flex', estimated: true }),
+      usage: usageOf({
+        model: 'gpt-4o-mini-2024-07-18',
+        outputTokens: 6,
+        serviceTier: 'flex',
+        estimated: true,
+      }),
     });
   });
 
@@ -151,7 +178,13 @@ describe('OpenAI usage, streamed', () => {
     // Assess: input ceil((28 + 7) / 4) = 9 (a string input has no per-message overhead); output ceil(25 / 4) = 7
     expect(stream.end()).toEqual({
       ok: true,
-      usage: usageOf({ model: 'gpt-4.1-2025-04-14', inputTokens: 9, outputTokens: 7, serviceTier: 'auto', estimated: true }),
+      usage: usageOf({
+        model: 'gpt-4.1-2025-04-14',
+        inputTokens: 9,
+        outputTokens: 7,
+        serviceTier: 'auto',
+        estimated: true,
+      }),
     });
   });
 
@@ -172,7 +205,10 @@ describe('OpenAI usage, streamed', () => {
       'event: error\ndata: {"type":"error","code":"ERR_SOMETHING","message":"Something went wrong","param":null,"sequence_number":1}\n\n';
     const stream = createUsageStream('openai');
     stream.push(new TextEncoder().encode(sse));
-    expect(stream.end()).toEqual({ ok: false, reason: 'provider error: ERR_SOMETHING: Something went wrong' });
+    expect(stream.end()).toEqual({
+      ok: false,
+      reason: 'provider error: ERR_SOMETHING: Something went wrong',
+    });
   });
 
   it('keeps the last of several usage chunks (cumulative, never summed)', () => {
@@ -181,23 +217,38 @@ describe('OpenAI usage, streamed', () => {
       `data: {"id":"c","object":"chat.completion.chunk","model":"m","choices":[],"usage":{"prompt_tokens":7,"completion_tokens":${completion},"total_tokens":${7 + completion}}}\n\n`;
     const stream = createUsageStream('openai');
     stream.push(new TextEncoder().encode(chunk(1) + chunk(2) + chunk(3) + 'data: [DONE]\n\n'));
-    expect(stream.end()).toEqual({ ok: true, usage: usageOf({ model: 'm', inputTokens: 7, outputTokens: 3 }) });
+    expect(stream.end()).toEqual({
+      ok: true,
+      usage: usageOf({ model: 'm', inputTokens: 7, outputTokens: 3 }),
+    });
   });
 });
 
 describe('OpenAI-compatible hosts', () => {
-  it.each<[('xai' | 'deepseek' | 'mistral'), string, Partial<NormalizedUsage>]>([
+  it.each<['xai' | 'deepseek' | 'mistral', string, Partial<NormalizedUsage>]>([
     [
       // xAI reports reasoning beside completion_tokens: total 837 = 663 + 50 + 124
       'xai',
       'xai-chat.json',
-      { model: 'grok-4-fast-reasoning', inputTokens: 663, cacheReadTokens: 654, outputTokens: 174, reasoningTokens: 124 },
+      {
+        model: 'grok-4-fast-reasoning',
+        inputTokens: 663,
+        cacheReadTokens: 654,
+        outputTokens: 174,
+        reasoningTokens: 124,
+      },
     ],
     [
       // DeepSeek: prompt_tokens = hit + miss; reasoning inside completion_tokens (total 1590 = 1180 + 410)
       'deepseek',
       'deepseek-chat.json',
-      { model: 'deepseek-reasoner', inputTokens: 1180, cacheReadTokens: 1152, outputTokens: 410, reasoningTokens: 320 },
+      {
+        model: 'deepseek-reasoner',
+        inputTokens: 1180,
+        cacheReadTokens: 1152,
+        outputTokens: 410,
+        reasoningTokens: 320,
+      },
     ],
     ['mistral', 'mistral-chat.json', { model: 'mistral-large-latest', inputTokens: 16, outputTokens: 34 }],
   ])('%s: %s', (provider, file, expected) => {

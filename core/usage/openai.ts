@@ -20,7 +20,14 @@
  */
 import type { TokenizerFamily } from './estimate';
 import { asCount, asObject, asString, field, tryParseJson, type JsonObject } from './json-fields';
-import { hasObjectValue, jsonKey, readStringValue, tallyStringAt, tallyStringsWithin, valueIndex } from './json-scan';
+import {
+  hasObjectValue,
+  jsonKey,
+  readStringValue,
+  tallyStringAt,
+  tallyStringsWithin,
+  valueIndex,
+} from './json-scan';
 import { fail, makeUsage, ok, providerError, withRequestFallbacks } from './normalize';
 import { framedUsageStream, StreamTally, type FrameHandler } from './stream';
 import type { NormalizedUsage, UsageContext, UsageParser, UsageResult } from './types';
@@ -44,7 +51,12 @@ export function readOpenAIUsage(usage: JsonObject): Partial<NormalizedUsage> | u
     const reasoning = asCount(field(usage, 'completion_tokens_details', 'reasoning_tokens')) ?? 0;
     let output = completion ?? 0;
     const total = asCount(usage.total_tokens);
-    if (reasoning > 0 && total !== undefined && total !== input + output && total === input + output + reasoning) {
+    if (
+      reasoning > 0 &&
+      total !== undefined &&
+      total !== input + output &&
+      total === input + output + reasoning
+    ) {
       output += reasoning; // reasoning reported beside completion_tokens, not inside it (xAI)
     }
     return {
@@ -116,7 +128,10 @@ export function createOpenAIUsageParser(dialect: OpenAIDialect = {}): UsageParse
       return ok(withRequestFallbacks(usage, ctx));
     },
     stream(ctx: UsageContext) {
-      return framedUsageStream(ctx, () => new OpenAIStreamHandler(new StreamTally(ctx, 'openai', family), fromBody));
+      return framedUsageStream(
+        ctx,
+        () => new OpenAIStreamHandler(new StreamTally(ctx, 'openai', family), fromBody),
+      );
     },
   };
 }
@@ -129,21 +144,31 @@ export class OpenAIStreamHandler implements FrameHandler {
   ) {}
 
   frame(data: string, event: string): void {
-    if (event.startsWith('response.') || data.startsWith('{"type":"response.')) {
+    // Responses API events carry an `event:` name; chat chunks have none and start with {"id":
+    const typed = data.charCodeAt(2) === 116; /* t of {"type": */
+    if (
+      event.length > 0
+        ? event.startsWith('response.')
+        : typed && data.startsWith('{"type":"response.')
+    ) {
       this.responsesEvent(data, event);
       return;
     }
+    const withUsage = hasObjectValue(data, USAGE);
+    if (withUsage) this.parseFrame(data, false);
+    // generated text: the `delta` object of each choice
+    let texts = 0;
+    for (let v = valueIndex(data, DELTA); v !== -1; v = valueIndex(data, DELTA, v)) {
+      texts += tallyStringsWithin(data, v, DELTA_TEXT, this.tally.output);
+    }
+    // Error frames carry no text (OpenAI: {"error":…}; OpenRouter: an empty delta with finish_reason
+    // "error"), so frames with text skip the search for an error object.
     if (
-      hasObjectValue(data, USAGE) ||
-      hasObjectValue(data, ERROR) ||
-      event === 'error' ||
-      data.startsWith('{"type":"error"')
+      texts === 0 &&
+      !withUsage &&
+      (hasObjectValue(data, ERROR) || event === 'error' || (typed && data.startsWith('{"type":"error"')))
     ) {
       this.parseFrame(data, false);
-    }
-    // generated text: the `delta` object of each choice
-    for (let v = valueIndex(data, DELTA); v !== -1; v = valueIndex(data, DELTA, v)) {
-      tallyStringsWithin(data, v, DELTA_TEXT, this.tally.output);
     }
     if (!this.tally.hasModel) {
       this.tally.seen(readStringValue(data, MODEL), readStringValue(data, SERVICE_TIER));

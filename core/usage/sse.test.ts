@@ -26,7 +26,8 @@ function sse(pieces: Array<string | Uint8Array>, maxFrame = 1_000): Recorded {
   const sink = recorder();
   const decoder = new SseDecoder(maxFrame, sink);
   const splitter = new LineSplitter(maxFrame, decoder);
-  for (const piece of pieces) splitter.push(typeof piece === 'string' ? new TextEncoder().encode(piece) : piece);
+  for (const piece of pieces)
+    splitter.push(typeof piece === 'string' ? new TextEncoder().encode(piece) : piece);
   splitter.end();
   decoder.end();
   return { frames: sink.frames, overflows: sink.overflows };
@@ -49,7 +50,8 @@ describe('SSE framing', () => {
   });
 
   it('ignores comments, id, retry and unknown fields, and does not dispatch events without data', () => {
-    const text = ': OPENROUTER PROCESSING\n\nid: 7\nretry: 1000\nevent: ping\n\ndataset: x\nfoo: bar\ndata: kept\n\n';
+    const text =
+      ': OPENROUTER PROCESSING\n\nid: 7\nretry: 1000\nevent: ping\n\ndataset: x\nfoo: bar\ndata: kept\n\n';
     expect(sse([text]).frames).toEqual([['kept', '']]);
   });
 
@@ -75,13 +77,15 @@ describe('SSE framing', () => {
   });
 
   it('drops a leading byte-order mark', () => {
-    expect(sse([new Uint8Array([0xef, 0xbb]), new Uint8Array([0xbf]), 'data: x\n\n']).frames).toEqual([['x', '']]);
+    expect(sse([new Uint8Array([0xef, 0xbb]), new Uint8Array([0xbf]), 'data: x\n\n']).frames).toEqual([
+      ['x', ''],
+    ]);
   });
 
   it('replaces invalid UTF-8 with U+FFFD instead of throwing', () => {
-    expect(sse([new Uint8Array([0x64, 0x61, 0x74, 0x61, 0x3a, 0x20, 0xff, 0xe2, 0x82, 0x0a, 0x0a])]).frames).toEqual([
-      ['\ufffd\ufffd', ''],
-    ]);
+    expect(
+      sse([new Uint8Array([0x64, 0x61, 0x74, 0x61, 0x3a, 0x20, 0xff, 0xe2, 0x82, 0x0a, 0x0a])]).frames,
+    ).toEqual([['\ufffd\ufffd', '']]);
   });
 
   it('drops an event whose line exceeds the frame limit, reports it once, and recovers', () => {

@@ -43,7 +43,12 @@ export class SseDecoder implements LineSink {
     }
     if (this.dropping) return;
     const first = text.charCodeAt(start);
-    if (first === LOWER_D && text.startsWith('data', start)) {
+    if (
+      first === LOWER_D &&
+      text.charCodeAt(start + 1) === 97 &&
+      text.charCodeAt(start + 2) === 116 &&
+      text.charCodeAt(start + 3) === 97
+    ) {
       const from = valueStart(text, start + 4, end);
       if (from === -1) return;
       const value = text.slice(from, end);
@@ -58,7 +63,13 @@ export class SseDecoder implements LineSink {
         this.data = value;
         this.hasData = true;
       }
-    } else if (first === LOWER_E && text.startsWith('event', start)) {
+    } else if (
+      first === LOWER_E &&
+      text.charCodeAt(start + 1) === 118 &&
+      text.charCodeAt(start + 2) === 101 &&
+      text.charCodeAt(start + 3) === 110 &&
+      text.charCodeAt(start + 4) === 116
+    ) {
       const from = valueStart(text, start + 5, end);
       if (from === -1) return;
       this.event = text.slice(from, end);

@@ -112,7 +112,8 @@ export class StreamTally {
    * any partial figures the provider sent.
    */
   finish(): UsageResult {
-    if (this.usage !== null && !this.lost) return ok(withRequestFallbacks(this.usage, this.ctx, this.model, this.serviceTier));
+    if (this.usage !== null && !this.lost)
+      return ok(withRequestFallbacks(this.usage, this.ctx, this.model, this.serviceTier));
     if (this.error !== undefined) return fail(this.error);
     if (this.lost) return fail(frameTooLarge(maxFrameChars(this.ctx)));
     if (this.malformed > 0) return fail(`malformed JSON in ${this.malformed} stream frame(s)`);
@@ -144,7 +145,10 @@ export class StreamTally {
  * line: `{` starts NDJSON, anything else (`data:`, `event:`, `:`) SSE. `handlerFor` receives it, so a
  * provider that speaks two dialects (Ollama: NDJSON natively, SSE on /v1) picks the matching handler.
  */
-export function framedUsageStream(ctx: UsageContext, handlerFor: (framing: Framing) => FrameHandler): UsageStream {
+export function framedUsageStream(
+  ctx: UsageContext,
+  handlerFor: (framing: Framing) => FrameHandler,
+): UsageStream {
   return new FramedStream(ctx, handlerFor);
 }
 

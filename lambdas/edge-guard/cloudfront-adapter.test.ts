@@ -2,7 +2,13 @@ import { randomBytes } from 'node:crypto';
 import type { CloudFrontRequestEvent, CloudFrontRequest, CloudFrontResultResponse } from 'aws-lambda';
 import { flagKeyFor, generateApiKey } from '../../core/keys';
 import { createOriginRequestHandler, toCloudFrontResponse } from './cloudfront-adapter';
-import { bakedConfig, EdgeConfigError, esbuildDefineFor, parseEdgeGuardConfig, replicaRegionFor } from './config';
+import {
+  bakedConfig,
+  EdgeConfigError,
+  esbuildDefineFor,
+  parseEdgeGuardConfig,
+  replicaRegionFor,
+} from './config';
 import { MISSING_KEY_RESPONSE } from './decide';
 import { EdgeGuard } from './guard';
 import { EmfMetrics, MemoryMetrics } from './metrics';
@@ -23,7 +29,12 @@ function originRequest(headers: Record<string, string>): CloudFrontRequestEvent 
     Records: [
       {
         cf: {
-          config: { distributionDomainName: 'd1.cloudfront.net', distributionId: 'E1', eventType: 'origin-request', requestId: 'r' },
+          config: {
+            distributionDomainName: 'd1.cloudfront.net',
+            distributionId: 'E1',
+            eventType: 'origin-request',
+            requestId: 'r',
+          },
           request,
         },
       },
@@ -50,7 +61,17 @@ describe('CloudFront origin-request adapter', () => {
       flags: {
         get: async (k) =>
           k === flagKey
-            ? { flagKey, orgId: 'org_a', state: 'SUSPENDED', triggerType: 'hard_cap_daily', observedValue: 1, thresholdValue: 1, mode: 'hard_stop', setAt: '', expiresAt }
+            ? {
+                flagKey,
+                orgId: 'org_a',
+                state: 'SUSPENDED',
+                triggerType: 'hard_cap_daily',
+                observedValue: 1,
+                thresholdValue: 1,
+                mode: 'hard_stop',
+                setAt: '',
+                expiresAt,
+              }
             : undefined,
       },
       pepper: async () => PEPPER,
@@ -64,7 +85,9 @@ describe('CloudFront origin-request adapter', () => {
     expect(Number(result.headers?.['retry-after']?.[0]?.value)).toBeGreaterThanOrEqual(119);
     expect(result.headers?.['x-should-retry']).toEqual([{ key: 'x-should-retry', value: 'false' }]);
     expect(result.headers?.['content-type']).toEqual([{ key: 'Content-Type', value: 'application/json' }]);
-    expect(JSON.parse(result.body ?? '')).toMatchObject({ error: { type: 'budget_exceeded', code: 'hard_cap_daily' } });
+    expect(JSON.parse(result.body ?? '')).toMatchObject({
+      error: { type: 'budget_exceeded', code: 'hard_cap_daily' },
+    });
   });
 
   it('answers 401 without the header', async () => {
@@ -102,7 +125,10 @@ describe('baked-in config', () => {
   it('produces an esbuild define whose value is the JSON of the full config', () => {
     const define = esbuildDefineFor({ ...base, cacheTtlMs: 500 });
     expect(Object.keys(define)).toEqual(['__SPENDGUARD_CONFIG__']);
-    expect(JSON.parse(define.__SPENDGUARD_CONFIG__ ?? '')).toMatchObject({ cacheTtlMs: 500, flagsTableName: 'Flags' });
+    expect(JSON.parse(define.__SPENDGUARD_CONFIG__ ?? '')).toMatchObject({
+      cacheTtlMs: 500,
+      flagsTableName: 'Flags',
+    });
   });
 
   it('refuses a missing or invalid config', () => {
@@ -115,14 +141,21 @@ describe('baked-in config', () => {
 describe('EmfMetrics', () => {
   it('writes one Embedded Metric Format line per count', () => {
     const lines: string[] = [];
-    new EmfMetrics({ service: 'edge-guard', write: (l) => lines.push(l), now: () => 1 }).count('GuardFailOpen', {
-      Reason: 'store_error',
-    });
+    new EmfMetrics({ service: 'edge-guard', write: (l) => lines.push(l), now: () => 1 }).count(
+      'GuardFailOpen',
+      {
+        Reason: 'store_error',
+      },
+    );
     expect(JSON.parse(lines[0] ?? '')).toEqual({
       _aws: {
         Timestamp: 1,
         CloudWatchMetrics: [
-          { Namespace: 'Spendguard', Dimensions: [['Service', 'Reason']], Metrics: [{ Name: 'GuardFailOpen', Unit: 'Count' }] },
+          {
+            Namespace: 'Spendguard',
+            Dimensions: [['Service', 'Reason']],
+            Metrics: [{ Name: 'GuardFailOpen', Unit: 'Count' }],
+          },
         ],
       },
       Service: 'edge-guard',

@@ -67,7 +67,11 @@ export function parseEdgeGuardConfig(raw: unknown): EdgeGuardConfig {
     return v;
   };
   const regions = c.replicaRegions ?? {};
-  if (typeof regions !== 'object' || regions === null || Object.values(regions).some((r) => typeof r !== 'string')) {
+  if (
+    typeof regions !== 'object' ||
+    regions === null ||
+    Object.values(regions).some((r) => typeof r !== 'string')
+  ) {
     throw new EdgeConfigError('config.replicaRegions must map region names to region names');
   }
   const throttle = (c.throttle ?? DEFAULT_THROTTLE_POLICY) as Partial<ThrottlePolicy>;

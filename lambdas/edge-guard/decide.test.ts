@@ -4,7 +4,11 @@ import { TokenBucketLimiter } from './throttle';
 
 const NOW = Date.UTC(2026, 10, 22, 10, 0, 0);
 
-function flag(state: FlagRecord['state'], expiresInSeconds: number, triggerType = 'token_loop_identical'): FlagRecord {
+function flag(
+  state: FlagRecord['state'],
+  expiresInSeconds: number,
+  triggerType = 'token_loop_identical',
+): FlagRecord {
   return {
     flagKey: 'f'.repeat(64),
     orgId: 'org_acme',
@@ -46,8 +50,12 @@ describe('decide', () => {
   });
 
   it('rounds Retry-After up to whole seconds and never below 1', () => {
-    expect(decide(flag('SUSPENDED', 0.2), NOW, ctx())).toMatchObject({ response: { headers: { 'retry-after': '1' } } });
-    expect(decide(flag('SUSPENDED', 90.4), NOW, ctx())).toMatchObject({ response: { headers: { 'retry-after': '91' } } });
+    expect(decide(flag('SUSPENDED', 0.2), NOW, ctx())).toMatchObject({
+      response: { headers: { 'retry-after': '1' } },
+    });
+    expect(decide(flag('SUSPENDED', 90.4), NOW, ctx())).toMatchObject({
+      response: { headers: { 'retry-after': '91' } },
+    });
   });
 
   it.each([
@@ -89,7 +97,9 @@ describe('decide', () => {
     expect(third).toMatchObject({ action: 'respond', response: { headers: { 'retry-after': '1' } } });
     expect(fourth).toEqual({ action: 'forward', throttled: true });
     if (second.action !== 'respond') return;
-    expect(JSON.parse(second.response.body)).toMatchObject({ error: { type: 'rate_limited', code: 'rps_burst' } });
+    expect(JSON.parse(second.response.body)).toMatchObject({
+      error: { type: 'rate_limited', code: 'rps_burst' },
+    });
     expect(second.response.headers['x-should-retry']).toBeUndefined();
   });
 
@@ -103,7 +113,9 @@ describe('decide', () => {
 
   it('has a 401 JSON body for a missing key', () => {
     expect(MISSING_KEY_RESPONSE.status).toBe(401);
-    expect(JSON.parse(MISSING_KEY_RESPONSE.body)).toMatchObject({ error: { code: 'invalid_service_api_key' } });
+    expect(JSON.parse(MISSING_KEY_RESPONSE.body)).toMatchObject({
+      error: { code: 'invalid_service_api_key' },
+    });
   });
 });
 

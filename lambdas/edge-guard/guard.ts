@@ -136,7 +136,8 @@ export class EdgeGuard {
     let flagKey = this.flagKeys.get(prefix);
     if (flagKey === undefined) {
       flagKey = flagKeyFor(prefix, pepper);
-      if (this.flagKeys.size >= this.maxKeys) this.flagKeys.delete(this.flagKeys.keys().next().value as string);
+      if (this.flagKeys.size >= this.maxKeys)
+        this.flagKeys.delete(this.flagKeys.keys().next().value as string);
       this.flagKeys.set(prefix, flagKey);
     }
     return flagKey;

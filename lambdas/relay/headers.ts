@@ -30,17 +30,30 @@ export const HOP_BY_HOP: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * Request headers that are never forwarded: ours, hop-by-hop, `host` (set from the upstream URL) and
- * `content-length` (recomputed from the body bytes).
+ * Request headers that are never forwarded: ours, hop-by-hop, `host` (set from the upstream URL),
+ * `content-length` (recomputed from the body bytes) and `expect` (the relay has the whole body already).
  */
-const DROPPED_REQUEST: ReadonlySet<string> = new Set([...HOP_BY_HOP, API_KEY_HEADER, 'host', 'content-length', 'via']);
+const DROPPED_REQUEST: ReadonlySet<string> = new Set([
+  ...HOP_BY_HOP,
+  API_KEY_HEADER,
+  'host',
+  'content-length',
+  'expect',
+  'via',
+]);
 
 /**
  * Prefixes of headers that are never forwarded: Spendguard's own (`x-spendguard-*`, the origin secret
  * among them) and those the AWS front door adds (CloudFront's `cloudfront-*`, `x-amz-cf-*`, Function
  * URLs' `x-amzn-*`, and `x-forwarded-*`, which would hand the client's address to the provider).
  */
-const DROPPED_REQUEST_PREFIXES = ['x-spendguard-', 'x-amzn-', 'x-amz-cf-', 'cloudfront-', 'x-forwarded-'] as const;
+const DROPPED_REQUEST_PREFIXES = [
+  'x-spendguard-',
+  'x-amzn-',
+  'x-amz-cf-',
+  'cloudfront-',
+  'x-forwarded-',
+] as const;
 
 export type HeaderValue = string | readonly string[] | undefined;
 export type HeaderBag = Readonly<Record<string, HeaderValue>>;
@@ -89,7 +102,10 @@ export function upstreamRequestHeaders(headers: HeaderBag): Record<string, strin
  * when `keepContentLength` (the local proxy sends the same bytes) and dropped otherwise (a Lambda
  * streamed response is chunked by the Function URL).
  */
-export function clientResponseHeaders(headers: HeaderBag, keepContentLength: boolean): Record<string, string | string[]> {
+export function clientResponseHeaders(
+  headers: HeaderBag,
+  keepContentLength: boolean,
+): Record<string, string | string[]> {
   const extra = connectionTokens(headers.connection);
   const out: Record<string, string | string[]> = {};
   for (const name in headers) {

@@ -16,13 +16,14 @@ export { buildTelemetryEvent, envelopeFor, toProxyEvent } from './proxy-event';
 export type { ProxyCall } from './proxy-event';
 export { DEFAULT_MAX_JSON_BYTES, UsageTap } from './usage-tap';
 export type { TapResult, UsageTapOptions } from './usage-tap';
-export { clientGoneSignal, DEFAULT_MAX_REQUEST_BYTES, nodeResponder, readBody, relayNodeRequest } from './node-adapter';
 export {
-  createStreamingHandler,
-  lambdaResponder,
-  lambdaRuntime,
-  toRelayRequest,
-} from './lambda-adapter';
+  clientGoneSignal,
+  DEFAULT_MAX_REQUEST_BYTES,
+  nodeResponder,
+  readBody,
+  relayNodeRequest,
+} from './node-adapter';
+export { createStreamingHandler, lambdaResponder, lambdaRuntime, toRelayRequest } from './lambda-adapter';
 export type {
   AwsLambdaRuntime,
   HttpResponseMetadata,

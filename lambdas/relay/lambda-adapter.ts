@@ -22,10 +22,16 @@ export interface HttpResponseMetadata {
 /** The part of the runtime's `awslambda` global the relay uses. */
 export interface AwsLambdaRuntime {
   streamifyResponse<T>(handler: T): T;
-  HttpResponseStream: { from(stream: LambdaResponseStream, metadata: HttpResponseMetadata): LambdaResponseStream };
+  HttpResponseStream: {
+    from(stream: LambdaResponseStream, metadata: HttpResponseMetadata): LambdaResponseStream;
+  };
 }
 
-export type StreamingHandler = (event: LambdaFunctionURLEvent, responseStream: LambdaResponseStream, context?: Context) => Promise<void>;
+export type StreamingHandler = (
+  event: LambdaFunctionURLEvent,
+  responseStream: LambdaResponseStream,
+  context?: Context,
+) => Promise<void>;
 
 /** The runtime's `awslambda` global, or undefined outside Lambda. */
 export function lambdaRuntime(): AwsLambdaRuntime | undefined {
@@ -91,7 +97,10 @@ export function createStreamingHandler(
     responseStream.on('error', gone);
     const from = runtime?.HttpResponseStream.from ?? fallbackFrom;
     const relay = await getRelay();
-    const outcome: RelayOutcome = await relay.handle(toRelayRequest(event, controller.signal), lambdaResponder(responseStream, from));
+    const outcome: RelayOutcome = await relay.handle(
+      toRelayRequest(event, controller.signal),
+      lambdaResponder(responseStream, from),
+    );
     void outcome;
   };
   return runtime === undefined ? handler : runtime.streamifyResponse(handler);

@@ -8,29 +8,30 @@ import type { Relay, RelayOutcome, RelayRequest, RelayResponder } from './relay'
 /** Request bodies above this are refused with 413 (the Function URL limit is 6 MB). @default 32 MiB */
 export const DEFAULT_MAX_REQUEST_BYTES = 32 * 1024 * 1024;
 
-/** Reads a request body whole, or undefined when it exceeds `maxBytes` or the client goes away. */
-export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer | undefined> {
+/** Reads a request body whole: the bytes, `too_large` past `maxBytes`, or `aborted` if the client left. */
+export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer | 'too_large' | 'aborted'> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let done = false;
-    const finish = (value: Buffer | undefined): void => {
+    const finish = (value: Buffer | 'too_large' | 'aborted'): void => {
       if (done) return;
       done = true;
       resolve(value);
     };
     req.on('data', (chunk: Buffer) => {
+      if (done) return;
       size += chunk.byteLength;
       if (size > maxBytes) {
-        finish(undefined);
-        req.resume();
+        chunks.length = 0;
+        finish('too_large');
         return;
       }
       chunks.push(chunk);
     });
     req.once('end', () => finish(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)));
-    req.once('error', () => finish(undefined));
-    req.once('close', () => finish(undefined)); // no-op after 'end'
+    req.once('error', () => finish('aborted'));
+    req.once('close', () => finish('aborted')); // no-op after 'end'
   });
 }
 
@@ -55,7 +56,12 @@ export function clientGoneSignal(res: ServerResponse): AbortSignal {
 }
 
 /** Relays one node:http request whose body has been read. */
-export function relayNodeRequest(relay: Relay, req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<RelayOutcome> {
+export function relayNodeRequest(
+  relay: Relay,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: Buffer,
+): Promise<RelayOutcome> {
   const request: RelayRequest = {
     method: req.method ?? 'GET',
     url: req.url ?? '/',

@@ -68,7 +68,12 @@ describe('proxy event', () => {
   });
 
   it.each([
-    ['provider error: zero tokens, not estimated', { statusCode: 500, usage: undefined, billable: false }, 0, false],
+    [
+      'provider error: zero tokens, not estimated',
+      { statusCode: 500, usage: undefined, billable: false },
+      0,
+      false,
+    ],
     ['success without usage: prompt estimated', { usage: undefined }, 99, true],
     ['cut stream with usage: estimated', { cut: true }, 120, true],
     ['unverified, no fingerprint', { verified: false, fingerprint: null }, 120, false],

@@ -17,7 +17,10 @@ import type { NormalizedUsage } from '../../core/usage';
  * //   endpoint: '/v1/chat/completions', status: 200, tokens_in: 12, tokens_out: 8, cost_usd: 0.0000036,
  * //   latency_ms: 412, fingerprint: 'sha256:…', stream: true, estimated: false, key_prefix: 'abn_…', … }
  */
-export function toProxyEvent(envelope: EventEnvelope, event: TelemetryEvent | undefined = envelope.events[0]): ProxyEvent {
+export function toProxyEvent(
+  envelope: EventEnvelope,
+  event: TelemetryEvent | undefined = envelope.events[0],
+): ProxyEvent {
   if (event === undefined) throw new RangeError('the envelope has no event');
   return {
     ts: new Date(event.ts).toISOString(),
@@ -127,6 +130,11 @@ export function buildTelemetryEvent(call: ProxyCall): TelemetryEvent {
 }
 
 /** One envelope per request (partition key = orgId). */
-export function envelopeFor(orgId: string, keyId: string, event: TelemetryEvent, receivedAt: number): EventEnvelope {
+export function envelopeFor(
+  orgId: string,
+  keyId: string,
+  event: TelemetryEvent,
+  receivedAt: number,
+): EventEnvelope {
   return { v: 1, orgId, keyId, receivedAt, events: [event] };
 }

@@ -8,7 +8,12 @@ import { MemoryApiKeyStore, MemoryEventSink } from '../../local/proxy/memory-sto
 import { startMockProviders, type MockProviders } from '../../local/mock-providers';
 import { MemoryMetrics } from '../edge-guard/metrics';
 import { ApiKeyAuthenticator } from '../shared/api-key-auth';
-import { createStreamingHandler, type AwsLambdaRuntime, type HttpResponseMetadata, type LambdaResponseStream } from './lambda-adapter';
+import {
+  createStreamingHandler,
+  type AwsLambdaRuntime,
+  type HttpResponseMetadata,
+  type LambdaResponseStream,
+} from './lambda-adapter';
 import { Relay, type RelayResponder } from './relay';
 
 const PEPPER = 'relay-test-pepper-0123456789abcdef0123';
@@ -78,19 +83,34 @@ beforeEach(async () => {
   const k = generateApiKey((n) => randomBytes(n));
   apiKey = k.apiKey;
   publicId = k.publicId;
-  await keys.create({ publicId, orgId: 'org_acme', prefix: k.prefix, hash: hashApiKey(apiKey, PEPPER), name: 't', createdAt: '', revokedAt: null });
+  await keys.create({
+    publicId,
+    orgId: 'org_acme',
+    prefix: k.prefix,
+    hash: hashApiKey(apiKey, PEPPER),
+    name: 't',
+    createdAt: '',
+    revokedAt: null,
+  });
   relay = newRelay();
 });
 afterEach(() => relay.destroy());
 
 const chat = (extra: Record<string, unknown> = {}) =>
-  Buffer.from(JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hello relay!' }], ...extra }));
+  Buffer.from(
+    JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hello relay!' }], ...extra }),
+  );
 
 describe('Relay core', () => {
   it('forwards, returns the provider bytes and puts one envelope after the end', async () => {
     const out = new Collected();
     const outcome = await relay.handle(
-      { method: 'POST', url: '/openai/v1/chat/completions?trace=1', headers: { 'service-api-key': apiKey, 'content-type': 'application/json' }, body: chat() },
+      {
+        method: 'POST',
+        url: '/openai/v1/chat/completions?trace=1',
+        headers: { 'service-api-key': apiKey, 'content-type': 'application/json' },
+        body: chat(),
+      },
       out.responder(),
     );
     expect(outcome).toMatchObject({ status: 200, kind: 'forwarded', recorded: true });
@@ -98,15 +118,38 @@ describe('Relay core', () => {
     expect(JSON.parse(out.text())).toMatchObject({ object: 'chat.completion' });
     expect(mock.requests()[0]?.url).toBe('/openai/v1/chat/completions?trace=1');
     expect(sink.envelopes).toHaveLength(1);
-    expect(sink.envelopes[0]).toMatchObject({ orgId: 'org_acme', keyId: publicId, events: [{ inputTokens: 3, outputTokens: 8, verified: true, endpoint: '/v1/chat/completions' }] });
+    expect(sink.envelopes[0]).toMatchObject({
+      orgId: 'org_acme',
+      keyId: publicId,
+      events: [{ inputTokens: 3, outputTokens: 8, verified: true, endpoint: '/v1/chat/completions' }],
+    });
   });
 
   it('answers 401 for an unknown key and 404 for an unknown provider, without contacting anyone', async () => {
     const unknown = generateApiKey((n) => randomBytes(n)).apiKey;
     const a = new Collected();
     const b = new Collected();
-    expect((await relay.handle({ method: 'POST', url: '/openai/v1/chat/completions', headers: { 'service-api-key': unknown }, body: chat() }, a.responder())).status).toBe(401);
-    expect((await relay.handle({ method: 'POST', url: '/nope/v1/x', headers: { 'service-api-key': apiKey }, body: chat() }, b.responder())).status).toBe(404);
+    expect(
+      (
+        await relay.handle(
+          {
+            method: 'POST',
+            url: '/openai/v1/chat/completions',
+            headers: { 'service-api-key': unknown },
+            body: chat(),
+          },
+          a.responder(),
+        )
+      ).status,
+    ).toBe(401);
+    expect(
+      (
+        await relay.handle(
+          { method: 'POST', url: '/nope/v1/x', headers: { 'service-api-key': apiKey }, body: chat() },
+          b.responder(),
+        )
+      ).status,
+    ).toBe(404);
     expect(JSON.parse(a.text())).toMatchObject({ error: { code: 'invalid_service_api_key' } });
     expect(mock.requests()).toHaveLength(0);
     expect(sink.envelopes).toHaveLength(0);
@@ -116,9 +159,19 @@ describe('Relay core', () => {
     // Prepare: a verifier that can be taken down
     const auth = new ApiKeyAuthenticator({ keys, pepper: async () => PEPPER });
     let down = false;
-    const r = newRelay({ keys: { verify: (k) => (down ? Promise.reject(new Error('dynamodb unreachable')) : auth.verify(k)) } });
+    const r = newRelay({
+      keys: { verify: (k) => (down ? Promise.reject(new Error('dynamodb unreachable')) : auth.verify(k)) },
+    });
     const call = () =>
-      r.handle({ method: 'POST', url: '/openai/v1/chat/completions', headers: { 'service-api-key': apiKey }, body: chat() }, new Collected().responder());
+      r.handle(
+        {
+          method: 'POST',
+          url: '/openai/v1/chat/completions',
+          headers: { 'service-api-key': apiKey },
+          body: chat(),
+        },
+        new Collected().responder(),
+      );
     await call();
     // Act
     down = true;
@@ -136,7 +189,15 @@ describe('Relay core', () => {
   it('forwards a key it never verified when the store is down, but cannot record its event', async () => {
     const r = newRelay({ keys: { verify: () => Promise.reject(new Error('down')) } });
     const out = new Collected();
-    const outcome = await r.handle({ method: 'POST', url: '/openai/v1/chat/completions', headers: { 'service-api-key': apiKey }, body: chat() }, out.responder());
+    const outcome = await r.handle(
+      {
+        method: 'POST',
+        url: '/openai/v1/chat/completions',
+        headers: { 'service-api-key': apiKey },
+        body: chat(),
+      },
+      out.responder(),
+    );
     r.destroy();
     expect(outcome).toMatchObject({ status: 200, recorded: false });
     expect(mock.requests()).toHaveLength(1);
@@ -150,21 +211,47 @@ describe('Relay core', () => {
         method: 'POST',
         url: '/anthropic/v1/messages',
         headers: { 'service-api-key': apiKey, 'accept-encoding': 'gzip', 'x-mock-encoding': 'gzip' },
-        body: Buffer.from(JSON.stringify({ model: 'claude-haiku-4-5', max_tokens: 5, stream: true, messages: [{ role: 'user', content: 'abcdefgh' }] })),
+        body: Buffer.from(
+          JSON.stringify({
+            model: 'claude-haiku-4-5',
+            max_tokens: 5,
+            stream: true,
+            messages: [{ role: 'user', content: 'abcdefgh' }],
+          }),
+        ),
       },
       out.responder(),
     );
     expect(out.headers['content-encoding']).toBe('gzip');
     const raw = Buffer.concat(out.chunks);
     expect(raw[0]).toBe(0x1f); // gzip magic
-    expect(sink.envelopes[0]?.events[0]).toMatchObject({ inputTokens: 2, outputTokens: 5, stream: true, estimated: false });
+    expect(sink.envelopes[0]?.events[0]).toMatchObject({
+      inputTokens: 2,
+      outputTokens: 5,
+      stream: true,
+      estimated: false,
+    });
   });
 
   it('records a provider error with its status and no usage', async () => {
     const out = new Collected();
-    await relay.handle({ method: 'POST', url: '/openai/v1/chat/completions', headers: { 'service-api-key': apiKey, 'x-mock-status': '400' }, body: chat() }, out.responder());
+    await relay.handle(
+      {
+        method: 'POST',
+        url: '/openai/v1/chat/completions',
+        headers: { 'service-api-key': apiKey, 'x-mock-status': '400' },
+        body: chat(),
+      },
+      out.responder(),
+    );
     expect(out.status).toBe(400);
-    expect(sink.envelopes[0]?.events[0]).toMatchObject({ statusCode: 400, inputTokens: 0, outputTokens: 0, estimated: false, model: 'gpt-4o-mini' });
+    expect(sink.envelopes[0]?.events[0]).toMatchObject({
+      statusCode: 400,
+      inputTokens: 0,
+      outputTokens: 0,
+      estimated: false,
+      model: 'gpt-4o-mini',
+    });
   });
 
   it('answers 502 when the upstream cannot be reached, and records it', async () => {
@@ -174,7 +261,15 @@ describe('Relay core', () => {
     await new Promise<void>((r) => dead.close(() => r()));
     const r = newRelay({ upstreams: { openai: `http://127.0.0.1:${port}` } });
     const out = new Collected();
-    const outcome = await r.handle({ method: 'POST', url: '/openai/v1/chat/completions', headers: { 'service-api-key': apiKey }, body: chat() }, out.responder());
+    const outcome = await r.handle(
+      {
+        method: 'POST',
+        url: '/openai/v1/chat/completions',
+        headers: { 'service-api-key': apiKey },
+        body: chat(),
+      },
+      out.responder(),
+    );
     r.destroy();
     expect(outcome).toMatchObject({ status: 502, kind: 'upstream_error' });
     expect(JSON.parse(out.text())).toMatchObject({ error: { code: 'upstream_unreachable' } });
@@ -186,8 +281,24 @@ describe('Relay core', () => {
     const r = newRelay({ originSecret: async () => 'origin-secret-value' });
     const wrong = new Collected();
     const right = new Collected();
-    await r.handle({ method: 'POST', url: '/openai/v1/chat/completions', headers: { 'service-api-key': apiKey, 'x-spendguard-origin-secret': 'guess' }, body: chat() }, wrong.responder());
-    await r.handle({ method: 'POST', url: '/openai/v1/chat/completions', headers: { 'service-api-key': apiKey, 'x-spendguard-origin-secret': 'origin-secret-value' }, body: chat() }, right.responder());
+    await r.handle(
+      {
+        method: 'POST',
+        url: '/openai/v1/chat/completions',
+        headers: { 'service-api-key': apiKey, 'x-spendguard-origin-secret': 'guess' },
+        body: chat(),
+      },
+      wrong.responder(),
+    );
+    await r.handle(
+      {
+        method: 'POST',
+        url: '/openai/v1/chat/completions',
+        headers: { 'service-api-key': apiKey, 'x-spendguard-origin-secret': 'origin-secret-value' },
+        body: chat(),
+      },
+      right.responder(),
+    );
     r.destroy();
     expect(wrong.status).toBe(403);
     expect(right.status).toBe(200);
@@ -205,8 +316,21 @@ describe('Lambda streaming adapter', () => {
       rawPath: '/openai/v1/chat/completions',
       rawQueryString: 'a=1',
       cookies: ['c1=v1', 'c2=v2'],
-      headers: { 'service-api-key': apiKey, 'content-type': 'application/json', 'x-spendguard-origin-secret': 'sek', 'x-amzn-trace-id': 'Root=1' },
-      requestContext: { http: { method: 'POST', path: '/openai/v1/chat/completions', protocol: 'HTTP/1.1', sourceIp: '1.2.3.4', userAgent: 'x' } } as LambdaFunctionURLEvent['requestContext'],
+      headers: {
+        'service-api-key': apiKey,
+        'content-type': 'application/json',
+        'x-spendguard-origin-secret': 'sek',
+        'x-amzn-trace-id': 'Root=1',
+      },
+      requestContext: {
+        http: {
+          method: 'POST',
+          path: '/openai/v1/chat/completions',
+          protocol: 'HTTP/1.1',
+          sourceIp: '1.2.3.4',
+          userAgent: 'x',
+        },
+      } as LambdaFunctionURLEvent['requestContext'],
       body: Buffer.from(body).toString('base64'),
       isBase64Encoded: true,
       ...extra,
@@ -227,7 +351,10 @@ describe('Lambda streaming adapter', () => {
     const r = newRelay({ originSecret: async () => 'sek' });
     const handler = createStreamingHandler(() => r, runtime);
     const stream = new Collected();
-    await handler(urlEvent(chat({ stream: true, stream_options: { include_usage: true } }).toString()), stream);
+    await handler(
+      urlEvent(chat({ stream: true, stream_options: { include_usage: true } }).toString()),
+      stream,
+    );
     r.destroy();
     expect(metadata[0]?.statusCode).toBe(200);
     expect(metadata[0]?.headers['content-type']).toMatch(/^text\/event-stream/);

@@ -134,8 +134,10 @@ export class Relay {
     this.auth = new RelayKeyAuth(opts.keys);
     this.metrics = opts.metrics ?? noopMetrics;
     this.now = opts.now ?? Date.now;
-    this.httpAgent = opts.agents?.http ?? new http.Agent({ keepAlive: true, maxSockets: 256, scheduling: 'lifo' });
-    this.httpsAgent = opts.agents?.https ?? new https.Agent({ keepAlive: true, maxSockets: 256, scheduling: 'lifo' });
+    this.httpAgent =
+      opts.agents?.http ?? new http.Agent({ keepAlive: true, maxSockets: 256, scheduling: 'lifo' });
+    this.httpsAgent =
+      opts.agents?.https ?? new https.Agent({ keepAlive: true, maxSockets: 256, scheduling: 'lifo' });
   }
 
   /**
@@ -146,15 +148,30 @@ export class Relay {
     const startedAt = this.now();
     try {
       if (this.opts.originSecret !== undefined && !(await this.originAllowed(req.headers))) {
-        return reject(res, 403, 'forbidden', 'This endpoint only accepts requests through the Spendguard proxy URL.');
+        return reject(
+          res,
+          403,
+          'forbidden',
+          'This endpoint only accepts requests through the Spendguard proxy URL.',
+        );
       }
       const route = this.route(req.url);
       if (route === undefined) {
-        return reject(res, 404, 'unknown_provider', 'Unknown provider: use /<provider>/<provider path>, e.g. /openai/v1/chat/completions.');
+        return reject(
+          res,
+          404,
+          'unknown_provider',
+          'Unknown provider: use /<provider>/<provider path>, e.g. /openai/v1/chat/completions.',
+        );
       }
       const check = await this.auth.check(headerValue(req.headers, API_KEY_HEADER));
       if (check.kind === 'invalid') {
-        return reject(res, 401, 'invalid_service_api_key', 'The Service-API-Key is unknown, malformed or revoked.');
+        return reject(
+          res,
+          401,
+          'invalid_service_api_key',
+          'The Service-API-Key is unknown, malformed or revoked.',
+        );
       }
       if (check.kind === 'unverified') this.metrics.count('RelayUnverified');
       return await this.forward(req, res, route, check, startedAt);
@@ -279,16 +296,29 @@ export class Relay {
       upstreamReq.on('response', (up) => {
         responded = true;
         status = up.statusCode ?? 502;
-        const contentType = up.headers['content-type'];
-        tap = new UsageTap(status, contentType, headerValue(up.headers, 'content-encoding'), {
-          provider: entry,
-          url: upstreamUrl,
-          requestBody: req.body,
-          ...(this.opts.tokenCounter ? { tokenCounter: this.opts.tokenCounter } : {}),
-          ...(this.opts.maxJsonBytes ? { maxJsonBytes: this.opts.maxJsonBytes } : {}),
-        });
-        const out = res.start(status, clientResponseHeaders(up.headers, res.keepsContentLength));
-        const copy = tap;
+        let out: ResponseBody;
+        try {
+          out = res.start(status, clientResponseHeaders(up.headers, res.keepsContentLength));
+        } catch {
+          // Headers the transport refuses (invalid characters), or a client already gone.
+          up.destroy();
+          status = 502;
+          settle('upstream_error', true);
+          return;
+        }
+        const copy = new UsageTap(
+          status,
+          up.headers['content-type'],
+          headerValue(up.headers, 'content-encoding'),
+          {
+            provider: entry,
+            url: upstreamUrl,
+            requestBody: req.body,
+            ...(this.opts.tokenCounter ? { tokenCounter: this.opts.tokenCounter } : {}),
+            ...(this.opts.maxJsonBytes ? { maxJsonBytes: this.opts.maxJsonBytes } : {}),
+          },
+        );
+        tap = copy;
         up.on('data', (chunk: Buffer) => {
           // The client first; the usage copy after.
           if (!out.write(chunk)) {
@@ -421,7 +451,9 @@ export function registryPriceUsd(provider: string, usage: NormalizedUsage, tsMs:
 }
 
 function errorBody(code: string, message: string): string {
-  return JSON.stringify({ error: { message, type: code === 'internal_error' ? 'api_error' : 'invalid_request_error', code } });
+  return JSON.stringify({
+    error: { message, type: code === 'internal_error' ? 'api_error' : 'invalid_request_error', code },
+  });
 }
 
 /** A response of the relay's own (no provider contact, no event). */

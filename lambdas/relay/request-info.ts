@@ -4,7 +4,12 @@
  */
 import { fingerprintRequest, geminiModelFromPath } from '../../core/fingerprint';
 import type { RequestFlavor } from '../../core/providers';
-import { estimateRequestTokens, familyOfModel, type TokenCounter, type TokenizerFamily } from '../../core/usage';
+import {
+  estimateRequestTokens,
+  familyOfModel,
+  type TokenCounter,
+  type TokenizerFamily,
+} from '../../core/usage';
 
 /** Bodies larger than this are not parsed for an estimate (the fingerprint still streams over them). */
 const MAX_PARSE_BYTES = 8 * 1024 * 1024;
@@ -25,7 +30,11 @@ const FAMILY_OF_FLAVOR: Readonly<Record<RequestFlavor, TokenizerFamily>> = {
  */
 export function requestedModelOf(body: Uint8Array, path: string): string | null {
   if (body.byteLength > 0) {
-    const head = Buffer.from(body.buffer, body.byteOffset, Math.min(body.byteLength, MODEL_SCAN_BYTES)).toString('utf8');
+    const head = Buffer.from(
+      body.buffer,
+      body.byteOffset,
+      Math.min(body.byteLength, MODEL_SCAN_BYTES),
+    ).toString('utf8');
     const m = MODEL_FIELD.exec(head);
     if (m?.[1] !== undefined) {
       try {
@@ -54,7 +63,9 @@ export function estimateInputTokens(
 ): number {
   if (body.byteLength === 0 || body.byteLength > MAX_PARSE_BYTES) return 0;
   try {
-    const parsed: unknown = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8'));
+    const parsed: unknown = JSON.parse(
+      Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8'),
+    );
     return estimateRequestTokens(flavor, parsed, familyOfModel(model, FAMILY_OF_FLAVOR[flavor]), counter);
   } catch {
     return 0;

@@ -7,7 +7,13 @@
 import { Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import type { ProviderEntry } from '../../core/providers';
-import { createUsageStream, usageFromResponse, type TokenCounter, type UsageResult, type UsageStream } from '../../core/usage';
+import {
+  createUsageStream,
+  usageFromResponse,
+  type TokenCounter,
+  type UsageResult,
+  type UsageStream,
+} from '../../core/usage';
 
 export interface UsageTapOptions {
   readonly provider: ProviderEntry;

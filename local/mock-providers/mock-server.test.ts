@@ -1,5 +1,11 @@
 import { usageFromResponse } from '../../core/usage';
-import { mockCompletionTokens, mockPromptTokens, OPENROUTER_MOCK_PRICES, startMockProviders, type MockProviders } from '.';
+import {
+  mockCompletionTokens,
+  mockPromptTokens,
+  OPENROUTER_MOCK_PRICES,
+  startMockProviders,
+  type MockProviders,
+} from '.';
 
 let mock: MockProviders;
 beforeAll(async () => {
@@ -11,41 +17,131 @@ beforeEach(() => mock.reset());
 const messages = [{ role: 'user', content: 'Count to three, please.' }]; // 23 chars → 6 tokens
 
 async function call(url: string, body: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   return { res, text: await res.text() };
 }
 
 describe('fake providers', () => {
   it.each([
-    ['openai chat JSON', 'openai', '/openai/v1/chat/completions', { model: 'gpt-4o-mini', messages, max_tokens: 5 }, 6, 5, false],
-    ['openai chat SSE + include_usage', 'openai', '/openai/v1/chat/completions', { model: 'gpt-4o-mini', messages, stream: true, stream_options: { include_usage: true } }, 6, 8, false],
-    ['openai responses JSON', 'openai', '/openai/v1/responses', { model: 'gpt-4o-mini', input: 'Count to three, please.' }, 6, 8, false],
-    ['openai responses SSE', 'openai', '/openai/v1/responses', { model: 'gpt-4o-mini', input: 'Count to three, please.', stream: true, max_output_tokens: 3 }, 6, 3, false],
-    ['openai embeddings', 'openai', '/openai/v1/embeddings', { model: 'text-embedding-3-small', input: ['abcd', 'abcdefgh'] }, 3, 0, false],
-    ['anthropic JSON', 'anthropic', '/anthropic/v1/messages', { model: 'claude-haiku-4-5', max_tokens: 4, messages }, 6, 4, false],
-    ['anthropic SSE', 'anthropic', '/anthropic/v1/messages', { model: 'claude-haiku-4-5', max_tokens: 4, messages, stream: true }, 6, 4, false],
-    ['openrouter SSE', 'openrouter', '/openrouter/api/v1/chat/completions', { model: 'anthropic/claude-haiku-4.5', messages, stream: true }, 6, 8, false],
-  ] as const)('%s: real format, predictable usage, read by core/usage', async (_n, provider, path, body, inTok, outTok, estimated) => {
-    // Act
-    const { res, text } = await call(mock.url + path, body);
-    const usage = usageFromResponse({ provider, body: text, contentType: res.headers.get('content-type'), status: res.status, requestBody: body });
-    // Assess
-    expect(res.status).toBe(200);
-    expect(usage).toMatchObject({ ok: true, usage: { inputTokens: inTok, outputTokens: outTok, estimated } });
-    expect(mockPromptTokens(body) === inTok || path.endsWith('embeddings')).toBe(true);
-  });
+    [
+      'openai chat JSON',
+      'openai',
+      '/openai/v1/chat/completions',
+      { model: 'gpt-4o-mini', messages, max_tokens: 5 },
+      6,
+      5,
+      false,
+    ],
+    [
+      'openai chat SSE + include_usage',
+      'openai',
+      '/openai/v1/chat/completions',
+      { model: 'gpt-4o-mini', messages, stream: true, stream_options: { include_usage: true } },
+      6,
+      8,
+      false,
+    ],
+    [
+      'openai responses JSON',
+      'openai',
+      '/openai/v1/responses',
+      { model: 'gpt-4o-mini', input: 'Count to three, please.' },
+      6,
+      8,
+      false,
+    ],
+    [
+      'openai responses SSE',
+      'openai',
+      '/openai/v1/responses',
+      { model: 'gpt-4o-mini', input: 'Count to three, please.', stream: true, max_output_tokens: 3 },
+      6,
+      3,
+      false,
+    ],
+    [
+      'openai embeddings',
+      'openai',
+      '/openai/v1/embeddings',
+      { model: 'text-embedding-3-small', input: ['abcd', 'abcdefgh'] },
+      3,
+      0,
+      false,
+    ],
+    [
+      'anthropic JSON',
+      'anthropic',
+      '/anthropic/v1/messages',
+      { model: 'claude-haiku-4-5', max_tokens: 4, messages },
+      6,
+      4,
+      false,
+    ],
+    [
+      'anthropic SSE',
+      'anthropic',
+      '/anthropic/v1/messages',
+      { model: 'claude-haiku-4-5', max_tokens: 4, messages, stream: true },
+      6,
+      4,
+      false,
+    ],
+    [
+      'openrouter SSE',
+      'openrouter',
+      '/openrouter/api/v1/chat/completions',
+      { model: 'anthropic/claude-haiku-4.5', messages, stream: true },
+      6,
+      8,
+      false,
+    ],
+  ] as const)(
+    '%s: real format, predictable usage, read by core/usage',
+    async (_n, provider, path, body, inTok, outTok, estimated) => {
+      // Act
+      const { res, text } = await call(mock.url + path, body);
+      const usage = usageFromResponse({
+        provider,
+        body: text,
+        contentType: res.headers.get('content-type'),
+        status: res.status,
+        requestBody: body,
+      });
+      // Assess
+      expect(res.status).toBe(200);
+      expect(usage).toMatchObject({
+        ok: true,
+        usage: { inputTokens: inTok, outputTokens: outTok, estimated },
+      });
+      expect(mockPromptTokens(body) === inTok || path.endsWith('embeddings')).toBe(true);
+    },
+  );
 
   it('streams chat without a usage frame when include_usage is not asked', async () => {
     const body = { model: 'gpt-4o-mini', messages, stream: true };
     const { text } = await call(mock.url + '/openai/v1/chat/completions', body);
     expect(text).not.toContain('"usage"');
     expect(text.trimEnd().endsWith('data: [DONE]')).toBe(true);
-    const usage = usageFromResponse({ provider: 'openai', body: text, contentType: 'text/event-stream', requestBody: body });
+    const usage = usageFromResponse({
+      provider: 'openai',
+      body: text,
+      contentType: 'text/event-stream',
+      requestBody: body,
+    });
     expect(usage).toMatchObject({ ok: true, usage: { estimated: true } });
   });
 
   it('sends OpenRouter processing comments and usage.cost', async () => {
-    const { text } = await call(mock.url + '/openrouter/api/v1/chat/completions', { model: 'openai/gpt-4o', messages, stream: true, max_tokens: 2 });
+    const { text } = await call(mock.url + '/openrouter/api/v1/chat/completions', {
+      model: 'openai/gpt-4o',
+      messages,
+      stream: true,
+      max_tokens: 2,
+    });
     expect(text.startsWith(': OPENROUTER PROCESSING\n\n')).toBe(true);
     const cost = 6 * OPENROUTER_MOCK_PRICES.prompt + 2 * OPENROUTER_MOCK_PRICES.completion;
     const usage = usageFromResponse({ provider: 'openrouter', body: text, contentType: 'text/event-stream' });

@@ -250,7 +250,12 @@ function providerHeaders(req: IncomingMessage, reply: MockReply): Record<string,
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-async function write(req: IncomingMessage, res: ServerResponse, reply: MockReply, chunkDelayMs: number): Promise<void> {
+async function write(
+  req: IncomingMessage,
+  res: ServerResponse,
+  reply: MockReply,
+  chunkDelayMs: number,
+): Promise<void> {
   if (res.destroyed) return;
   const enc = chosenEncoding(req);
   const headers = providerHeaders(req, reply);

@@ -63,7 +63,8 @@ export function mockCompletionTokens(body: unknown, chunksHeader?: string): numb
   const req = asObject(body) ?? {};
   for (const key of ['max_completion_tokens', 'max_output_tokens', 'max_tokens']) {
     const v = req[key];
-    if (typeof v === 'number' && Number.isFinite(v) && v >= 1) return Math.min(Math.floor(v), MAX_DEFAULT_COMPLETION);
+    if (typeof v === 'number' && Number.isFinite(v) && v >= 1)
+      return Math.min(Math.floor(v), MAX_DEFAULT_COMPLETION);
   }
   return DEFAULT_COMPLETION_TOKENS;
 }

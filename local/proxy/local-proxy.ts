@@ -126,7 +126,12 @@ export async function createLocalProxy(options: LocalProxyOptions): Promise<Loca
     void p.finally(() => inflight.delete(p));
   };
 
-  const respond = (res: ServerResponse, status: number, headers: Record<string, string>, body: string): void => {
+  const respond = (
+    res: ServerResponse,
+    status: number,
+    headers: Record<string, string>,
+    body: string,
+  ): void => {
     res.writeHead(status, { ...headers, 'content-length': String(Buffer.byteLength(body)) });
     res.end(body);
   };
@@ -138,19 +143,24 @@ export async function createLocalProxy(options: LocalProxyOptions): Promise<Loca
       respond(res, r.status, r.headers as Record<string, string>, r.body);
       return;
     }
-    const bodyRead = readBody(req, maxBody).then((body) => {
-      if (body === undefined) {
+    const bodyRead = readBody(req, maxBody).then((body): RelayOutcome | Promise<RelayOutcome> => {
+      if (body === 'aborted') return { status: 499, kind: 'cut', recorded: false };
+      if (body === 'too_large') {
         if (!res.headersSent && !res.destroyed) {
           respond(
             res,
             413,
             { 'content-type': 'application/json', connection: 'close' },
             JSON.stringify({
-              error: { message: `request body over ${maxBody} bytes`, type: 'invalid_request_error', code: 'too_large' },
+              error: {
+                message: `request body over ${maxBody} bytes`,
+                type: 'invalid_request_error',
+                code: 'too_large',
+              },
             }),
           );
         }
-        return { status: 413, kind: 'rejected', recorded: false } as RelayOutcome;
+        return { status: 413, kind: 'rejected', recorded: false };
       }
       return relayNodeRequest(relay, req, res, body);
     });

@@ -24,7 +24,7 @@ export function esbuildOptions(format: 'esm' | 'cjs', outfile: string): BuildOpt
     bundle: true,
     format,
     platform: 'neutral',
-    target: ['es2020', 'node20'],
+    target: ['es2022'],
     mainFields: ['module', 'main'],
     treeShaking: true,
     sourcemap: false,

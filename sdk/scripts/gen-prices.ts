@@ -5,8 +5,7 @@
  * `sdk/test/pricing.test.ts` fails when the committed file differs from what this script generates.
  *
  * Each row is `[provider, model name as sent, matched dataset model, periods]`; a period is
- * `[constraint, base rates, long-context bands?]`, rates are integer pico-USD per token in the order
- * input, output, reasoning, cache read, 5-minute cache write, 1-hour cache write.
+ * `[constraint, base rates, long-context bands?]`, rates as described at {@link compactRates}.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -80,10 +79,18 @@ export const MODELS: ReadonlyArray<readonly [string, string]> = [
   ['together', 'meta-llama/llama-3.3-70b-instruct-turbo'],
 ];
 
-type Rates = readonly [number, number, number, number, number, number];
-
-function compactRates(r: TokenRates): Rates {
-  return [r.input, r.output, r.reasoning, r.cacheRead, r.cacheWrite5m, r.cacheWrite1h];
+/**
+ * Rates in USD per million tokens (exact: every price has at most 6 decimals), in the order input,
+ * output, cache read, 5-minute write, 1-hour write, reasoning; trailing values equal to their default
+ * (cache read and 5-minute write: input; 1-hour write: 5-minute write; reasoning: output) are left out.
+ */
+function compactRates(r: TokenRates): number[] {
+  const usd = (picos: number): number => picos / 1e6;
+  const values = [r.input, r.output, r.cacheRead, r.cacheWrite5m, r.cacheWrite1h, r.reasoning];
+  const defaults = [NaN, NaN, r.input, r.input, r.cacheWrite5m, r.output];
+  let length = values.length;
+  while (length > 2 && values[length - 1] === defaults[length - 1]) length--;
+  return values.slice(0, length).map(usd);
 }
 
 /** One generated row: `[provider, model as sent (lower case), matched dataset model, periods]`. */
@@ -119,8 +126,11 @@ export function generatePriceModule(): string {
 // generator: sdk/scripts/gen-prices.ts. Regenerate with \`npx tsx sdk/scripts/gen-prices.ts\`.
 /* eslint-disable */
 
-/** Integer pico-USD per token: input, output, reasoning, cache read, 5-minute write, 1-hour write. */
-export type CompactRates = readonly [number, number, number, number, number, number];
+/**
+ * USD per million tokens: input, output, then optionally cache read (default: input), 5-minute write
+ * (default: input), 1-hour write (default: 5-minute write), reasoning (default: output).
+ */
+export type CompactRates = readonly number[];
 
 /** \`[constraint, base, long-context bands?]\`; constraint \`['s', startMs]\` or \`['t', startSecond, endSecond]\`. */
 export type CompactPeriod = readonly [

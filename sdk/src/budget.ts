@@ -20,32 +20,23 @@ export interface NormalizedBudget {
 /** Validates a budget option; returns null when it sets no usable limit. `problems` lists what was ignored. */
 export function normalizeBudget(budget: BudgetOptions | undefined, problems: string[]): NormalizedBudget | null {
   if (budget === undefined || budget === null) return null;
-  if (typeof budget !== 'object') {
-    problems.push('budget must be an object; ignored');
-    return null;
-  }
-  const limit = (name: 'dailyLimitUsd' | 'monthlyLimitUsd'): number | null => {
-    const value: unknown = budget[name];
-    if (value === undefined || value === null) return null;
-    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-      problems.push(`budget.${name} must be a positive number of USD; ignored`);
-      return null;
-    }
+  const b = (typeof budget === 'object' ? budget : {}) as Record<string, unknown>;
+  const limit = (name: string): number | null => {
+    const value = b[name];
+    if (value === undefined) return null;
     try {
-      return usdToNanos(value);
+      if (typeof value === 'number' && value > 0) return usdToNanos(value);
     } catch {
-      problems.push(`budget.${name} is out of range; ignored`);
-      return null;
+      // out of range
     }
+    problems.push(`budget.${name}: not a positive amount, ignored`);
+    return null;
   };
   const dailyLimitNanos = limit('dailyLimitUsd');
   const monthlyLimitNanos = limit('monthlyLimitUsd');
-  let action: BudgetAction = 'block';
-  const rawAction: unknown = budget.action;
-  if (rawAction === 'block' || rawAction === 'warn' || rawAction === 'log') action = rawAction;
-  else if (rawAction !== undefined) problems.push(`budget.action must be 'block', 'warn' or 'log'; using 'block'`);
-  if (dailyLimitNanos === null && monthlyLimitNanos === null) return null;
-  return { dailyLimitNanos, monthlyLimitNanos, action };
+  const action = b.action === 'warn' || b.action === 'log' ? b.action : 'block';
+  if (b.action !== undefined && b.action !== action) problems.push('budget.action: using block');
+  return dailyLimitNanos === null && monthlyLimitNanos === null ? null : { dailyLimitNanos, monthlyLimitNanos, action };
 }
 
 /** A limit that has been reached. */
@@ -137,13 +128,11 @@ export function blockedResponse(reason: BlockReason, nowMs: number): Response {
   let retryAfter: number;
   if (reason.kind === 'budget') {
     const { breach } = reason;
-    message =
-      `Spendguard client budget exceeded: ${breach.period} spend $${usd(breach.spentNanos)} reached the limit ` +
-      `of $${usd(breach.limitNanos)}; the provider was not called.`;
+    message = `Spendguard client budget exceeded: ${breach.period} spend $${usd(breach.spentNanos)} reached $${usd(breach.limitNanos)}; the provider was not called.`;
     code = 'client_budget';
     retryAfter = Math.max(1, Math.ceil((breach.resetAtMs - nowMs) / 1000));
   } else {
-    message = 'Spendguard: the organization is SUSPENDED by a guardrail; the provider was not called.';
+    message = 'Spendguard: organization SUSPENDED by a guardrail; the provider was not called.';
     code = 'org_suspended';
     retryAfter = Math.max(1, Math.round(reason.retryAfterSeconds));
   }

@@ -4,7 +4,6 @@
  * its canonical model + messages + tools, see core/fingerprint) and, for streams without usage, a
  * token estimate; neither keeps any text.
  */
-import { canonicalRequest } from '../../core/fingerprint/canonical-request';
 import { geminiModelFromPath } from '../../core/fingerprint/flavors';
 import { requestFlavorOf } from '../../core/providers/catalog';
 import type { ProviderEntry } from '../../core/providers/types';
@@ -13,7 +12,8 @@ import { makeUsage, requestedModel, requestJson } from '../../core/usage/normali
 import type { NormalizedUsage, UsageContext, UsageResult } from '../../core/usage/types';
 import type { Labels } from './options';
 import { estimateCost, type ClientCost } from './pricing';
-import { sha256Hex, uuidV4 } from './runtime';
+import { fingerprintBody } from './fingerprint';
+import { uuidV4 } from './runtime';
 import type { ClientEvent } from './types';
 
 /** What the interceptor knows about one call. */
@@ -57,10 +57,7 @@ export async function fingerprintOf(call: CallFacts): Promise<string | undefined
   if (call.body === undefined) return undefined;
   const flavor = requestFlavorOf(call.provider, call.url);
   const model = flavor === 'gemini' ? (geminiModelFromPath(call.path) ?? undefined) : undefined;
-  const canonical = canonicalRequest(flavor, call.body, model === undefined ? undefined : { model });
-  if (canonical === null) return undefined;
-  const hex = await sha256Hex(canonical);
-  return hex === null ? undefined : `sha256:${hex}`;
+  return fingerprintBody(flavor, call.body, model);
 }
 
 /** Inputs of {@link buildCallEvent}. */

@@ -7,16 +7,6 @@ import { normalizeBudget, type NormalizedBudget } from './budget';
 import { envVar } from './runtime';
 import type { Environment, ServiceOptions, WrapFetchOptions } from './types';
 
-export const DEFAULT_FLUSH_INTERVAL_MS = 5000;
-export const DEFAULT_MAX_BATCH_SIZE = 50;
-export const DEFAULT_BUFFER_CAPACITY = 1000;
-/** The API accepts at most 100 events per batch (spec 4.1). */
-export const MAX_BATCH_SIZE = 100;
-const MIN_FLUSH_INTERVAL_MS = 100;
-const MAX_FLUSH_INTERVAL_MS = 3_600_000;
-const MAX_BUFFER_CAPACITY = 100_000;
-const MAX_LABEL_LENGTH = 256;
-
 /** Client-wide settings (one buffer, one transport, one budget). */
 export interface ClientConfig {
   readonly apiKey: string | null;
@@ -48,120 +38,79 @@ export interface NormalizedOptions {
 
 type Raw = Record<string, unknown>;
 
-function asRecord(value: unknown): Raw {
-  return typeof value === 'object' && value !== null ? (value as Raw) : {};
-}
+// eslint-disable-next-line no-control-regex -- labels must be printable (the wire schema refuses control characters)
+const CONTROL_CHARS = /[\x00-\x1f\x7f]/g;
+const ENVIRONMENTS: readonly Environment[] = ['production', 'staging', 'development'];
 
 /** Validates options (of any type: a wrong type counts as no options). Never throws. */
 export function normalizeOptions(options: ServiceOptions | WrapFetchOptions | undefined): NormalizedOptions {
   const problems: string[] = [];
-  let raw: Raw;
+  let raw: Raw = {};
   try {
-    raw = { ...asRecord(options) };
+    if (typeof options === 'object' && options !== null) raw = { ...options };
+    else if (options !== undefined) problems.push('options: not an object');
   } catch {
-    raw = {};
-    problems.push('options could not be read; using defaults');
+    problems.push('options: unreadable');
   }
-  if (options !== undefined && options !== null && typeof options !== 'object') {
-    problems.push('options must be an object; using defaults');
+  const text = (name: string, value: unknown = raw[name]): string | undefined => {
+    if (value === undefined || value === null) return undefined;
+    const cleaned = typeof value === 'string' ? value.replace(CONTROL_CHARS, '').trim().slice(0, 256) : '';
+    if (cleaned !== value) problems.push(`${name}: ${cleaned ? 'cleaned' : 'ignored'}`);
+    return cleaned || undefined;
+  };
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const value = raw[name];
+    if (value === undefined) return fallback;
+    const n = typeof value === 'number' && Number.isFinite(value) ? Math.min(max, Math.max(min, Math.floor(value))) : fallback;
+    if (n !== value) problems.push(`${name}: using ${n}`);
+    return n;
+  };
+  const rawEndpoint = text('endpoint') ?? envVar('SPENDGUARD_ENDPOINT');
+  const endpoint = rawEndpoint === undefined ? null : parseBaseUrl(rawEndpoint);
+  if (rawEndpoint !== undefined && endpoint === null) problems.push('endpoint: not an http(s) URL');
+  let environment = raw.environment as Environment;
+  if (!ENVIRONMENTS.includes(environment)) {
+    if (environment !== undefined) problems.push('environment: not production, staging or development');
+    const env = envVar('SPENDGUARD_ENVIRONMENT') ?? envVar('NODE_ENV');
+    environment = env === 'staging' ? env : env === 'development' || env === 'test' ? 'development' : 'production';
   }
-  const apiKey = text(raw, 'apiKey', problems) ?? envVar('SPENDGUARD_API_KEY') ?? null;
-  const endpoint = endpointOf(raw, problems);
-  const config: ClientConfig = {
-    apiKey,
-    endpoint,
-    debug: raw.debug === true,
-    flushIntervalMs: integer(raw, 'flushIntervalMs', DEFAULT_FLUSH_INTERVAL_MS, MIN_FLUSH_INTERVAL_MS, MAX_FLUSH_INTERVAL_MS, problems),
-    maxBatchSize: integer(raw, 'maxBatchSize', DEFAULT_MAX_BATCH_SIZE, 1, MAX_BATCH_SIZE, problems),
-    bufferCapacity: integer(raw, 'bufferCapacity', DEFAULT_BUFFER_CAPACITY, 1, MAX_BUFFER_CAPACITY, problems),
-    budget: normalizeBudget(raw.budget as ServiceOptions['budget'], problems),
-    serverFlags: raw.serverFlags !== false,
-  };
-  const labels: Labels = {
-    projectId:
-      label(raw, 'projectId', problems) ??
-      label({ projectId: envVar('SPENDGUARD_PROJECT_ID') }, 'projectId', problems) ??
-      'default',
-    environment: environmentOf(raw, problems),
-    sessionId: label(raw, 'sessionId', problems),
-    featureId: label(raw, 'featureId', problems),
-  };
   let provider: string | undefined;
   if (raw.provider !== undefined) {
-    const id = typeof raw.provider === 'string' ? raw.provider.trim().toLowerCase() : '';
-    if (getProvider(id) !== undefined) provider = id;
-    else problems.push(`provider ${JSON.stringify(raw.provider)} is not a known provider id; detecting from the URL`);
+    provider = typeof raw.provider === 'string' ? raw.provider.trim().toLowerCase() : '';
+    if (getProvider(provider) === undefined) {
+      problems.push('provider: unknown id, detecting from the URL');
+      provider = undefined;
+    }
   }
-  return { config, labels, provider, problems };
-}
-
-function text(raw: Raw, name: string, problems: string[]): string | undefined {
-  const value = raw[name];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string' || value.trim().length === 0) {
-    problems.push(`${name} must be a non-empty string; ignored`);
-    return undefined;
-  }
-  return value.trim();
-}
-
-// eslint-disable-next-line no-control-regex -- labels must be printable (the wire schema refuses control characters)
-const CONTROL_CHARS = /[\x00-\x1f\x7f]/g;
-
-function label(raw: Raw, name: string, problems: string[]): string | undefined {
-  let value = text(raw, name, problems);
-  if (value === undefined) return undefined;
-  if (value.replace(CONTROL_CHARS, '') !== value) {
-    problems.push(`${name} contains control characters; removed`);
-    value = value.replace(CONTROL_CHARS, '');
-    if (value.length === 0) return undefined;
-  }
-  if (value.length > MAX_LABEL_LENGTH) {
-    problems.push(`${name} is longer than ${MAX_LABEL_LENGTH} characters; truncated`);
-    return value.slice(0, MAX_LABEL_LENGTH);
-  }
-  return value;
-}
-
-function integer(raw: Raw, name: string, fallback: number, min: number, max: number, problems: string[]): number {
-  const value = raw[name];
-  if (value === undefined || value === null) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value)) {
-    problems.push(`${name} must be a number; using ${fallback}`);
-    return fallback;
-  }
-  const clamped = Math.min(max, Math.max(min, Math.floor(value)));
-  if (clamped !== value) problems.push(`${name} must be an integer in [${min}, ${max}]; using ${clamped}`);
-  return clamped;
-}
-
-/** A base URL (http or https), without trailing slashes; from the option, else `SPENDGUARD_ENDPOINT`. */
-function endpointOf(raw: Raw, problems: string[]): string | null {
-  const given = text(raw, 'endpoint', problems);
-  const candidate = given ?? envVar('SPENDGUARD_ENDPOINT');
-  if (candidate === undefined) return null;
-  const parsed = parseBaseUrl(candidate);
-  if (parsed === null) problems.push('endpoint must be an http(s) URL; telemetry is not sent');
-  return parsed;
+  return {
+    config: {
+      apiKey: text('apiKey') ?? envVar('SPENDGUARD_API_KEY') ?? null,
+      endpoint,
+      debug: raw.debug === true,
+      flushIntervalMs: int('flushIntervalMs', 5000, 100, 3_600_000),
+      // The API takes at most 100 events per batch (spec 4.1).
+      maxBatchSize: int('maxBatchSize', 50, 1, 100),
+      bufferCapacity: int('bufferCapacity', 1000, 1, 100_000),
+      budget: normalizeBudget(raw.budget as ServiceOptions['budget'], problems),
+      serverFlags: raw.serverFlags !== false,
+    },
+    labels: {
+      projectId: text('projectId') ?? text('SPENDGUARD_PROJECT_ID', envVar('SPENDGUARD_PROJECT_ID')) ?? 'default',
+      environment,
+      sessionId: text('sessionId'),
+      featureId: text('featureId'),
+    },
+    provider,
+    problems,
+  };
 }
 
 /** `https://host[:port][/base]` without query, fragment or trailing slash; null when not http(s). */
 export function parseBaseUrl(value: string): string | null {
   try {
     const url = new URL(value);
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') return null;
-    return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+    return /^https?:$/.test(url.protocol) ? `${url.origin}${url.pathname}`.replace(/\/+$/, '') : null;
   } catch {
     return null;
   }
-}
-
-function environmentOf(raw: Raw, problems: string[]): Environment {
-  const value = raw.environment;
-  if (value === 'production' || value === 'staging' || value === 'development') return value;
-  if (value !== undefined) problems.push(`environment must be 'production', 'staging' or 'development'`);
-  const fromEnv = envVar('SPENDGUARD_ENVIRONMENT') ?? envVar('NODE_ENV');
-  if (fromEnv === 'staging') return 'staging';
-  if (fromEnv === 'development' || fromEnv === 'dev' || fromEnv === 'test') return 'development';
-  return 'production';
 }

@@ -21,7 +21,7 @@ import {
   type PricePeriod,
   type TokenRates,
 } from '../../core/pricing/model-price';
-import { picoTermsToNanos } from '../../core/pricing/money';
+import { picoTermsToNanos, usdPerMTokToPicos } from '../../core/pricing/money';
 import { normalizeModelName } from '../../core/pricing/normalize-model';
 import { spendguardProviderId } from '../../core/pricing/provider-ids';
 import { normalizeServiceTier, tierMultipliersFor } from '../../core/pricing/tiers';
@@ -47,8 +47,15 @@ interface TableEntry {
 
 let table: Map<string, TableEntry> | null = null;
 
+/** Decodes generated rates (USD per MTok, trailing defaults left out) into exact pico-USD per token. */
 function rates(r: CompactRates): TokenRates {
-  return { input: r[0], output: r[1], reasoning: r[2], cacheRead: r[3], cacheWrite5m: r[4], cacheWrite1h: r[5] };
+  const [input = 0, output = 0] = r.map(usdPerMTokToPicos);
+  const at = (i: number, fallback: number): number => {
+    const v = r[i];
+    return v === undefined ? fallback : usdPerMTokToPicos(v);
+  };
+  const cacheWrite5m = at(3, input);
+  return { input, output, cacheRead: at(2, input), cacheWrite5m, cacheWrite1h: at(4, cacheWrite5m), reasoning: at(5, output) };
 }
 
 function period(p: CompactPeriod): PricePeriod {

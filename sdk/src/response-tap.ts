@@ -196,74 +196,20 @@ function decode(bytes: Uint8Array | undefined): string {
   return bytes === undefined ? '' : new TextDecoder().decode(bytes);
 }
 
-const USAGE_KEYS = ['usage', 'usageMetadata', 'usage_metadata'] as const;
-const MODEL_RE = /"(model|modelVersion)"\s*:\s*"((?:[^"\\]|\\.){1,256})"/g;
+/** The last `"usage": {…}` / `"usageMetadata": {…}` object (one nesting level) and the model of a body tail. */
+const TAIL_USAGE_RE = /"(usage|usageMetadata)"\s*:\s*(\{(?:[^{}]|\{[^{}]*\})*\})/g;
+const TAIL_MODEL_RE = /"(model|modelVersion)"\s*:\s*("(?:[^"\\]|\\.){1,256}")/g;
 
 /**
  * A small JSON object with the usage object and model found in the head and tail of a body too large
  * to parse whole, e.g. `{"model":"text-embedding-3-small","usage":{"prompt_tokens":8,"total_tokens":8}}`.
  */
 export function tailSummary(head: string, tail: string): string {
-  const summary: Record<string, unknown> = {};
-  for (const key of USAGE_KEYS) {
-    const object = lastObjectAfterKey(tail, key);
-    if (object !== undefined) {
-      summary[key] = object;
-      break;
-    }
-  }
-  for (const text of [tail, head]) {
-    for (const match of text.matchAll(MODEL_RE)) {
-      const name = match[1] as string;
-      if (summary[name] === undefined) {
-        try {
-          summary[name] = JSON.parse(`"${match[2] ?? ''}"`) as string;
-        } catch {
-          // not a clean string literal
-        }
-      }
-    }
-  }
-  return JSON.stringify(summary);
-}
-
-/** The JSON object value of the last `"key":` in `text`, or undefined. */
-function lastObjectAfterKey(text: string, key: string): unknown {
-  const anchor = `"${key}"`;
-  let at = text.lastIndexOf(anchor);
-  while (at >= 0) {
-    let i = at + anchor.length;
-    while (i < text.length && /\s/.test(text[i] ?? '')) i++;
-    if (text[i] === ':') {
-      i++;
-      while (i < text.length && /\s/.test(text[i] ?? '')) i++;
-      if (text[i] === '{') {
-        const end = matchingBrace(text, i);
-        if (end > 0) {
-          try {
-            return JSON.parse(text.slice(i, end + 1)) as unknown;
-          } catch {
-            // fall through to an earlier occurrence
-          }
-        }
-      }
-    }
-    at = text.lastIndexOf(anchor, at - 1);
-  }
-  return undefined;
-}
-
-function matchingBrace(text: string, start: number): number {
-  let depth = 0;
-  let inString = false;
-  for (let i = start; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92) i++;
-      else if (c === 34) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 123) depth++;
-    else if (c === 125 && --depth === 0) return i;
-  }
-  return -1;
+  const parts: string[] = [];
+  const last = (re: RegExp, text: string): RegExpExecArray | undefined => [...text.matchAll(re)].pop();
+  const usage = last(TAIL_USAGE_RE, tail);
+  if (usage !== undefined) parts.push(`"${usage[1]}":${usage[2]}`);
+  const model = last(TAIL_MODEL_RE, tail) ?? last(TAIL_MODEL_RE, head);
+  if (model !== undefined) parts.push(`"${model[1]}":${model[2]}`);
+  return `{${parts.join(',')}}`;
 }

@@ -8,7 +8,8 @@
  * batch is discarded, since sending it again cannot succeed. Delays never keep the process alive.
  */
 import type { Logger } from './log';
-import { sleep, unrefTimer } from './runtime';
+import { drain, timedRequest } from './http';
+import { sleep } from './runtime';
 import type { FetchLike } from './types';
 
 /** Tunables of {@link postBatch}; the defaults suit production, tests shorten them. */
@@ -63,34 +64,42 @@ export async function postBatch(input: PostBatchInput): Promise<DeliveryOutcome>
   const random = input.random ?? Math.random;
   let lastReason = 'not attempted';
   for (let attempt = 0; attempt < policy.maxAttempts; attempt++) {
-    if (Date.now() >= input.deadline) return { kind: 'retry-later', reason: `deadline reached (${lastReason})` };
+    if (Date.now() >= input.deadline) return { kind: 'retry-later', reason: `deadline (${lastReason})` };
     let retryAfterMs: number | undefined;
     try {
-      const response = await attemptOnce(input, Math.min(policy.attemptTimeoutMs, input.deadline - Date.now()));
-      const status = response.status;
-      drain(response);
+      const init: RequestInit & { keepalive?: boolean } = {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'Service-API-Key': input.apiKey },
+        body: input.body,
+      };
+      if (input.keepalive === true) init.keepalive = true;
+      const timeout = Math.min(policy.attemptTimeoutMs, input.deadline - Date.now());
+      const { status, retryAfter } = await timedRequest(input.fetch, input.url, init, timeout, (r) => {
+        drain(r);
+        return { status: r.status, retryAfter: r.headers.get('retry-after') };
+      });
       if (status >= 200 && status < 300) return { kind: 'sent', status };
       if (!isRetryableStatus(status)) {
-        log.warn(`ingest rejected a batch with HTTP ${status}${status === 401 ? ' (API key unknown or revoked)' : ''}`);
+        log.warn(`ingest refused a batch: HTTP ${status}`);
         return { kind: 'rejected', status };
       }
       lastReason = `HTTP ${status}`;
-      retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), Date.now());
+      retryAfterMs = parseRetryAfter(retryAfter, Date.now());
     } catch (err) {
-      lastReason = err instanceof Error ? `${err.name}: ${err.message}` : 'network error';
+      lastReason = err instanceof Error ? err.message : 'network error';
     }
     if (attempt + 1 >= policy.maxAttempts) break;
     let delay: number;
     if (retryAfterMs !== undefined) {
       if (retryAfterMs > policy.maxRetryAfterMs) {
-        return { kind: 'retry-later', reason: `${lastReason}, Retry-After ${Math.round(retryAfterMs / 1000)} s` };
+        return { kind: 'retry-later', reason: `${lastReason}, Retry-After ${retryAfterMs} ms` };
       }
       delay = retryAfterMs;
     } else {
       delay = random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
     }
-    if (Date.now() + delay >= input.deadline) return { kind: 'retry-later', reason: `deadline reached (${lastReason})` };
-    log.debug(`flush attempt ${attempt + 1} failed (${lastReason}); retrying in ${Math.round(delay)} ms`);
+    if (Date.now() + delay >= input.deadline) return { kind: 'retry-later', reason: `deadline (${lastReason})` };
+    log.debug(`flush retry in ${Math.round(delay)} ms (${lastReason})`);
     await sleep(delay);
   }
   return { kind: 'retry-later', reason: lastReason };
@@ -98,44 +107,6 @@ export async function postBatch(input: PostBatchInput): Promise<DeliveryOutcome>
 
 function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 425 || status === 429 || status >= 500;
-}
-
-async function attemptOnce(input: PostBatchInput, timeoutMs: number): Promise<Response> {
-  const controller = typeof AbortController === 'function' ? new AbortController() : undefined;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => {
-        controller?.abort();
-        reject(new Error(`ingest did not answer within ${Math.round(timeoutMs)} ms`));
-      },
-      Math.max(1, timeoutMs),
-    );
-    unrefTimer(timer);
-  });
-  try {
-    const init: RequestInit & { keepalive?: boolean } = {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'Service-API-Key': input.apiKey },
-      body: input.body,
-    };
-    if (controller !== undefined) init.signal = controller.signal;
-    if (input.keepalive === true) init.keepalive = true;
-    // The race also covers a fetch that ignores its signal (a hung custom fetch).
-    return await Promise.race([input.fetch(input.url, init), timeout]);
-  } finally {
-    if (timer !== undefined) clearTimeout(timer);
-  }
-}
-
-/** Releases a response body we do not read (lets undici reuse the connection). */
-function drain(response: Response): void {
-  try {
-    const body = response.body;
-    if (body !== null && body !== undefined && !response.bodyUsed) void body.cancel().catch(() => undefined);
-  } catch {
-    // nothing to release
-  }
 }
 
 /**

@@ -19,7 +19,7 @@ beforeAll(async () => {
 afterAll(() => ingest.close());
 beforeEach(() => {
   ingest.batches.length = 0;
-  ingest.budget = { status: 'ACTIVE', flag: null };
+  ingest.budget = { status: 'ok', flag: null };
   ingest.budgetStatus = 200;
 });
 afterEach(async () => {
@@ -141,7 +141,7 @@ describe('server kill flag', () => {
   it('blocks locally while the organization is SUSPENDED, and resumes when the flag is cleared', async () => {
     const provider = inProcessProvider();
     const expiresAt = new Date(Date.now() + 2 * 3600_000).toISOString();
-    ingest.budget = { status: 'SUSPENDED', flag: { state: 'SUSPENDED', expiresAt, triggerType: 'token_loop_identical' } };
+    ingest.budget = { status: 'suspended', flag: { state: 'SUSPENDED', expiresAt, triggerType: 'token_loop_identical' } };
     const f = wrapFetch(provider.fetch, { apiKey: TEST_API_KEY, endpoint: ingest.url }) as typeof fetch;
     await onlyClient().refreshServerStatus();
     const blocked = await f(OPENAI_URL, chatInit());
@@ -152,7 +152,7 @@ describe('server kill flag', () => {
     expect(blocked.headers.get('x-should-retry')).toBe('false');
     expect(onlyClient().stats().serverSuspended).toBe(true);
 
-    ingest.budget = { status: 'ACTIVE', flag: null };
+    ingest.budget = { status: 'ok', flag: null };
     await onlyClient().refreshServerStatus();
     expect((await f(OPENAI_URL, chatInit())).status).toBe(200);
   });
@@ -163,7 +163,7 @@ describe('server kill flag', () => {
   ])('fails open on %s from GET /v1/budget', async (_name, status) => {
     const provider = inProcessProvider();
     ingest.budgetStatus = status;
-    ingest.budget = { status: 'SUSPENDED', flag: { state: 'SUSPENDED' } };
+    ingest.budget = { status: 'suspended', flag: { state: 'SUSPENDED' } };
     const f = wrapFetch(provider.fetch, { apiKey: TEST_API_KEY, endpoint: ingest.url }) as typeof fetch;
     await onlyClient().refreshServerStatus();
     expect((await f(OPENAI_URL, chatInit())).status).toBe(200);
@@ -178,7 +178,7 @@ describe('server kill flag', () => {
 
   it('never delays a call: the first calls go through while the status is being fetched', async () => {
     const provider = inProcessProvider();
-    ingest.budget = { status: 'SUSPENDED', flag: { state: 'SUSPENDED' } };
+    ingest.budget = { status: 'suspended', flag: { state: 'SUSPENDED' } };
     const f = wrapFetch(provider.fetch, { apiKey: TEST_API_KEY, endpoint: ingest.url }) as typeof fetch;
     const start = performance.now();
     const response = await f(OPENAI_URL, chatInit());

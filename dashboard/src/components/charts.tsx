@@ -6,6 +6,7 @@ import {
   BarChart,
   CartesianGrid,
   ComposedChart,
+  LabelList,
   Line,
   ReferenceLine,
   ResponsiveContainer,
@@ -88,29 +89,53 @@ function ChartFrame({
   );
 }
 
-/** Today's cumulative spend (UTC hours) against the daily soft and hard caps. */
+const hourTick = (t: number) => `${String(Math.floor(t)).padStart(2, '0')}:00`;
+
+/**
+ * Today's spend so far (UTC day) against the daily soft and hard caps, with the forecast's P50 and
+ * P50–P95 projection to midnight when there is one.
+ */
 export function SpendTodayChart({ points, caps }: { points: TodayPoint[]; caps: Caps }) {
-  const last = points[points.length - 1]?.cumulativeUsd ?? 0;
+  const actual = [...points].reverse().find((p) => p.actualUsd !== undefined)?.actualUsd ?? 0;
+  const projected = points[points.length - 1]?.projectedUsd;
   return (
     <ChartFrame
       testId="spend-chart"
       height={240}
-      label={`Cumulative spend today ${formatUsd(last)}; daily soft cap ${formatUsd(caps.soft)}, hard cap ${formatUsd(caps.hard)}`}
+      label={`Spend today ${formatUsd(actual)}${projected !== undefined ? `, projected ${formatUsd(projected)} by midnight (P50)` : ''}; daily soft cap ${formatUsd(caps.soft)}, hard cap ${formatUsd(caps.hard)}`}
     >
       <ComposedChart data={points} margin={{ top: 16, right: 16, bottom: 4, left: 4 }}>
         <CartesianGrid stroke={COLORS.grid} vertical={false} />
-        <XAxis dataKey="hour" tick={AXIS_TICK} interval="preserveStartEnd" minTickGap={24} />
+        <XAxis
+          dataKey="t"
+          type="number"
+          domain={[0, 24]}
+          ticks={[0, 3, 6, 9, 12, 15, 18, 21, 24]}
+          tickFormatter={hourTick}
+          tick={AXIS_TICK}
+          interval="preserveStartEnd"
+        />
         <YAxis tick={AXIS_TICK} tickFormatter={formatUsdShort} width={56} />
-        <Tooltip formatter={(v) => tooltipValue(v)} />
-        <Bar dataKey="hourUsd" name="Spend in hour" fill={COLORS.spendFill} isAnimationActive={false} />
+        <Tooltip formatter={(v) => tooltipValue(v)} labelFormatter={(t) => `${hourTick(Number(t))} UTC`} />
+        <Area dataKey="band" name="Projected P50–P95" stroke="none" fill={COLORS.band95} fillOpacity={0.6} isAnimationActive={false} />
+        <Line
+          dataKey="projectedUsd"
+          name="Projected P50"
+          stroke={COLORS.p50}
+          strokeDasharray="5 4"
+          strokeWidth={2}
+          dot={false}
+          isAnimationActive={false}
+        />
         <Area
           type="monotone"
-          dataKey="cumulativeUsd"
-          name="Spend today"
+          dataKey="actualUsd"
+          name="Spent today"
           stroke={COLORS.spend}
           fill={COLORS.spend}
-          fillOpacity={0.12}
+          fillOpacity={0.15}
           strokeWidth={2}
+          dot={false}
           isAnimationActive={false}
         />
         {capLines(caps, 'Daily')}
@@ -238,27 +263,31 @@ function HorizontalBars({
   testId,
   label,
   data,
+  labelWidth,
 }: {
   testId: string;
   label: string;
   data: { name: string; costUsd: number; calls: number }[];
+  labelWidth: number;
 }) {
   const height = Math.max(120, data.length * 34 + 40);
   return (
     <ChartFrame testId={testId} height={height} label={label}>
-      <BarChart data={data} layout="vertical" margin={{ top: 4, right: 24, bottom: 4, left: 4 }}>
+      <BarChart data={data} layout="vertical" margin={{ top: 4, right: 56, bottom: 4, left: 4 }}>
         <CartesianGrid stroke={COLORS.grid} horizontal={false} />
         <XAxis type="number" tick={AXIS_TICK} tickFormatter={formatUsdShort} />
         <YAxis
           type="category"
           dataKey="name"
           tick={AXIS_TICK}
-          width={132}
-          tickFormatter={(v: string) => truncate(v, 20)}
+          width={labelWidth}
+          tickFormatter={(v: string) => truncate(v, Math.floor(labelWidth / 6.6))}
           interval={0}
         />
         <Tooltip formatter={(v) => tooltipValue(v)} />
-        <Bar dataKey="costUsd" name="Spend" fill={COLORS.bar} isAnimationActive={false} />
+        <Bar dataKey="costUsd" name="Spend" fill={COLORS.bar} isAnimationActive={false}>
+          <LabelList dataKey="costUsd" position="right" formatter={(v) => formatUsdShort(Number(v))} fill={COLORS.axis} fontSize={11} />
+        </Bar>
       </BarChart>
     </ChartFrame>
   );
@@ -274,6 +303,7 @@ export function ModelChart({ byModel, top = 8 }: { byModel: ModelSpend[]; top?: 
       testId="model-chart"
       label={`Spend by model: ${data.map((d) => `${d.name} ${formatUsd(d.costUsd)}`).join(', ')}`}
       data={data}
+      labelWidth={140}
     />
   );
 }
@@ -287,6 +317,7 @@ export function ProviderChart({ byProvider }: { byProvider: ProviderSpend[] }) {
       testId="provider-chart"
       label={`Spend by provider: ${data.map((d) => `${d.name} ${formatUsd(d.costUsd)}`).join(', ')}`}
       data={data}
+      labelWidth={84}
     />
   );
 }

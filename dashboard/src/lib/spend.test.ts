@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { activeFlags, averageHourlyRate, bucketTime, lastHourRate, todayCumulative } from './spend';
+import { activeFlags, averageHourlyRate, bucketTime, endOfDayHorizon, lastHourRate, todayCurve } from './spend';
 
 const NOW = Date.parse('2026-11-22T03:30:00Z');
 
@@ -30,18 +30,32 @@ describe('spend helpers', () => {
     expect(averageHourlyRate(hourly, NOW, 6)).toBeCloseTo(5.5 / 5.5);
   });
 
-  it("builds today's cumulative curve in UTC hours", () => {
+  it("builds today's curve in UTC hours: spend before each hour, now, then the projection to midnight", () => {
     const hourly = [
       { hour: '2026-11-21T23', costUsd: 9, calls: 1 },
       { hour: '2026-11-22T00', costUsd: 1, calls: 1 },
       { hour: '2026-11-22T02', costUsd: 2, calls: 1 },
+      { hour: '2026-11-22T03', costUsd: 0.5, calls: 1 },
     ];
-    expect(todayCumulative(hourly, NOW, 3)).toEqual([
-      { hour: '00:00', cumulativeUsd: 1, hourUsd: 1 },
-      { hour: '01:00', cumulativeUsd: 1, hourUsd: 0 },
-      { hour: '02:00', cumulativeUsd: 3, hourUsd: 2 },
-      { hour: '03:00', cumulativeUsd: 3, hourUsd: 0 },
+    expect(todayCurve(hourly, NOW, 3.5)).toEqual([
+      { t: 0, actualUsd: 0 },
+      { t: 1, actualUsd: 1 },
+      { t: 2, actualUsd: 1 },
+      { t: 3, actualUsd: 3 },
+      { t: 3.5, actualUsd: 3.5 },
     ]);
+    const projected = todayCurve(hourly, NOW, 3.5, { p50Usd: 20, p95Usd: 26 });
+    expect(projected.slice(-2)).toEqual([
+      { t: 3.5, actualUsd: 3.5, projectedUsd: 3.5, band: [3.5, 3.5] },
+      { t: 24, projectedUsd: 20, band: [20, 26] },
+    ]);
+  });
+
+  it('finds the end-of-day horizon by its end time, else by name', () => {
+    const h = (name: string, endsAt: string | null) => ({ name, endsAt, p50Usd: 1, p95Usd: 2, p99Usd: 3, meanUsd: null, probabilities: {} });
+    expect(endOfDayHorizon([h('endOfMonth', '2026-11-30T23:59:59Z'), h('next', '2026-11-23T00:00:00Z')], NOW)?.name).toBe('next');
+    expect(endOfDayHorizon([h('endOfDay', null)], NOW)?.name).toBe('endOfDay');
+    expect(endOfDayHorizon([h('endOfMonth', null)], NOW)).toBeUndefined();
   });
 
   it('keeps only flags that have not expired (TTL deletion is lazy)', () => {

@@ -1,5 +1,5 @@
 /** Derived spend figures for the Overview: burn rates, today's cumulative curve, active flags. */
-import type { Budget, HourlySpend, KillFlag, MinuteSpend } from '../api/types';
+import type { Budget, ForecastHorizon, HourlySpend, KillFlag, MinuteSpend } from '../api/types';
 
 const HOUR = 3_600_000;
 
@@ -28,28 +28,50 @@ export function averageHourlyRate(hourly: readonly HourlySpend[], now: number, h
 }
 
 export interface TodayPoint {
-  hour: string;
-  cumulativeUsd: number;
-  hourUsd: number;
+  /** Hours since UTC midnight (0–24). */
+  t: number;
+  /** Spend so far at `t`. */
+  actualUsd?: number;
+  /** Projected P50 day total (from now to midnight). */
+  projectedUsd?: number;
+  /** Projected P50–P95 band. */
+  band?: [number, number];
 }
 
-/** Cumulative spend of the current UTC day, hour by hour up to now (budgets use UTC periods). */
-export function todayCumulative(hourly: readonly HourlySpend[], now: number, todayUsd: number): TodayPoint[] {
-  const dayStart = Math.floor(now / 86_400_000) * 86_400_000;
+const DAY = 86_400_000;
+
+/**
+ * Today's spend curve (UTC day, as the budgets): spend before each full hour, then now (`todayUsd`),
+ * then — with the forecast's end-of-day horizon — a projection to midnight.
+ */
+export function todayCurve(
+  hourly: readonly HourlySpend[],
+  now: number,
+  todayUsd: number,
+  endOfDay?: { p50Usd: number; p95Usd: number },
+): TodayPoint[] {
+  const dayStart = Math.floor(now / DAY) * DAY;
   const byHour = new Map<number, number>();
   for (const h of hourly) {
     const t = bucketTime(h.hour);
     if (t >= dayStart && t <= now) byHour.set(t, (byHour.get(t) ?? 0) + h.costUsd);
   }
-  const points: TodayPoint[] = [];
+  const points: TodayPoint[] = [{ t: 0, actualUsd: 0 }];
   let cumulative = 0;
-  for (let t = dayStart; t <= now; t += HOUR) {
-    const hourUsd = byHour.get(t) ?? 0;
-    cumulative += hourUsd;
-    points.push({ hour: `${String(new Date(t).getUTCHours()).padStart(2, '0')}:00`, cumulativeUsd: cumulative, hourUsd });
+  for (let t = dayStart; t + HOUR <= now; t += HOUR) {
+    cumulative += byHour.get(t) ?? 0;
+    points.push({ t: (t + HOUR - dayStart) / HOUR, actualUsd: cumulative });
   }
-  const last = points[points.length - 1];
-  if (last && todayUsd > last.cumulativeUsd) last.cumulativeUsd = todayUsd;
+  const nowT = (now - dayStart) / HOUR;
+  const current = Math.max(todayUsd, cumulative);
+  if (nowT > (points[points.length - 1]?.t ?? 0)) points.push({ t: nowT, actualUsd: current });
+  if (endOfDay) {
+    const last = points[points.length - 1]!;
+    last.projectedUsd = current;
+    last.band = [current, current];
+    const p50 = Math.max(endOfDay.p50Usd, current);
+    points.push({ t: 24, projectedUsd: p50, band: [p50, Math.max(endOfDay.p95Usd, p50)] });
+  }
   return points;
 }
 
@@ -66,4 +88,21 @@ export function capsOf(budget: Budget | undefined, period: 'daily' | 'monthly'):
   return period === 'daily'
     ? { soft: budget.dailySoftLimitUsd, hard: budget.dailyLimitUsd }
     : { soft: budget.monthlySoftLimitUsd, hard: budget.monthlyLimitUsd };
+}
+
+/**
+ * The forecast horizon that ends with the current UTC day (its `endsAt` within an hour of midnight,
+ * else one named like `endOfDay` / `today`). Its percentiles are the projected total of the day.
+ */
+export function endOfDayHorizon(horizons: readonly ForecastHorizon[], now: number): ForecastHorizon | undefined {
+  const midnight = Math.floor(now / DAY) * DAY + DAY;
+  return (
+    horizons.find((h) => h.endsAt !== null && Math.abs(Date.parse(h.endsAt) - midnight) <= HOUR) ??
+    horizons.find((h) => /^(end_?of_?day|today|day)$/i.test(h.name))
+  );
+}
+
+/** The forecast horizon of the month end (named like `endOfMonth`, else the last one). */
+export function endOfMonthHorizon(horizons: readonly ForecastHorizon[]): ForecastHorizon | undefined {
+  return horizons.find((h) => /month/i.test(h.name)) ?? horizons[horizons.length - 1];
 }

@@ -1,20 +1,42 @@
+import { useEffect, useState } from 'react';
+
 import type { KillFlag } from '../api/types';
 import { formatDateTime, formatDuration, formatTriggerValue, modeLabel, triggerLabel } from '../lib/format';
+
+/** Time left until `expiresAt`, ticking every second on its own (the page around it does not re-render). */
+function Countdown({ expiresAt, onExpired }: { expiresAt: string; onExpired?: () => void }) {
+  const expires = Date.parse(expiresAt);
+  const [now, setNow] = useState(() => Date.now());
+  const left = Number.isNaN(expires) ? null : expires - now;
+  const expired = left !== null && left <= 0;
+  useEffect(() => {
+    if (expired) {
+      onExpired?.();
+      return;
+    }
+    const id = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(id);
+  }, [expired, onExpired]);
+  return (
+    <span className="countdown" data-testid="flag-countdown">
+      {left === null ? '—' : expired ? 'expiring…' : formatDuration(left)}
+    </span>
+  );
+}
 
 /** One active kill flag: what tripped, the numbers, a live countdown to auto-recovery, and Resume. */
 export function FlagBanner({
   flag,
-  now,
   onResume,
+  onExpired,
   resuming,
 }: {
   flag: KillFlag;
-  now: number;
   onResume: () => void;
+  /** Called once the flag's time is up (the edge resumes by itself). */
+  onExpired?: () => void;
   resuming: boolean;
 }) {
-  const expires = Date.parse(flag.expiresAt);
-  const left = Number.isNaN(expires) ? null : expires - now;
   const keys = Array.isArray(flag.keysFlagged) ? flag.keysFlagged.length : flag.keysFlagged;
   const severe = flag.state === 'SUSPENDED';
   return (
@@ -44,9 +66,7 @@ export function FlagBanner({
           <div>
             <dt>Resumes automatically in</dt>
             <dd>
-              <span className="countdown" aria-live="off" data-testid="flag-countdown">
-                {left === null ? '—' : left > 0 ? formatDuration(left) : 'expiring…'}
-              </span>
+              <Countdown expiresAt={flag.expiresAt} onExpired={onExpired} />
             </dd>
           </div>
           {typeof keys === 'number' && keys > 0 && (

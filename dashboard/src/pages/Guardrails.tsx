@@ -201,7 +201,7 @@ export function Guardrails() {
           <Empty>No guardrail has tripped in the last 90 days.</Empty>
         ) : (
           <div className="table-wrap">
-            <table className="table">
+            <table className="table trips-table">
               <caption className="sr-only">Recent guardrail trips, newest first</caption>
               <thead>
                 <tr>

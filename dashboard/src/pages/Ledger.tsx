@@ -171,11 +171,11 @@ export function Ledger() {
       <p className="muted">Every recorded call, newest first. Prompts and completions are never stored.</p>
 
       <form className="card filters" onSubmit={apply} aria-label="Ledger filters">
-        <div className="field">
+        <div className="field field-wide">
           <label htmlFor="f-from">From</label>
           <input id="f-from" type="datetime-local" value={draft.from} onChange={(e) => set('from')(e.target.value)} />
         </div>
-        <div className="field">
+        <div className="field field-wide">
           <label htmlFor="f-to">To</label>
           <input id="f-to" type="datetime-local" value={draft.to} onChange={(e) => set('to')(e.target.value)} />
         </div>

@@ -54,7 +54,7 @@ describe('Overview', () => {
     renderWithApi(<Overview />);
     const chart = await screen.findByTestId('forecast-chart');
     expect(chart).toHaveAttribute('aria-label', expect.stringMatching(/by horizon/));
-    expect(screen.getByRole('rowheader', { name: /End of month/ })).toBeInTheDocument();
+    expect(within(screen.getByRole('list', { name: 'Forecast horizons' })).getByText('End of month')).toBeInTheDocument();
   });
 
   it('shows empty states when nothing has been recorded yet', async () => {

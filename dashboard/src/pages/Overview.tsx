@@ -1,12 +1,20 @@
 import { useEffect, useState } from 'react';
 
 import { useApiClient } from '../api/context';
-import type { Budget, ForecastResponse, KillFlag } from '../api/types';
+import type { Budget, KillFlag } from '../api/types';
 import { Card } from '../components/Card';
 import { ForecastChart, HourlyChart, ModelChart, ProviderChart, SpendTodayChart } from '../components/charts';
 import { Empty, ErrorNotice, Loading } from '../components/Status';
 import { formatDateTime, formatInt, formatPercent, formatUsd, humanize } from '../lib/format';
-import { activeFlags, averageHourlyRate, capsOf, lastHourRate, todayCumulative } from '../lib/spend';
+import {
+  activeFlags,
+  averageHourlyRate,
+  capsOf,
+  endOfDayHorizon,
+  endOfMonthHorizon,
+  lastHourRate,
+  todayCurve,
+} from '../lib/spend';
 import { useAsync } from '../lib/useAsync';
 import { FlagBanner } from './FlagBanner';
 
@@ -18,6 +26,15 @@ export function useNow(intervalMs: number): number {
     return () => clearInterval(id);
   }, [intervalMs]);
   return now;
+}
+
+function LegendItem({ swatch, children }: { swatch: string; children: string }) {
+  return (
+    <span className="legend-item">
+      <span className={`swatch swatch-${swatch}`} aria-hidden="true" />
+      {children}
+    </span>
+  );
 }
 
 function BudgetMeter({ label, spent, soft, hard }: { label: string; spent: number; soft: number | null; hard: number | null }) {
@@ -49,10 +66,6 @@ function BudgetMeter({ label, spent, soft, hard }: { label: string; spent: numbe
   );
 }
 
-function monthEndHorizon(forecast: ForecastResponse) {
-  return forecast.horizons.find((h) => /month/i.test(h.name)) ?? forecast.horizons[forecast.horizons.length - 1];
-}
-
 export function Overview() {
   const api = useApiClient();
   const budget = useAsync((signal) => api.getBudget(signal), [api]);
@@ -63,9 +76,10 @@ export function Overview() {
   const [resumeError, setResumeError] = useState<Error | null>(null);
   const [running, setRunning] = useState(false);
 
-  const live = activeFlags(flags.data ?? [], Date.now());
-  const now = useNow(live.length > 0 ? 1000 : 30_000);
+  // Charts and rates follow the clock every 30 s; each flag banner ticks its own countdown.
+  const now = useNow(30_000);
   const shownFlags = activeFlags(flags.data ?? [], now);
+  const reloadFlags = flags.reload;
   const b: Budget | undefined = budget.data?.budget;
 
   async function resume(flag: KillFlag) {
@@ -99,7 +113,8 @@ export function Overview() {
     }
   }
 
-  const monthEnd = forecast.data ? monthEndHorizon(forecast.data) : undefined;
+  const monthEnd = forecast.data ? endOfMonthHorizon(forecast.data.horizons) : undefined;
+  const dayEnd = forecast.data ? endOfDayHorizon(forecast.data.horizons, now) : undefined;
   const lastPoint = forecast.data?.daily[forecast.data.daily.length - 1];
   const projected = monthEnd ?? lastPoint;
 
@@ -116,9 +131,9 @@ export function Overview() {
           <FlagBanner
             key={`${flag.triggerType}-${flag.setAt}-${i}`}
             flag={flag}
-            now={now}
             resuming={resuming}
             onResume={() => void resume(flag)}
+            onExpired={reloadFlags}
           />
         ))}
       </div>
@@ -195,7 +210,19 @@ export function Overview() {
           ) : !spend.data ? (
             <Loading />
           ) : (
-            <SpendTodayChart points={todayCumulative(spend.data.hourly, now, spend.data.todayUsd)} caps={capsOf(b, 'daily')} />
+            <>
+              <SpendTodayChart
+                points={todayCurve(spend.data.hourly, now, Math.max(spend.data.todayUsd, budget.data?.spend.todayUsd ?? 0), dayEnd)}
+                caps={capsOf(b, 'daily')}
+              />
+              <p className="legend">
+                <LegendItem swatch="actual">spent</LegendItem>
+                {dayEnd && <LegendItem swatch="p50 swatch-dashed">projected P50</LegendItem>}
+                {dayEnd && <LegendItem swatch="95">P50–P95</LegendItem>}
+                <LegendItem swatch="soft">soft cap</LegendItem>
+                <LegendItem swatch="hard">hard cap</LegendItem>
+              </p>
+            </>
           )}
         </Card>
 
@@ -223,43 +250,39 @@ export function Overview() {
                 now={now}
               />
               <p className="legend">
-                <span className="swatch swatch-p50" /> P50 <span className="swatch swatch-95" /> P50–P95{' '}
-                <span className="swatch swatch-99" /> P95–P99
-                {forecast.data.computedAt && <span className="muted"> · computed {formatDateTime(forecast.data.computedAt)}</span>}
+                <LegendItem swatch="p50">P50</LegendItem>
+                <LegendItem swatch="95">P50–P95</LegendItem>
+                <LegendItem swatch="99">P95–P99</LegendItem>
+                {forecast.data.daily.length > 0 && <LegendItem swatch="soft">soft cap</LegendItem>}
+                {forecast.data.daily.length > 0 && <LegendItem swatch="hard">hard cap</LegendItem>}
               </p>
+              {forecast.data.computedAt && (
+                <p className="muted small">Monte Carlo, computed {formatDateTime(forecast.data.computedAt)}</p>
+              )}
               {forecast.data.horizons.length > 0 && (
-                <div className="table-wrap">
-                  <table className="table table-compact">
-                    <caption className="sr-only">Forecast horizons</caption>
-                    <thead>
-                      <tr>
-                        <th scope="col">Horizon</th>
-                        <th scope="col" className="num">P50</th>
-                        <th scope="col" className="num">P95</th>
-                        <th scope="col" className="num">P99</th>
-                        <th scope="col">Budget crossing</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {forecast.data.horizons.map((h) => (
-                        <tr key={h.name}>
-                          <th scope="row">
-                            {humanize(h.name)}
-                            {h.endsAt && <span className="muted small"> to {formatDateTime(h.endsAt)}</span>}
-                          </th>
-                          <td className="num">{formatUsd(h.p50Usd)}</td>
-                          <td className="num">{formatUsd(h.p95Usd)}</td>
-                          <td className="num">{formatUsd(h.p99Usd)}</td>
-                          <td>
-                            {Object.entries(h.probabilities)
-                              .map(([k, p]) => `${humanize(k)}: ${formatPercent(p)}`)
-                              .join(' · ') || '—'}
-                          </td>
-                        </tr>
-                      ))}
-                    </tbody>
-                  </table>
-                </div>
+                <ul className="horizons" aria-label="Forecast horizons">
+                  {forecast.data.horizons.map((h) => (
+                    <li key={h.name}>
+                      <p className="horizon-name">
+                        <strong>{humanize(h.name)}</strong>
+                        {h.endsAt && <span className="muted small"> · to {formatDateTime(h.endsAt).slice(0, 16)}</span>}
+                      </p>
+                      <p className="horizon-values">
+                        <span>P50 {formatUsd(h.p50Usd)}</span>
+                        <span>P95 {formatUsd(h.p95Usd)}</span>
+                        <span>P99 {formatUsd(h.p99Usd)}</span>
+                        {h.meanUsd !== null && <span className="muted">mean {formatUsd(h.meanUsd)}</span>}
+                      </p>
+                      {Object.keys(h.probabilities).length > 0 && (
+                        <p className="small muted">
+                          {Object.entries(h.probabilities)
+                            .map(([k, p]) => `${humanize(k)}: ${formatPercent(p)}`)
+                            .join(' · ')}
+                        </p>
+                      )}
+                    </li>
+                  ))}
+                </ul>
               )}
             </>
           )}

@@ -1,10 +1,5 @@
 /** OpenAI: Chat Completions, Responses and Embeddings, JSON and SSE, in the real wire formats. */
-import {
-  mockCompletionTokens,
-  mockEmbeddingTokens,
-  mockPromptTokens,
-  TOKEN_TEXT,
-} from '../tokens';
+import { mockCompletionTokens, mockEmbeddingTokens, mockPromptTokens, TOKEN_TEXT } from '../tokens';
 import { json, MOCK_CREATED, modelOf, sseFrame, type MockCall, type MockReply } from '../types';
 
 /** Extra fields a dialect adds (OpenRouter's `provider`, `usage.cost`, processing comments). */
@@ -53,7 +48,12 @@ export function chatCompletions(call: MockCall, dialect: ChatDialect = OPENAI_DI
       choices: [
         {
           index: 0,
-          message: { role: 'assistant', content: TOKEN_TEXT.repeat(completion), refusal: null, annotations: [] },
+          message: {
+            role: 'assistant',
+            content: TOKEN_TEXT.repeat(completion),
+            refusal: null,
+            annotations: [],
+          },
           logprobs: null,
           finish_reason: 'stop',
         },
@@ -77,7 +77,12 @@ export function chatCompletions(call: MockCall, dialect: ChatDialect = OPENAI_DI
   const frames: string[] = [...(dialect.leadingComments ?? [])];
   frames.push(
     chunk([
-      { index: 0, delta: { role: 'assistant', content: '', refusal: null }, logprobs: null, finish_reason: null },
+      {
+        index: 0,
+        delta: { role: 'assistant', content: '', refusal: null },
+        logprobs: null,
+        finish_reason: null,
+      },
     ]),
   );
   for (let i = 0; i < completion; i++) {
@@ -156,7 +161,12 @@ export function responses(call: MockCall): MockReply {
   ];
   for (let i = 0; i < completion; i++) {
     frames.push(
-      ev('response.output_text.delta', { item_id: msgId, output_index: 0, content_index: 0, delta: TOKEN_TEXT }),
+      ev('response.output_text.delta', {
+        item_id: msgId,
+        output_index: 0,
+        content_index: 0,
+        delta: TOKEN_TEXT,
+      }),
     );
   }
   frames.push(
@@ -196,6 +206,7 @@ export function embeddings(call: MockCall): MockReply {
 
 /** OpenAI's error body. */
 export function openaiError(status: number): MockReply {
-  const type = status === 429 ? 'rate_limit_exceeded' : status >= 500 ? 'server_error' : 'invalid_request_error';
+  const type =
+    status === 429 ? 'rate_limit_exceeded' : status >= 500 ? 'server_error' : 'invalid_request_error';
   return json(status, { error: { message: `mock provider error ${status}`, type, param: null, code: null } });
 }

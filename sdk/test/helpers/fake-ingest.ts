@@ -40,7 +40,7 @@ export async function startFakeIngest(): Promise<FakeIngest> {
   const attempts: FakeIngest['attempts'] = [];
   const script: IngestAnswer[] = [];
   const waiters: Array<() => void> = [];
-  const self = { budget: { status: 'ACTIVE', flag: null, spend: { todayUsd: 1, monthUsd: 2 } } as unknown, budgetStatus: 200, budgetRequests: 0 };
+  const self = { budget: { status: 'ok', flag: null, spend: { todayUsd: 1, monthUsd: 2 } } as unknown, budgetStatus: 200, budgetRequests: 0 };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));

@@ -1,0 +1,83 @@
+import { flagKeyFor, parseApiKey } from '../core/keys';
+import { startLocalStack, type LocalStack } from './stack';
+
+let stack: LocalStack;
+beforeAll(async () => {
+  stack = await startLocalStack({ memory: true, apiPort: 0, proxyPort: 0, dashboardDir: '/nonexistent' });
+});
+afterAll(() => stack.stop());
+
+async function post(path: string, body: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(`${stack.apiUrl}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+async function get(path: string, headers: Record<string, string>) {
+  const res = await fetch(`${stack.apiUrl}${path}`, { headers });
+  return { status: res.status, body: (await res.json()) as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+describe('the local stack, end to end over HTTP', () => {
+  it('ingest → Kinesis → pricing consumer → ledger and spend, priced by the server', async () => {
+    const now = new Date().toISOString();
+    const events = [1, 2, 3].map((i) => ({
+      model: 'claude-sonnet-4-20250514',
+      usage: { prompt_tokens: 10_000, completion_tokens: 1_000 },
+      timestamp: now,
+      eventId: `evt_e2e_${i}`,
+      featureId: 'support',
+    }));
+    expect(await post('/api/ingest', { apiKey: stack.apiKey, events })).toEqual({ status: 200, body: { status: 'ok', count: 3 } });
+    // The same batch again is accepted and counted once.
+    await post('/api/ingest', { apiKey: stack.apiKey, events });
+    await stack.drain();
+    const ledger = await get('/v1/ledger?featureId=support', { 'service-api-key': stack.apiKey });
+    expect(ledger.body.entries).toHaveLength(3);
+    // claude-sonnet-4 at $3 / $15 per MTok: 10,000 × $3/M + 1,000 × $15/M = $0.045 per call.
+    expect(ledger.body.entries[0]).toMatchObject({ provider: 'anthropic', costUsd: 0.045, costSource: 'PROVIDER_REGISTRY' });
+    const spend = await get('/v1/spend', { authorization: `Bearer ${stack.idToken}` });
+    expect(spend.body.todayUsd).toBeCloseTo(0.135, 9);
+  });
+
+  it('four identical calls trip layer 2 and the flag is there for the edge; Resume clears it', async () => {
+    const events = [1, 2, 3, 4].map((i) => ({
+      model: 'gpt-4o-mini',
+      usage: { prompt_tokens: 4242, completion_tokens: 10 },
+      eventId: `evt_loop_${i}`,
+      sessionId: 'agent-7',
+    }));
+    await post('/api/ingest', { apiKey: stack.apiKey, events });
+    await stack.drain();
+    const parsed = parseApiKey(stack.apiKey);
+    if (!parsed.ok) throw new Error('seeded key is malformed');
+    const pepper = await stack.services.pepper.get();
+    const flag = await stack.services.flags.get(flagKeyFor(parsed.prefix, pepper), Date.now());
+    expect(flag).toMatchObject({ state: 'SUSPENDED', triggerType: 'token_loop_identical' });
+    const flags = await get('/v1/flags', { authorization: `Bearer ${stack.idToken}` });
+    expect(flags.body.flags[0]).toMatchObject({ state: 'SUSPENDED', triggerType: 'token_loop_identical', keysFlagged: 1 });
+
+    const resumed = await post('/api/guardrails/enforce', { apiKey: parsed.prefix, action: 'ACTIVE' }, { authorization: `Bearer ${stack.idToken}` });
+    expect(resumed).toEqual({ status: 200, body: { success: true, action: 'RESUMED' } });
+    expect(await stack.services.flags.get(flagKeyFor(parsed.prefix, pepper), Date.now())).toBeUndefined();
+  });
+
+  it('the gateway enforces the JWT authorizer on people routes, as API Gateway does', async () => {
+    expect((await get('/v1/keys', {})).status).toBe(401);
+    const other = await stack.issueIdToken('org_other');
+    const keys = await get('/v1/keys', { authorization: `Bearer ${other}` });
+    expect(keys).toEqual({ status: 200, body: { keys: [] } });
+  });
+
+  it('computes and serves a forecast', async () => {
+    await stack.runForecasts();
+    const f = await get('/v1/forecast', { authorization: `Bearer ${stack.idToken}` });
+    expect(f.status).toBe(200);
+    expect(f.body.forecast.horizons.map((h: { horizon: string }) => h.horizon)).toEqual(['restOfDay', 'restOfMonth', 'next7Days', 'next30Days']);
+    const h = f.body.forecast.horizons[1];
+    expect(h.p50Usd).toBeLessThanOrEqual(h.p95Usd);
+    expect(h.p95Usd).toBeLessThanOrEqual(h.p99Usd);
+  });
+});

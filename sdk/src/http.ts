@@ -1,0 +1,44 @@
+/** The SDK's own HTTP requests (ingest, status, health): through the original fetch, with a timeout. */
+import { unrefTimer } from './runtime';
+import type { FetchLike } from './types';
+
+/**
+ * `fetchFn(url, init)` and then `read(response)`, both within `timeoutMs` (the request is aborted, and
+ * the race also covers a fetch that ignores its signal). The timer never keeps the process alive.
+ */
+export async function timedRequest<T>(
+  fetchFn: FetchLike,
+  url: string,
+  init: RequestInit,
+  timeoutMs: number,
+  read: (response: Response) => T | Promise<T>,
+): Promise<T> {
+  const controller = typeof AbortController === 'function' ? new AbortController() : undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => {
+        controller?.abort();
+        reject(new Error(`no answer within ${Math.round(timeoutMs)} ms`));
+      },
+      Math.max(1, timeoutMs),
+    );
+    unrefTimer(timer);
+  });
+  try {
+    if (controller !== undefined) init.signal = controller.signal;
+    const response = await Promise.race([fetchFn(url, init), timeout]);
+    return await Promise.race([read(response), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Releases a body we do not read (lets the connection be reused). */
+export function drain(response: Response): void {
+  try {
+    if (response.body && !response.bodyUsed) void response.body.cancel().catch(() => undefined);
+  } catch {
+    // nothing to release
+  }
+}

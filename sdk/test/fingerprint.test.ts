@@ -1,0 +1,64 @@
+/**
+ * The SDK's fingerprint equals core/fingerprint's (the proxy's and the server's) for any body: the
+ * same canonical text, hashed with WebCrypto instead of node:crypto.
+ */
+import fc from 'fast-check';
+import { canonicalRequest, fingerprintRequest, REQUEST_FLAVORS, type RequestFlavor } from '../../core/fingerprint';
+import { canonicalRequestText, fingerprintBody } from '../src/fingerprint';
+
+const memberArb = fc.oneof(fc.json(), fc.constant('null'), fc.constant('"x"'));
+const bodyArb = fc
+  .record(
+    {
+      model: fc.oneof(fc.constantFrom('gpt-4o', 'claude-haiku-4-5', ''), fc.json()),
+      messages: memberArb,
+      input: memberArb,
+      prompt: memberArb,
+      contents: memberArb,
+      system: memberArb,
+      tools: memberArb,
+      instructions: memberArb,
+      temperature: fc.double(),
+      extra: fc.json(),
+    },
+    { requiredKeys: [] },
+  )
+  .map((members) => {
+    // members are JSON texts; assemble an object text (keys in random-ish order, duplicates allowed)
+    const entries = Object.entries(members).map(([k, v]) => `${JSON.stringify(k)}: ${typeof v === 'string' ? v : JSON.stringify(v)}`);
+    return `{ ${entries.join(' ,\n')} }`;
+  });
+
+describe('canonicalRequestText', () => {
+  it('equals core canonicalRequest for random bodies of every flavor (text and bytes)', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...REQUEST_FLAVORS), bodyArb, fc.option(fc.string(), { nil: undefined }), (flavor, body, model) => {
+        const opts = model === undefined ? undefined : { model };
+        expect(canonicalRequestText(flavor, body, model)).toBe(canonicalRequest(flavor, body, opts));
+        const bytes = new TextEncoder().encode(body);
+        expect(canonicalRequestText(flavor, bytes, model)).toBe(canonicalRequest(flavor, bytes, opts));
+      }),
+      { numRuns: 1500 },
+    );
+  });
+
+  it.each<[string, RequestFlavor, string | Uint8Array]>([
+    ['not JSON', 'openai', '{"model":'],
+    ['not an object', 'openai', '[1,2]'],
+    ['no content member', 'anthropic', '{"model":"x","max_tokens":5}'],
+    ['invalid UTF-8', 'openai', new Uint8Array([0x7b, 0xff, 0x7d])],
+    ['too deep', 'openai', `{"messages":${'['.repeat(1001)}${']'.repeat(1001)}}`],
+    ['escapes and duplicates', 'openai', '{"messages":[{"content":"\\u00e9\\/"}],"model":"a","model":"b"}'],
+    ['numbers', 'ollama', '{"prompt":"p","images":[1.0,1e2,-0,1e400,0.1]}'],
+  ])('agrees with core on %s', (_name, flavor, body) => {
+    expect(canonicalRequestText(flavor, body)).toBe(canonicalRequest(flavor, body));
+  });
+
+  it('hashes to the same fingerprint as core', async () => {
+    const body = '{"model":"gpt-4o","temperature":0.2,"messages":[{"role":"user","content":"hi"}]}';
+    await expect(fingerprintBody('openai', body)).resolves.toBe(fingerprintRequest('openai', body));
+    await expect(fingerprintBody('gemini', '{"contents":[{"parts":[{"text":"hi"}]}]}', 'models/gemini-2.5-pro')).resolves.toBe(
+      fingerprintRequest('gemini', '{"contents":[{"parts":[{"text":"hi"}]}]}', { model: 'gemini-2.5-pro' }),
+    );
+  });
+});
