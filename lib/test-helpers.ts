@@ -93,6 +93,8 @@ function appContext(options: SynthOptions): Record<string, unknown> {
     ...TEST_CONTEXT,
     ...options.context,
     'aws:cdk:bundling-stacks': options.bundleStacks ?? [],
+    // Reference file assets (the AWS CLI layer of BucketDeployment, 20+ MB) in place instead of copying.
+    'aws:cdk:disable-asset-staging': true,
   };
 }
 
@@ -152,6 +154,7 @@ function loadTemplates(outdir: string): Synthesized {
 export function synthSpendguard(options: SynthOptions = {}): Synthesized {
   const dir = path.join(CACHE_DIR, cacheKey(options));
   if (fs.existsSync(path.join(dir, 'manifest.json'))) return loadTemplates(dir);
+  pruneCache();
   fs.mkdirSync(CACHE_DIR, { recursive: true });
   const outdir = fs.mkdtempSync(path.join(CACHE_DIR, 'building-'));
   const { app } = createTestApp({ ...options, outdir });
@@ -165,6 +168,20 @@ export function synthSpendguard(options: SynthOptions = {}): Synthesized {
   }
 }
 
+/** Drops cache entries older than a day (earlier source states). */
+function pruneCache(): void {
+  if (!fs.existsSync(CACHE_DIR)) return;
+  const dayAgo = Date.now() - 24 * 3600 * 1000;
+  for (const entry of fs.readdirSync(CACHE_DIR)) {
+    const full = path.join(CACHE_DIR, entry);
+    try {
+      if (fs.statSync(full).mtimeMs < dayAgo) fs.rmSync(full, { recursive: true, force: true });
+    } catch {
+      // another test file is pruning too
+    }
+  }
+}
+
 interface TemplateResource {
   readonly Type: string;
   readonly Properties?: Record<string, unknown>;
@@ -173,11 +190,12 @@ interface TemplateResource {
 
 /**
  * The logical id of the resource at a construct path below the stack's `Spendguard` construct,
- * e.g. `Data/Flags` (the `/Resource` suffix is optional).
+ * e.g. `Data/Flags` (a `/Resource` or `/Default` suffix is optional).
  */
 export function idAt(template: Template, constructPath: string, stackName = 'Spendguard'): string {
   const resources = template.toJSON().Resources as Record<string, TemplateResource>;
-  const wanted = [`${stackName}/Spendguard/${constructPath}`, `${stackName}/Spendguard/${constructPath}/Resource`];
+  const base = `${stackName}/Spendguard/${constructPath}`;
+  const wanted = [base, `${base}/Resource`, `${base}/Default`];
   const found = Object.entries(resources).find(([, r]) => wanted.includes(String(r.Metadata?.['aws:cdk:path'])));
   if (!found) throw new Error(`no resource at ${wanted[0]}`);
   return found[0];

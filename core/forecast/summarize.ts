@@ -149,7 +149,7 @@ export function summarizeHistory(history: HistoryInput, options: SummarizeOption
   for (let b = 0; b < hours; b++) {
     const x = exposure(b);
     const how = (how0 + b) % HOURS_PER_WEEK;
-    howCalls[how] = (howCalls[how] as number) + calls[b] as number;
+    howCalls[how] = (howCalls[how] as number) + (calls[b] as number);
     howExposure[how] = (howExposure[how] as number) + x;
     exposureHours += x;
     totalCalls += calls[b] as number;
@@ -163,10 +163,12 @@ export function summarizeHistory(history: HistoryInput, options: SummarizeOption
   const hodCalls = new Float64Array(24);
   const hodExposure = new Float64Array(24);
   for (let how = 0; how < HOURS_PER_WEEK; how++) {
-    dowCalls[floor(how / 24)] = (dowCalls[floor(how / 24)] as number) + howCalls[how] as number;
-    dowExposure[floor(how / 24)] = (dowExposure[floor(how / 24)] as number) + howExposure[how] as number;
-    hodCalls[how % 24] = (hodCalls[how % 24] as number) + howCalls[how] as number;
-    hodExposure[how % 24] = (hodExposure[how % 24] as number) + howExposure[how] as number;
+    const d = floor(how / 24);
+    const h = how % 24;
+    dowCalls[d] = (dowCalls[d] as number) + (howCalls[how] as number);
+    dowExposure[d] = (dowExposure[d] as number) + (howExposure[how] as number);
+    hodCalls[h] = (hodCalls[h] as number) + (howCalls[how] as number);
+    hodExposure[h] = (hodExposure[h] as number) + (howExposure[how] as number);
   }
   const callsPerHourOfWeek: number[] = [];
   for (let how = 0; how < HOURS_PER_WEEK; how++) {

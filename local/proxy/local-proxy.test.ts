@@ -9,6 +9,7 @@ import OpenAI from 'openai';
 import { proxyEventSchema } from '../../core/schemas';
 import { toProxyEvent } from '../../lambdas/relay/proxy-event';
 import { mockPromptTokens } from '../mock-providers';
+import { anthropicViaSpendguard, openaiViaSpendguard, openrouterViaSpendguard } from './examples/clients';
 import { createLocalProxy } from './local-proxy';
 import { startProxyHarness, TEST_ORG, TEST_PEPPER, type ProxyHarness } from './test-support';
 

@@ -1,0 +1,194 @@
+/**
+ * `@service/sdk` overhead (issue 6, safety rule 3 "adds no latency"):
+ * - added time per call: `await fetch()` through `wrapFetch` vs the raw fetch, both over an in-process
+ *   fake fetch that returns a JSON Response at once (so only SDK work is measured); target p99 ≤ 50 µs;
+ * - added time to first byte of a stream (SSE); target ≈ 0;
+ * - background work per call (usage, price, fingerprint, event), off the application's path;
+ * - memory with a full buffer: bounded by `bufferCapacity`, whatever the traffic;
+ * - bundle size, minified and gzipped; target ≤ 20 KB.
+ *
+ * Run: `npx tsx bench/index.ts sdk`.
+ */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
+import { esbuildOptions } from '../sdk/scripts/build';
+import { shutdown, wrapFetch } from '../sdk/src';
+import type { Client } from '../sdk/src/client';
+import { sdkState } from '../sdk/src/tracked-fetch';
+
+const URL_OPENAI = 'https://api.openai.com/v1/chat/completions';
+const MESSAGES = Array.from({ length: 8 }, (_, i) => ({
+  role: i % 2 === 0 ? 'user' : 'assistant',
+  content: `Message ${i}: ${'lorem ipsum dolor sit amet '.repeat(12)}`,
+}));
+const REQUEST = JSON.stringify({ model: 'gpt-4o-mini', messages: MESSAGES, temperature: 0.2 });
+const INIT: RequestInit = { method: 'POST', headers: { 'content-type': 'application/json' }, body: REQUEST };
+const JSON_BODY = JSON.stringify({
+  id: 'chatcmpl-1',
+  object: 'chat.completion',
+  model: 'gpt-4o-mini',
+  choices: [{ index: 0, message: { role: 'assistant', content: 'x'.repeat(600) }, finish_reason: 'stop' }],
+  usage: { prompt_tokens: 412, completion_tokens: 150, total_tokens: 562 },
+});
+const SSE_FRAMES = [
+  ...Array.from(
+    { length: 40 },
+    (_, i) =>
+      `data: {"id":"c","object":"chat.completion.chunk","model":"gpt-4o-mini","choices":[{"index":0,"delta":{"content":"tok${i} "}}],"usage":null}\n\n`,
+  ),
+  'data: {"id":"c","object":"chat.completion.chunk","model":"gpt-4o-mini","choices":[],"usage":{"prompt_tokens":412,"completion_tokens":40}}\n\n',
+  'data: [DONE]\n\n',
+].map((f) => new TextEncoder().encode(f));
+
+const jsonFetch = (): Promise<Response> =>
+  Promise.resolve(new Response(JSON_BODY, { headers: { 'content-type': 'application/json' } }));
+
+const sseFetch = (): Promise<Response> =>
+  Promise.resolve(
+    new Response(
+      new ReadableStream<Uint8Array>({
+        start(c) {
+          for (const f of SSE_FRAMES) c.enqueue(f);
+          c.close();
+        },
+      }),
+      { headers: { 'content-type': 'text/event-stream' } },
+    ),
+  );
+
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+}
+
+function stats(samples: number[]): { p50: number; p99: number } {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
+}
+
+const us = (ms: number): string => `${(ms * 1000).toFixed(1)} µs`;
+
+function client(): Client {
+  return [...sdkState().clients.values()][0] as Client;
+}
+
+/** Alternates raw and wrapped calls; background work is settled outside the timed regions. */
+async function perCall(iterations: number): Promise<{ raw: number[]; wrapped: number[]; background: number[] }> {
+  const wrapped = wrapFetch(jsonFetch as typeof fetch, { apiKey: 'abn_bench', endpoint: 'http://127.0.0.1:9', serverFlags: false, flushIntervalMs: 3_600_000, bufferCapacity: 100_000 });
+  const out = { raw: [] as number[], wrapped: [] as number[], background: [] as number[] };
+  for (let i = 0; i < iterations; i++) {
+    let t = performance.now();
+    const a = await jsonFetch();
+    out.raw.push(performance.now() - t);
+    await a.text();
+    t = performance.now();
+    const b = await wrapped(URL_OPENAI, INIT);
+    out.wrapped.push(performance.now() - t);
+    await b.text();
+    t = performance.now();
+    if (i % 100 === 0) console.error('iter', i);
+    await client().settle();
+    out.background.push(performance.now() - t);
+  }
+  await shutdown({ timeoutMs: 0 });
+  return out;
+}
+
+async function firstByte(iterations: number): Promise<{ raw: number[]; wrapped: number[] }> {
+  const wrapped = wrapFetch(sseFetch as typeof fetch, { apiKey: 'abn_bench', endpoint: 'http://127.0.0.1:9', serverFlags: false, flushIntervalMs: 3_600_000, bufferCapacity: 100_000 });
+  const out = { raw: [] as number[], wrapped: [] as number[] };
+  const ttfb = async (f: () => Promise<Response>, into: number[]): Promise<void> => {
+    const t = performance.now();
+    const response = await f();
+    const reader = response.body!.getReader();
+    await reader.read();
+    into.push(performance.now() - t);
+    while (!(await reader.read()).done) {
+      // drain
+    }
+  };
+  for (let i = 0; i < iterations; i++) {
+    await ttfb(sseFetch, out.raw);
+    await ttfb(() => wrapped(URL_OPENAI, INIT), out.wrapped);
+    await client().settle();
+  }
+  await shutdown({ timeoutMs: 0 });
+  return out;
+}
+
+async function memory(): Promise<{ at1k: number; at100k: number; capacity: number }> {
+  setFlagsFromString('--expose_gc');
+  const gc = runInNewContext('gc') as () => void;
+  const capacity = 1000;
+  const wrapped = wrapFetch(jsonFetch as typeof fetch, { apiKey: 'abn_bench', endpoint: 'http://127.0.0.1:9', serverFlags: false, flushIntervalMs: 3_600_000, bufferCapacity: capacity });
+  const heapAfter = async (calls: number): Promise<number> => {
+    for (let i = 0; i < calls; i++) {
+      await (await wrapped(URL_OPENAI, INIT)).text();
+      if (i % 500 === 0) await client().settle();
+    }
+    await client().settle();
+    gc();
+    return process.memoryUsage().heapUsed;
+  };
+  gc();
+  const base = process.memoryUsage().heapUsed;
+  const at1k = (await heapAfter(1000)) - base;
+  const at100k = (await heapAfter(99_000)) - base;
+  const dropped = client().stats().droppedTotal;
+  await shutdown({ timeoutMs: 0 });
+  if (dropped !== 99_000) throw new Error(`expected 99000 drops, got ${dropped}`);
+  return { at1k, at100k, capacity };
+}
+
+async function bundleSize(contents: string): Promise<{ min: number; gz: number }> {
+  const result = await build({
+    ...esbuildOptions('esm', 'bench-sdk.mjs'),
+    entryPoints: undefined,
+    stdin: { contents, resolveDir: `${__dirname}/../sdk/src`, loader: 'ts' },
+    minify: true,
+    write: false,
+  });
+  const code = result.outputFiles[0]!.contents;
+  return { min: code.length, gz: gzipSync(code, { level: 9 }).length };
+}
+
+export default async function run(): Promise<void> {
+  console.error('stage perCall'); await perCall(2000); // warm-up (JIT)
+  console.error('stage perCall2');
+  const calls = await perCall(20_000);
+  const raw = stats(calls.raw);
+  const wrapped = stats(calls.wrapped);
+  const background = stats(calls.background);
+  await firstByte(500);
+  const ttfb = await firstByte(5000);
+  const ttfbRaw = stats(ttfb.raw);
+  const ttfbWrapped = stats(ttfb.wrapped);
+  const mem = await memory();
+  const full = await bundleSize("export * from './index';");
+  const typical = await bundleSize("export { initServiceAuto, wrapFetch, flush } from './index';");
+  const kb = (n: number): string => `${(n / 1024).toFixed(1)} KB`;
+  const rows: Array<[string, string, string]> = [
+    ['added time per call, p50 (JSON, await fetch)', us(wrapped.p50 - raw.p50), ''],
+    ['added time per call, p99', us(wrapped.p99 - raw.p99), '≤ 50 µs'],
+    ['  raw fetch p50 / p99', `${us(raw.p50)} / ${us(raw.p99)}`, ''],
+    ['  wrapped fetch p50 / p99', `${us(wrapped.p50)} / ${us(wrapped.p99)}`, ''],
+    ['background work per call p50 / p99 (off path)', `${us(background.p50)} / ${us(background.p99)}`, 'not on the call path'],
+    ['added time to first byte (SSE), p50', us(ttfbWrapped.p50 - ttfbRaw.p50), '≈ 0'],
+    ['added time to first byte (SSE), p99', us(ttfbWrapped.p99 - ttfbRaw.p99), '≈ 0'],
+    [`heap with a full buffer (${mem.capacity} events) after 1k calls`, kb(mem.at1k), 'bounded'],
+    ['heap after 100k calls (99k dropped and counted)', kb(mem.at100k), `≈ same as after 1k`],
+    ['bundle, all exports: minified / gzipped', `${kb(full.min)} / ${kb(full.gz)}`, '≤ 20 KB gzipped'],
+    ['bundle, initServiceAuto + wrapFetch + flush', `${kb(typical.min)} / ${kb(typical.gz)}`, '≤ 20 KB gzipped'],
+  ];
+  const width = Math.max(...rows.map((r) => r[0].length));
+  console.log(`${'measure'.padEnd(width)}  ${'result'.padEnd(22)}  target`);
+  for (const [name, value, target] of rows) console.log(`${name.padEnd(width)}  ${value.padEnd(22)}  ${target}`);
+}
+
+if (require.main === module) {
+  run().catch((err: unknown) => {
+    console.error(err);
+    process.exitCode = 1;
+  });
+}

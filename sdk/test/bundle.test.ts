@@ -1,0 +1,113 @@
+/**
+ * The built package: both bundles build, import nothing (no packages, no `node:` modules), stay within
+ * the size budget, and work — the CommonJS one loaded here, both in a child Node.js process that exits
+ * on its own (the `beforeExit` hook must deliver the events).
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
+import { buildBundles, esbuildOptions } from '../scripts/build';
+import { startFakeIngest, TEST_API_KEY, type FakeIngest } from './helpers/fake-ingest';
+import { expectValidClientEvents } from './helpers/schema';
+
+const run = promisify(execFile);
+let outdir: string;
+let bundles: { esm: string; cjs: string };
+let ingest: FakeIngest;
+
+beforeAll(async () => {
+  outdir = mkdtempSync(join(tmpdir(), 'sdk-dist-'));
+  [bundles, ingest] = await Promise.all([buildBundles(outdir), startFakeIngest()]);
+});
+afterAll(async () => {
+  rmSync(outdir, { recursive: true, force: true });
+  await ingest.close();
+});
+beforeEach(() => {
+  ingest.batches.length = 0;
+});
+
+describe('the bundles', () => {
+  it('import nothing: no require(), no import statement, no node: module', () => {
+    const cjs = readFileSync(bundles.cjs, 'utf8');
+    const esm = readFileSync(bundles.esm, 'utf8');
+    expect(cjs).not.toMatch(/\brequire\s*\(/);
+    expect(esm).not.toMatch(/^\s*import\b|\bimport\s*\(|\bfrom\s*["']/m);
+    for (const code of [cjs, esm]) {
+      expect(code).not.toMatch(/["']node:/);
+      expect(code).not.toContain('genai-prices');
+      expect(code).not.toContain('gpt-tokenizer');
+      expect(code).not.toContain('zod');
+    }
+  });
+
+  it('export the public API in both formats', () => {
+    const esm = readFileSync(bundles.esm, 'utf8');
+    for (const name of ['initServiceAuto', 'wrapFetch', 'verifyService', 'flush', 'shutdown', 'withSpendguard', 'spendguardMiddleware']) {
+      expect(esm).toMatch(new RegExp(`export\\s*\\{[^}]*\\b${name}\\b`));
+    }
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loading the built CommonJS bundle is the point
+    const sdk = require(bundles.cjs) as Record<string, unknown>;
+    expect(Object.keys(sdk).sort()).toEqual(
+      ['flush', 'getServiceClient', 'initServiceAuto', 'shutdown', 'spendguardMiddleware', 'verifyService', 'withSpendguard', 'wrapFetch'].sort(),
+    );
+  });
+
+  // Target 20 KB; today ~23 KB, of which ~13.7 KB are core/usage parsers and core/pricing (see docs/sdk.md).
+  // A regression guard: the size must not grow unnoticed.
+  it('stays within its size budget, minified and gzipped, for the functions an application imports', async () => {
+    const result = await build({
+      ...esbuildOptions('esm', join(outdir, 'app.mjs')),
+      entryPoints: undefined,
+      stdin: { contents: "export { initServiceAuto, wrapFetch, flush } from './index';", resolveDir: join(__dirname, '..', 'src'), loader: 'ts' },
+      minify: true,
+      write: false,
+    });
+    const gz = gzipSync(result.outputFiles[0]!.contents, { level: 9 }).length;
+    expect(gz).toBeLessThan(24 * 1024);
+  });
+
+  it('the built CommonJS bundle records a call and delivers a valid event', async () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loading the built CommonJS bundle is the point
+    const sdk = require(bundles.cjs) as typeof import('../src');
+    const provider = (): Promise<Response> =>
+      Promise.resolve(
+        new Response(JSON.stringify({ model: 'gpt-4o-mini', usage: { prompt_tokens: 5, completion_tokens: 7 } }), {
+          headers: { 'content-type': 'application/json' },
+        }),
+      );
+    const f = sdk.wrapFetch(provider, { apiKey: TEST_API_KEY, endpoint: ingest.url, serverFlags: false });
+    await (await f('https://api.openai.com/v1/chat/completions', { method: 'POST', body: '{"model":"gpt-4o-mini","messages":[]}' })).json();
+    await sdk.shutdown();
+    const events = await ingest.waitForEvents(1);
+    expect(events[0]).toMatchObject({ provider: 'openai', promptTokens: 5, completionTokens: 7, costSource: 'PROVIDER_REGISTRY' });
+    expectValidClientEvents(ingest.batches.map((b) => b.body));
+  });
+
+  /** A program that makes one call through the auto-instrumented fetch and then just ends. */
+  const program = (load: string) => `
+    ${load}
+    globalThis.fetch = ((real) => async (input, init) =>
+      String(input).startsWith('https://api.openai.com')
+        ? new Response(JSON.stringify({ model: 'gpt-4o', usage: { prompt_tokens: 11, completion_tokens: 3 } }),
+            { headers: { 'content-type': 'application/json' } })
+        : real(input, init))(globalThis.fetch);
+    sdk.initServiceAuto({ apiKey: ${JSON.stringify(TEST_API_KEY)}, endpoint: ${JSON.stringify('INGEST')}, serverFlags: false });
+    fetch('https://api.openai.com/v1/chat/completions', { method: 'POST', body: '{"model":"gpt-4o","messages":[]}' })
+      .then((r) => r.json());
+  `;
+
+  it.each([
+    ['CommonJS', (file: string) => `const sdk = require(${JSON.stringify(file)});`, 'cjs' as const, []],
+    ['ESM', (file: string) => `const sdk = await import(${JSON.stringify(`file://${file}`)});`, 'esm' as const, ['--input-type=module']],
+  ])('%s: a process that simply ends still delivers its events (beforeExit flush)', async (_name, load, format, flags) => {
+    const source = program(load(bundles[format])).replace('INGEST', ingest.url);
+    await run(process.execPath, [...flags, '-e', source], { timeout: 15_000 });
+    const events = await ingest.waitForEvents(1, 2000);
+    expect(events[0]).toMatchObject({ model: 'gpt-4o', promptTokens: 11, completionTokens: 3 });
+  });
+});
