@@ -1,7 +1,7 @@
 import { summarizeHistory, simulate, SeededRandom } from './core/forecast';
 import { generateCalls, randomProcess, dayMultipliers } from './core/forecast/synthetic';
 import { MS_PER_DAY } from './core/forecast/calendar';
-for (const rate of [2, 10, 40, 400]) {
+for (const rate of [0.1, 0.3, 0.6, 2, 10, 400]) {
   const rng = new SeededRandom(5);
   const proc = { ...randomProcess(rng), callsPerHour: rate };
   const now = Date.UTC(2026, 3, 9, 10);

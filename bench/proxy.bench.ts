@@ -15,6 +15,7 @@
  * warm flag check ≤ 0.05 ms p99, added TTFB ≤ 1 ms.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -161,6 +162,19 @@ async function startPortkey(): Promise<Started | string> {
   return 'did not start in time';
 }
 
+/** User + system CPU time of a process in ms, from /proc (Linux); NaN elsewhere or without a pid. */
+function cpuMs(pid: number | undefined): number {
+  if (pid === undefined) return NaN;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // fields[11], fields[12]: utime, stime (fields 14 and 15 of proc(5)), in clock ticks of 10 ms
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return NaN;
+  }
+}
+
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
     const s = http.createServer();
@@ -173,6 +187,8 @@ function freePort(): Promise<number> {
 
 interface Target {
   readonly name: string;
+  /** The proxy's process, whose CPU time is read from /proc (none for direct). */
+  readonly pid?: number;
   readonly port: number;
   readonly path: string;
   readonly headers: Record<string, string>;
@@ -324,6 +340,7 @@ export default async function proxyBench(): Promise<void> {
     if (typeof portkey !== 'string') {
       targets.push({
         name: 'portkey gateway',
+        pid: portkey.child.pid,
         port: portkey.port,
         path: '/v1/chat/completions',
         headers: {
@@ -343,11 +360,23 @@ export default async function proxyBench(): Promise<void> {
       if (stream.status !== 200) (t as { streams: boolean }).streams = false;
     }
 
+    const cpuBefore = new Map(targets.map((t) => [t.name, cpuMs(t.pid)]));
     const seq = await sequential(targets, CHAT_BODY, SEQ_ROUNDS, SEQ_PER_ROUND);
     const streamTargets = targets.filter((t) => t.streams);
     const seqStream = await sequential(streamTargets, STREAM_BODY, STREAM_ROUNDS, STREAM_PER_ROUND);
     const conc = new Map<string, { timings: Timing[]; rps: number }>();
     for (const t of targets) conc.set(t.name, await concurrent(t, CHAT_BODY));
+    // CPU time the proxy process spent per request it served (load-independent, unlike latency).
+    const cpuPerRequestUs = new Map(
+      targets.map((t) => {
+        const served =
+          (seq.get(t.name)?.length ?? 0) +
+          (seqStream.get(t.name)?.length ?? 0) +
+          (conc.get(t.name)?.timings.length ?? 0);
+        const before = cpuBefore.get(t.name) ?? NaN;
+        return [t.name, ((cpuMs(t.pid) - before) * 1000) / served];
+      }),
+    );
     const flag = await flagCheckTimes();
 
     const base = seq.get('direct')!.map((x) => x.total);
@@ -365,6 +394,7 @@ export default async function proxyBench(): Promise<void> {
         concP50: pct(ct, 50) - (t.name === 'direct' ? 0 : pct(baseConc, 50)),
         concP99: pct(ct, 99) - (t.name === 'direct' ? 0 : pct(baseConc, 99)),
         rps: c.rps,
+        cpuUs: cpuPerRequestUs.get(t.name) ?? NaN,
         ttfbP50: st === undefined ? NaN : pct(st, 50) - (t.name === 'direct' ? 0 : pct(baseTtfb, 50)),
         ttfbP99: st === undefined ? NaN : pct(st, 99) - (t.name === 'direct' ? 0 : pct(baseTtfb, 99)),
       };
@@ -373,7 +403,8 @@ export default async function proxyBench(): Promise<void> {
     console.log(
       `Non-streaming chat completion (~${Buffer.byteLength(CHAT_BODY)} B request, ~600 B response); ` +
         `sequential ${SEQ_ROUNDS * SEQ_PER_ROUND} req/target, concurrency ${CONC} × ${CONC_REQUESTS} req; ` +
-        `SSE stream of 16 chunks for TTFB. "direct" row: absolute ms; other rows: ms added over direct.`,
+        `SSE stream of 16 chunks for TTFB. "direct" row: absolute ms; other rows: ms added over direct. ` +
+        `CPU µs/req: CPU time of the proxy process per request served.`,
     );
     const header = [
       pad('target', 20),
@@ -384,6 +415,7 @@ export default async function proxyBench(): Promise<void> {
       pad('c32 req/s', 10),
       pad('TTFB p50', 9),
       pad('TTFB p99', 9),
+      pad('CPU µs/req', 10),
     ].join(' ');
     console.log(header);
     console.log('-'.repeat(header.length));
@@ -398,6 +430,7 @@ export default async function proxyBench(): Promise<void> {
           pad(r.rps.toFixed(0), 10),
           pad(f3(r.ttfbP50), 9),
           pad(f3(r.ttfbP99), 9),
+          pad(Number.isFinite(r.cpuUs) ? r.cpuUs.toFixed(0) : '-', 10),
         ].join(' '),
       );
     }

@@ -170,10 +170,11 @@ export class SpendguardDashboardHosting extends Construct {
       accessTokenValidity: Duration.hours(1),
       refreshTokenValidity: Duration.days(1),
       // The app may read orgId but never write it: organization membership is set by administrators.
+      // An explicit (non-empty) write list: Cognito treats an empty one as "all standard attributes".
       readAttributes: new cognito.ClientAttributes()
-        .withStandardAttributes({ email: true, emailVerified: true })
+        .withStandardAttributes({ email: true, emailVerified: true, fullname: true })
         .withCustomAttributes('orgId'),
-      writeAttributes: new cognito.ClientAttributes().withStandardAttributes({ email: false }),
+      writeAttributes: new cognito.ClientAttributes().withStandardAttributes({ fullname: true }),
     });
     this.userPoolDomain = this.userPool.addDomain('HostedUi', {
       cognitoDomain: {

@@ -131,7 +131,7 @@ export class SpendguardObservability extends Construct {
     ];
     const iteratorAge = (fn: SpendguardFunction, label: string) =>
       fn.metric('IteratorAge', { statistic: 'Maximum', period: MINUTE, label });
-    const dlqDepth = (q: sqs.IQueue, label: string) =>
+    const dlqDepth = (q: sqs.IQueue, label?: string) =>
       q.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: MINUTE, label });
 
     const functions: Array<[string, SpendguardFunction]> = [
@@ -247,13 +247,13 @@ export class SpendguardObservability extends Construct {
     );
     alarm(
       'PricingDeadLetters',
-      dlqDepth(r.pricingDeadLetterQueue, 'pricing'),
+      dlqDepth(r.pricingDeadLetterQueue),
       1,
       'Records failed pricing after all retries; redrive them from the stream.',
     );
     alarm(
       'GuardrailDeadLetters',
-      dlqDepth(r.guardrailDeadLetterQueue, 'guardrails'),
+      dlqDepth(r.guardrailDeadLetterQueue),
       1,
       'Records failed guardrail evaluation after all retries; redrive them from the stream.',
     );

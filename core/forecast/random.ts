@@ -172,18 +172,21 @@ export class SeededRandom {
   }
 
   /**
-   * Poisson draw, exact for every mean: multiplication method below 12, otherwise PTRS
+   * Poisson draw, exact for every mean: inversion below 12, otherwise PTRS
    * (Hörmann 1993, "The transformed rejection method for generating Poisson random variables").
    */
   poisson(lambda: number): number {
     if (!(lambda > 0)) return 0;
     if (lambda < 12) {
-      const limit = exp(-lambda);
+      // Inversion by sequential search: one uniform, one exp.
+      const u = this.uniform();
+      let p = exp(-lambda);
+      let cdf = p;
       let k = 0;
-      let p = this.uniform();
-      while (p > limit) {
+      while (u > cdf && k < 200) {
         k++;
-        p *= this.uniform();
+        p *= lambda / k;
+        cdf += p;
       }
       return k;
     }

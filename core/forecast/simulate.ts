@@ -8,9 +8,12 @@
  *    posterior given the calls already seen today (Gamma–Poisson conjugacy), so a busy morning
  *    raises the rest-of-day forecast;
  * 3. per segment of the day (days are cut only at horizon ends), spend for λ = L·g·Λ expected
- *    calls (Λ from the hour-of-week profile): when λ < 50, exactly — N ~ Poisson(λ) calls, each
- *    cost drawn from the empirical histogram (Walker's alias table); otherwise the compound
+ *    calls (Λ from the hour-of-week profile): when λ < 16, exactly — N ~ Poisson(λ) calls, each
+ *    cost drawn from the empirical histogram (Walker's alias table; sums of up to 32 costs are
+ *    tabulated, 512 draws each, on first use); otherwise the compound
  *    Poisson sum is drawn from the Gamma with its exact mean λ·m and variance λ·(v + m²).
+ *    A busy day that no horizon cuts takes one draw: the Gamma matched to the day's compound
+ *    sum mixed over g (mean λm, variance λ(v + m²) + φ(λm)²).
  * Horizon totals are read off the path; quantiles are taken over the iterations. A budget is
  * crossed in an iteration when a UTC day's (month's) spend, the spend before now included,
  * reaches the cap within the horizon.
@@ -27,7 +30,7 @@ import type { BudgetCrossing, Forecast, HistorySummary, HorizonForecast, Horizon
 const { floor, max, min, round } = Math;
 
 /** Below this many expected calls a segment's spend is drawn call by call. */
-const EXACT_COMPOUND_BELOW = 50;
+const EXACT_COMPOUND_BELOW = 16;
 const DEFAULT_ITERATIONS = 10_000;
 
 interface Segment {
@@ -41,10 +44,20 @@ interface Segment {
   ends: number[];
 }
 
-/** Walker's alias table over the histogram's bins. */
-class AliasTable {
+/** Sums of n costs tabulated for n ≤ this; larger n (rare below λ = 16) are drawn call by call. */
+const TABULATED_SUMS = 32;
+/** Draws kept per tabulated n. */
+const TABLE_SIZE = 512;
+
+/**
+ * Walker's alias table over the histogram's bins, and lazily tabulated sums of n draws: for a
+ * quiet organization most days have a handful of calls, and drawing a day's spend becomes one
+ * Poisson draw and one table pick instead of n alias draws.
+ */
+class CostSampler {
   readonly prob: Float64Array;
   readonly alias: Int32Array;
+  private readonly sums: (Float64Array | undefined)[] = [];
   constructor(
     readonly values: readonly number[],
     weights: readonly number[],
@@ -68,9 +81,32 @@ class AliasTable {
     for (const i of [...small, ...large]) this.prob[i] = 1;
   }
 
+  /** One cost. One uniform serves both choices: its integer part picks the column, its fraction the side. */
   draw(rng: SeededRandom): number {
-    const i = rng.int(this.prob.length);
-    return this.values[rng.uniform() < (this.prob[i] as number) ? i : (this.alias[i] as number)] as number;
+    const x = rng.uniform() * this.prob.length;
+    const i = floor(x);
+    return this.values[x - i < (this.prob[i] as number) ? i : (this.alias[i] as number)] as number;
+  }
+
+  /** The sum of n costs. */
+  sum(n: number, rng: SeededRandom): number {
+    if (n <= 0) return 0;
+    if (n > TABULATED_SUMS) {
+      let total = 0;
+      for (let k = 0; k < n; k++) total += this.draw(rng);
+      return total;
+    }
+    let table = this.sums[n];
+    if (table === undefined) {
+      table = new Float64Array(TABLE_SIZE);
+      for (let j = 0; j < TABLE_SIZE; j++) {
+        let total = 0;
+        for (let k = 0; k < n; k++) total += this.draw(rng);
+        table[j] = total;
+      }
+      this.sums[n] = table;
+    }
+    return table[rng.int(TABLE_SIZE)] as number;
   }
 }
 
@@ -158,11 +194,19 @@ export function simulate(summary: HistorySummary, options: SimulationOptions): F
     });
   }
   const lastSegment = ends.map((e) => points.indexOf(e) - 1);
+  const days: { day: number; first: number; last: number; expectedCalls: number }[] = [];
+  segments.forEach((seg, i) => {
+    const group = days[days.length - 1];
+    if (group !== undefined && group.day === seg.day) {
+      group.last = i;
+      group.expectedCalls += seg.expectedCalls;
+    } else days.push({ day: seg.day, first: i, last: i, expectedCalls: seg.expectedCalls });
+  });
 
   const meanCost = summary.cost.meanNanos;
   const secondMoment = summary.cost.varianceNanos2 + meanCost * meanCost;
   const histogram =
-    summary.cost.binCalls.length > 0 ? new AliasTable(summary.cost.binCostNanos, summary.cost.binCalls) : null;
+    summary.cost.binCalls.length > 0 ? new CostSampler(summary.cost.binCostNanos, summary.cost.binCalls) : null;
   const phi = summary.dayDispersion;
   const rho = summary.levelRelativeVariance;
   const sameDay = summary.today.dayStart === today;
@@ -183,41 +227,52 @@ export function simulate(summary: HistorySummary, options: SimulationOptions): F
   for (let it = 0; it < iterations; it++) {
     const level = rho > 0 ? rng.gammaMeanVar(1, rho) : 1;
     let total = 0;
-    let day = -1;
-    let dayTotal = 0;
-    let g = 1;
     let month = firstMonth;
     let monthTotal = spentThisMonth;
     let dailyCross = dailyCap !== null && spentToday >= dailyCap ? -1 : NEVER;
     let monthlyCross = monthlyCap !== null && spentThisMonth >= monthlyCap ? -1 : NEVER;
-    for (let s = 0; s < segments.length; s++) {
-      const seg = segments[s] as Segment;
-      if (seg.day !== day) {
-        day = seg.day;
-        dayTotal = day === 0 ? spentToday : 0;
-        if (phi <= 0) g = 1;
-        else if (day === 0 && posteriorShape > 0) g = rng.gamma(posteriorShape) / (1 / phi + level * posteriorExposure);
-        else g = rng.gammaMeanVar(1, phi);
+    for (let d = 0; d < days.length; d++) {
+      const group = days[d] as (typeof days)[number];
+      let dayTotal = group.day === 0 ? spentToday : 0;
+      // A whole day in one draw: the compound sum mixed over the day multiplier g, matched on
+      // mean λm and variance λ(v + m²) + φ(λm)². Days cut by a horizon end, today (posterior g)
+      // and quiet days (exact compound sampling) draw g explicitly.
+      const lambdaDay = level * group.expectedCalls;
+      const oneDraw = group.last === group.first && group.day !== 0 && lambdaDay >= EXACT_COMPOUND_BELOW;
+      let g = 1;
+      if (!oneDraw && phi > 0) {
+        g =
+          group.day === 0 && posteriorShape > 0
+            ? rng.gamma(posteriorShape) / (1 / phi + level * posteriorExposure)
+            : rng.gammaMeanVar(1, phi);
       }
-      if (seg.month !== month) {
-        month = seg.month;
-        monthTotal = 0;
-      }
-      const lambda = level * g * seg.expectedCalls;
-      let spend = 0;
-      if (lambda > 0 && meanCost > 0) {
-        if (lambda < EXACT_COMPOUND_BELOW && histogram !== null) {
-          for (let n = rng.poisson(lambda); n > 0; n--) spend += histogram.draw(rng);
-        } else {
-          spend = rng.gammaMeanVar(lambda * meanCost, lambda * secondMoment);
+      for (let s = group.first; s <= group.last; s++) {
+        const seg = segments[s] as Segment;
+        if (seg.month !== month) {
+          month = seg.month;
+          monthTotal = 0;
         }
+        let spend = 0;
+        if (oneDraw) {
+          const mean = lambdaDay * meanCost;
+          spend = rng.gammaMeanVar(mean, lambdaDay * secondMoment + phi * mean * mean);
+        } else {
+          const lambda = level * g * seg.expectedCalls;
+          if (lambda > 0 && meanCost > 0) {
+            if (lambda < EXACT_COMPOUND_BELOW && histogram !== null) {
+              spend = histogram.sum(rng.poisson(lambda), rng);
+            } else {
+              spend = rng.gammaMeanVar(lambda * meanCost, lambda * secondMoment);
+            }
+          }
+        }
+        total += spend;
+        dayTotal += spend;
+        monthTotal += spend;
+        if (dailyCross === NEVER && dailyCap !== null && dayTotal >= dailyCap) dailyCross = s;
+        if (monthlyCross === NEVER && monthlyCap !== null && monthTotal >= monthlyCap) monthlyCross = s;
+        for (const h of seg.ends) (samples[h] as Float64Array)[it] = total;
       }
-      total += spend;
-      dayTotal += spend;
-      monthTotal += spend;
-      if (dailyCross === NEVER && dailyCap !== null && dayTotal >= dailyCap) dailyCross = s;
-      if (monthlyCross === NEVER && monthlyCap !== null && monthTotal >= monthlyCap) monthlyCross = s;
-      for (const h of seg.ends) (samples[h] as Float64Array)[it] = total;
     }
     for (let h = 0; h < horizons.length; h++) {
       const lastSeg = lastSegment[h] as number;

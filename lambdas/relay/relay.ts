@@ -346,7 +346,11 @@ export class Relay {
         if (responded) return; // the response's own 'close' settles
         status = 502;
         this.metrics.count('RelayUpstreamError');
-        const body = errorBody('upstream_unreachable', `The ${entry.displayName} API could not be reached.`);
+        const body = errorBody(
+          502,
+          'upstream_unreachable',
+          `The ${entry.displayName} API could not be reached.`,
+        );
         const h: Record<string, string> = { 'content-type': JSON_TYPE };
         if (res.keepsContentLength) h['content-length'] = String(Buffer.byteLength(body));
         try {
@@ -450,15 +454,16 @@ export function registryPriceUsd(provider: string, usage: NormalizedUsage, tsMs:
   return nanosToUsd(calculateCost({ provider, usage, at: tsMs }).costNanos);
 }
 
-function errorBody(code: string, message: string): string {
+/** OpenAI's error shape; `type` as OpenAI uses it: `api_error` for a 5xx, `invalid_request_error` otherwise. */
+function errorBody(status: number, code: string, message: string): string {
   return JSON.stringify({
-    error: { message, type: code === 'internal_error' ? 'api_error' : 'invalid_request_error', code },
+    error: { message, type: status >= 500 ? 'api_error' : 'invalid_request_error', code },
   });
 }
 
 /** A response of the relay's own (no provider contact, no event). */
 function reject(res: RelayResponder, status: number, code: string, message: string): RelayOutcome {
-  const body = errorBody(code, message);
+  const body = errorBody(status, code, message);
   const headers: Record<string, string> = { 'content-type': JSON_TYPE, 'x-should-retry': 'false' };
   if (res.keepsContentLength) headers['content-length'] = String(Buffer.byteLength(body));
   try {

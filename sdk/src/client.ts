@@ -27,7 +27,7 @@ import { createLogger, describe, type Logger } from './log';
 import type { ClientConfig, Labels } from './options';
 import { bodyKindOf, readJsonUsage, tapStream } from './response-tap';
 import { RingBuffer } from './ring-buffer';
-import { monotonicNow, setUnrefTimeout, sleep } from './runtime';
+import { monotonicNow, setUnrefTimeout, sleep, unrefTimer } from './runtime';
 import { ServerStatus } from './server-status';
 import { DEFAULT_RETRY_POLICY, postBatch, type RetryPolicy } from './transport';
 import type { ClientEvent, ClientStats, FetchLike, FlushOptions, FlushResult, SpendguardClient } from './types';
@@ -37,6 +37,13 @@ export interface Binding {
   labels: Labels;
   provider: string | undefined;
 }
+
+/**
+ * Who asked for a flush: the application (`explicit`: awaited, its waits keep the process alive until
+ * the deadline), the timer or the exit hook (`background`: never keeps the process alive), or a page
+ * going away (`page`: `keepalive` requests).
+ */
+type FlushMode = 'explicit' | 'background' | 'page';
 
 /** Default time a flush may take. */
 const DEFAULT_FLUSH_TIMEOUT_MS = 10_000;
@@ -54,6 +61,8 @@ export class Client implements SpendguardClient {
   private timer: { cancel: () => void; due: number } | null = null;
   private flushChain: Promise<unknown> = Promise.resolve();
   private closed = false;
+  /** No background flush before this time (epoch ms), after a failed delivery. */
+  private backoffUntil = 0;
   private warnedNoTarget = false;
   private counters = { calls: 0, blocked: 0, sent: 0, discarded: 0, internalErrors: 0 };
 
@@ -210,17 +219,21 @@ export class Client implements SpendguardClient {
     this.schedule();
   }
 
-  /** Arms the flush timer: at once when a batch is full, else after the interval. */
+  /**
+   * Arms the flush timer: at once when a batch is full, else after the interval; after a failed
+   * delivery not before the backoff ends (a down backend is not hammered).
+   */
   private schedule(): void {
     if (this.closed || this.buffer.size === 0) return;
+    const now = Date.now();
     const delay = this.buffer.size >= this.config.maxBatchSize ? 0 : this.config.flushIntervalMs;
-    const due = Date.now() + delay;
+    const due = Math.max(now + delay, this.backoffUntil);
     if (this.timer !== null && this.timer.due <= due) return;
     this.timer?.cancel();
     const cancel = setUnrefTimeout(() => {
       this.timer = null;
-      void this.flush();
-    }, delay);
+      void this.enqueueFlush(undefined, 'background');
+    }, due - now);
     this.timer = { cancel, due };
   }
 
@@ -234,17 +247,44 @@ export class Client implements SpendguardClient {
     return endpoint === null || apiKey === null ? null : { url: `${endpoint}/v1/budget`, apiKey };
   }
 
+  /**
+   * A flush the application awaits: a background flush waiting to retry gives way at once, and this
+   * one's own waits keep the process alive until its deadline (the caller wants it done).
+   */
   flush(options?: FlushOptions): Promise<FlushResult> {
-    return this.enqueueFlush(options, false);
+    this.explicitFlushes++;
+    this.wake?.();
+    return this.enqueueFlush(options, 'explicit').finally(() => this.explicitFlushes--);
   }
 
-  /** A flush with `keepalive` requests (browser page going away). */
+  /** The runtime is ending: one more try, with `keepalive` requests in browsers; never keeps a process alive. */
   flushOnExit(keepalive: boolean): Promise<FlushResult> {
-    return this.enqueueFlush(undefined, keepalive);
+    return this.enqueueFlush(undefined, keepalive ? 'page' : 'background');
   }
 
-  private enqueueFlush(options: FlushOptions | undefined, keepalive: boolean): Promise<FlushResult> {
-    const run = this.flushChain.then(() => this.drain(options, keepalive));
+  /** Cuts short the retry wait of a running flush. */
+  private wake: (() => void) | null = null;
+  /** Explicit flushes queued or running: background flushes do not wait for retries meanwhile. */
+  private explicitFlushes = 0;
+
+  private wait(ms: number, keepAlive: boolean): Promise<boolean> {
+    if (!keepAlive && this.explicitFlushes > 0) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.wake = null;
+        resolve(true);
+      }, ms);
+      if (!keepAlive) unrefTimer(timer);
+      this.wake = () => {
+        clearTimeout(timer);
+        this.wake = null;
+        resolve(false);
+      };
+    });
+  }
+
+  private enqueueFlush(options: FlushOptions | undefined, mode: FlushMode): Promise<FlushResult> {
+    const run = this.flushChain.then(() => this.drain(options, mode));
     this.flushChain = run.catch(() => undefined);
     return run.catch((err: unknown) => {
       this.internalError(err);
@@ -252,7 +292,7 @@ export class Client implements SpendguardClient {
     });
   }
 
-  private async drain(options: FlushOptions | undefined, keepalive: boolean): Promise<FlushResult> {
+  private async drain(options: FlushOptions | undefined, mode: FlushMode): Promise<FlushResult> {
     const timeout = options?.timeoutMs;
     const deadline = Date.now() + (typeof timeout === 'number' && timeout >= 0 ? timeout : DEFAULT_FLUSH_TIMEOUT_MS);
     await this.settle(deadline - Date.now());
@@ -285,9 +325,11 @@ export class Client implements SpendguardClient {
         policy: this.retryPolicy,
         log: this.log,
         deadline,
-        keepalive,
+        keepalive: mode === 'page',
+        wait: (ms) => this.wait(ms, mode === 'explicit'),
       });
       if (outcome.kind === 'sent') {
+        this.backoffUntil = 0;
         sent += batch.length;
         this.counters.sent += batch.length;
         this.log.debug(`flushed ${batch.length} event(s)${dropped > 0 ? `, ${dropped} dropped reported` : ''}`);
@@ -297,6 +339,7 @@ export class Client implements SpendguardClient {
       } else {
         this.buffer.requeue(batch);
         this.buffer.restoreDropped(dropped);
+        this.backoffUntil = Date.now() + Math.max(this.config.flushIntervalMs, outcome.retryAfterMs ?? 0);
         this.log.debug(`flush postponed: ${outcome.reason}`);
         break;
       }

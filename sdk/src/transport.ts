@@ -9,7 +9,6 @@
  */
 import type { Logger } from './log';
 import { drain, timedRequest } from './http';
-import { sleep } from './runtime';
 import type { FetchLike } from './types';
 
 /** Tunables of {@link postBatch}; the defaults suit production, tests shorten them. */
@@ -41,7 +40,7 @@ export type DeliveryOutcome =
   /** Rejected for good (4xx other than 408/429): do not send again. */
   | { readonly kind: 'rejected'; readonly status: number }
   /** Not delivered after the retries, or out of time: keep the events for a later flush. */
-  | { readonly kind: 'retry-later'; readonly reason: string };
+  | { readonly kind: 'retry-later'; readonly reason: string; readonly retryAfterMs?: number };
 
 export interface PostBatchInput {
   readonly fetch: FetchLike;
@@ -56,6 +55,8 @@ export interface PostBatchInput {
   readonly keepalive?: boolean;
   /** Random source for the jitter, [0, 1). @default Math.random */
   readonly random?: () => number;
+  /** Waits between attempts; resolves false when the wait was cut short (give up for now). */
+  readonly wait: (ms: number) => Promise<boolean>;
 }
 
 /** Sends one batch, retrying as described above. Never rejects. */
@@ -92,7 +93,7 @@ export async function postBatch(input: PostBatchInput): Promise<DeliveryOutcome>
     let delay: number;
     if (retryAfterMs !== undefined) {
       if (retryAfterMs > policy.maxRetryAfterMs) {
-        return { kind: 'retry-later', reason: `${lastReason}, Retry-After ${retryAfterMs} ms` };
+        return { kind: 'retry-later', reason: `${lastReason}, Retry-After ${retryAfterMs} ms`, retryAfterMs };
       }
       delay = retryAfterMs;
     } else {
@@ -100,7 +101,7 @@ export async function postBatch(input: PostBatchInput): Promise<DeliveryOutcome>
     }
     if (Date.now() + delay >= input.deadline) return { kind: 'retry-later', reason: `deadline (${lastReason})` };
     log.debug(`flush retry in ${Math.round(delay)} ms (${lastReason})`);
-    await sleep(delay);
+    if (!(await input.wait(delay))) return { kind: 'retry-later', reason: `interrupted (${lastReason})` };
   }
   return { kind: 'retry-later', reason: lastReason };
 }

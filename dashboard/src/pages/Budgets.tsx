@@ -23,10 +23,10 @@ const PERIODS = [
   { soft: 'monthlySoftLimitUsd', hard: 'monthlyLimitUsd' },
 ] as const;
 
-const ACTIONS: { value: BudgetAction; label: string }[] = [
-  { value: 'block', label: 'Block — reject calls once the hard cap is reached' },
-  { value: 'warn', label: 'Warn — let calls through and record a warning' },
-  { value: 'log', label: 'Log — record the breach only' },
+const ACTIONS: { value: BudgetAction; label: string; hint: string }[] = [
+  { value: 'block', label: 'Block', hint: 'Calls are refused with 429 once a hard cap is reached.' },
+  { value: 'warn', label: 'Warn', hint: 'Calls go through; a warning is recorded in the ledger.' },
+  { value: 'log', label: 'Log', hint: 'The breach is recorded silently.' },
 ];
 
 type Draft = Record<CapField, string> & { action: BudgetAction };
@@ -63,7 +63,7 @@ export function validateBudget(draft: Draft): { budget?: BudgetInput; errors: Pa
   for (const period of PERIODS) {
     const soft = values[period.soft];
     const hard = values[period.hard];
-    if (soft !== null && hard !== null && soft > hard && !errors[period.soft]) {
+    if (soft !== null && hard !== null && soft > hard && !errors[period.soft] && !errors[period.hard]) {
       errors[period.soft] = `The soft cap must not be above the hard cap (${formatUsd(hard)})`;
     }
   }
@@ -165,7 +165,7 @@ function BudgetForm({ data, onSaved }: { data: BudgetResponse; onSaved: (next: B
             id="action"
             value={draft.action}
             aria-invalid={errors.action ? true : undefined}
-            aria-describedby={errors.action ? 'action-error' : undefined}
+            aria-describedby={errors.action ? 'action-error' : 'action-hint'}
             onChange={(e) => {
               setSaved(false);
               setDraft((d) => ({ ...d, action: e.target.value as BudgetAction }));
@@ -177,9 +177,13 @@ function BudgetForm({ data, onSaved }: { data: BudgetResponse; onSaved: (next: B
               </option>
             ))}
           </select>
-          {errors.action && (
+          {errors.action ? (
             <p className="field-error" id="action-error">
               {errors.action}
+            </p>
+          ) : (
+            <p className="field-hint" id="action-hint">
+              {ACTIONS.find((a) => a.value === draft.action)?.hint}
             </p>
           )}
         </div>

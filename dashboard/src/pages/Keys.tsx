@@ -80,12 +80,14 @@ function KeyRow({ apiKey, onRevoked }: { apiKey: ApiKey; onRevoked: () => void }
 
   return (
     <tr data-testid="key-row" className={revoked ? 'row-muted' : undefined}>
-      <td>{apiKey.name || <span className="muted">(unnamed)</span>}</td>
-      <td>
+      <td className="key-name">{apiKey.name || <span className="muted">(unnamed)</span>}</td>
+      <td data-label="Prefix">
         <code>{apiKey.prefix}…</code>
       </td>
-      <td className="nowrap">{formatDateTime(apiKey.createdAt)}</td>
-      <td>
+      <td className="nowrap" data-label="Created">
+        {formatDateTime(apiKey.createdAt)}
+      </td>
+      <td data-label="Status">
         {revoked ? (
           <span className="badge badge-muted">Revoked {formatDateTime(apiKey.revokedAt)}</span>
         ) : (

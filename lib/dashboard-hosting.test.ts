@@ -1,0 +1,119 @@
+import { Match } from 'aws-cdk-lib/assertions';
+import { describeWithHandlers, idAt, resource, synthSpendguard, type Synthesized } from './test-helpers';
+
+interface DistributionConfig {
+  DefaultRootObject: string;
+  DefaultCacheBehavior: Record<string, unknown>;
+  Origins: Array<Record<string, unknown>>;
+  CustomErrorResponses: unknown[];
+}
+
+describeWithHandlers('SpendguardDashboardHosting', () => {
+  let s: Synthesized;
+  let bucketId: string;
+  let distributionId: string;
+  let config: DistributionConfig;
+  beforeAll(() => {
+    s = synthSpendguard();
+    bucketId = idAt(s.template, 'Dashboard/Bucket');
+    distributionId = idAt(s.template, 'Dashboard/Distribution');
+    config = (resource(s.template, distributionId).Properties as { DistributionConfig: DistributionConfig })
+      .DistributionConfig;
+  });
+
+  it('keeps the site in a private, encrypted bucket', () => {
+    expect(resource(s.template, bucketId).Properties).toMatchObject({
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
+      BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+    });
+    expect(resource(s.template, bucketId).Properties?.WebsiteConfiguration).toBeUndefined();
+  });
+
+  it('serves it through CloudFront with Origin Access Control, readable only by this distribution', () => {
+    s.template.hasResourceProperties('AWS::CloudFront::OriginAccessControl', {
+      OriginAccessControlConfig: { OriginAccessControlOriginType: 's3', SigningBehavior: 'always', SigningProtocol: 'sigv4' },
+    });
+    expect(config.Origins[0]).toMatchObject({
+      OriginAccessControlId: {
+        'Fn::GetAtt': [idAt(s.template, 'Dashboard/Distribution/Origin1/S3OriginAccessControl'), 'Id'],
+      },
+      S3OriginConfig: { OriginAccessIdentity: '' },
+    });
+    s.template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      Bucket: { Ref: bucketId },
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Action: 's3:GetObject',
+            Principal: { Service: 'cloudfront.amazonaws.com' },
+            Condition: {
+              StringEquals: {
+                'AWS:SourceArn': Match.objectLike({ 'Fn::Join': Match.arrayWith([Match.arrayWith([{ Ref: distributionId }])]) }),
+              },
+            },
+          }),
+        ]),
+      },
+    });
+  });
+
+  it('answers unknown paths with index.html (single-page app) and redirects HTTP to HTTPS', () => {
+    expect(config.DefaultRootObject).toBe('index.html');
+    expect(config.CustomErrorResponses).toEqual([
+      { ErrorCode: 403, ResponseCode: 200, ResponsePagePath: '/index.html', ErrorCachingMinTTL: 0 },
+      { ErrorCode: 404, ResponseCode: 200, ResponsePagePath: '/index.html', ErrorCachingMinTTL: 0 },
+    ]);
+    expect(config.DefaultCacheBehavior).toMatchObject({ ViewerProtocolPolicy: 'redirect-to-https' });
+  });
+
+  it('lets only administrators create users, each with an immutable custom:orgId', () => {
+    s.template.hasResourceProperties('AWS::Cognito::UserPool', {
+      AdminCreateUserConfig: { AllowAdminCreateUserOnly: true },
+      MfaConfiguration: 'OPTIONAL',
+      EnabledMfas: ['SOFTWARE_TOKEN_MFA'],
+      Schema: Match.arrayWith([Match.objectLike({ Name: 'orgId', AttributeDataType: 'String', Mutable: false })]),
+      Policies: { PasswordPolicy: Match.objectLike({ MinimumLength: 12 }) },
+    });
+  });
+
+  it('gives the dashboard a public PKCE code-flow client that reads but cannot write orgId', () => {
+    const client = resource(s.template, idAt(s.template, 'Dashboard/UserPool/Dashboard')).Properties as Record<
+      string,
+      unknown
+    > & { ReadAttributes: string[]; WriteAttributes: string[] };
+    const dashboardUrl = { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distributionId, 'DomainName'] }, '/']] };
+    expect(client).toMatchObject({
+      GenerateSecret: false,
+      AllowedOAuthFlows: ['code'],
+      AllowedOAuthFlowsUserPoolClient: true,
+      AllowedOAuthScopes: ['openid', 'email'],
+      CallbackURLs: [dashboardUrl],
+      LogoutURLs: [dashboardUrl],
+      SupportedIdentityProviders: ['COGNITO'],
+    });
+    expect(client.ReadAttributes).toContain('custom:orgId');
+    expect(client.WriteAttributes.length).toBeGreaterThan(0);
+    expect(client.WriteAttributes).not.toContain('custom:orgId');
+  });
+
+  it('writes config.json (API, proxy and Cognito settings) at deploy and invalidates the distribution', () => {
+    s.template.hasResourceProperties('Custom::CDKBucketDeployment', {
+      DestinationBucketName: { Ref: bucketId },
+      DistributionId: { Ref: distributionId },
+      DistributionPaths: ['/*'],
+      SourceMarkers: Match.arrayWith([
+        Match.objectLike({
+          '<<marker:0xbaba:0>>': { Ref: idAt(s.template, 'Api/HttpApi') },
+          '<<marker:0xbaba:2>>': { 'Fn::GetAtt': [idAt(s.template, 'Edge/Proxy'), 'DomainName'] },
+          '<<marker:0xbaba:3>>': { Ref: idAt(s.template, 'Dashboard/UserPool') },
+          '<<marker:0xbaba:4>>': { Ref: idAt(s.template, 'Dashboard/UserPool/Dashboard') },
+        }),
+      ]),
+    });
+  });
+});

@@ -1,0 +1,157 @@
+/**
+ * Least privilege: each function's role allows exactly the actions its handler uses, on exactly the
+ * resources it touches (docs/data-model.md). An added grant fails here until it is listed on purpose.
+ */
+import { describeWithHandlers, functionPermissions, idAt, synthSpendguard, type Synthesized } from './test-helpers';
+
+/** Actions the Kinesis event source mapping needs to read the stream (granted by CDK). */
+const STREAM_READ = [
+  'DescribeStream',
+  'DescribeStreamConsumer',
+  'DescribeStreamSummary',
+  'GetRecords',
+  'GetShardIterator',
+  'ListShards',
+  'ListStreams',
+  'SubscribeToShard',
+];
+/** Actions the mapping needs to send failed-batch records to its dead-letter queue. */
+const DLQ_SEND = ['GetQueueAttributes', 'GetQueueUrl', 'SendMessage'];
+
+describeWithHandlers('least-privilege IAM', () => {
+  let s: Synthesized;
+  let arn: (path: string) => string;
+  let ref: (path: string) => string;
+  beforeAll(() => {
+    s = synthSpendguard();
+    arn = (path) => `<${idAt(s.template, path)}.Arn>`;
+    ref = (path) => `<${idAt(s.template, path)}>`;
+  });
+
+  const data = () => arn('Data/Data');
+  const flags = () => arn('Data/Flags');
+  const pepper = () => `secretsmanager:GetSecretValue ${ref('Secrets/Pepper')}`;
+  const prices = () => `s3:GetObject ${arn('Prices/Bucket')}/prices/latest.json`;
+  const sorted = (xs: string[]) => [...xs].sort();
+
+  it('ingest: reads one API-key item (GetItem, no Query/Scan of the ledger), puts records, reads the pepper', () => {
+    expect(functionPermissions(s.template, 'Pipeline/Ingest')).toEqual(
+      sorted([`dynamodb:GetItem ${data()}`, `kinesis:PutRecords ${arn('Pipeline/Events')}`, pepper()]),
+    );
+  });
+
+  it('pricing consumer: conditional puts (ledger) and updates (aggregates), the stream, its DLQ, the snapshot', () => {
+    expect(functionPermissions(s.template, 'Pipeline/PricingConsumer')).toEqual(
+      sorted([
+        `dynamodb:PutItem ${data()}`,
+        `dynamodb:UpdateItem ${data()}`,
+        ...STREAM_READ.map((a) => `kinesis:${a} ${arn('Pipeline/Events')}`),
+        ...DLQ_SEND.map((a) => `sqs:${a} ${arn('Pipeline/PricingDeadLetters')}`),
+        prices(),
+      ]),
+    );
+  });
+
+  it('guardrail consumer: org state and trips, flags of the org, notifications, the stream, its DLQ', () => {
+    const key = arn('Observability/TopicKey');
+    expect(functionPermissions(s.template, 'Pipeline/GuardrailConsumer')).toEqual(
+      sorted([
+        `dynamodb:GetItem ${data()}`,
+        `dynamodb:PutItem ${data()}`,
+        `dynamodb:Query ${data()}`,
+        `dynamodb:Query ${data()}/index/gsi1`,
+        `dynamodb:PutItem ${flags()}`,
+        `dynamodb:Query ${flags()}`,
+        `dynamodb:Query ${flags()}/index/byOrg`,
+        `sns:Publish ${ref('Observability/Topic')}`,
+        `kms:Decrypt ${key}`,
+        `kms:GenerateDataKey* ${key}`,
+        ...STREAM_READ.map((a) => `kinesis:${a} ${arn('Pipeline/Events')}`),
+        ...DLQ_SEND.map((a) => `sqs:${a} ${arn('Pipeline/GuardrailDeadLetters')}`),
+        pepper(),
+        prices(),
+      ]),
+    );
+  });
+
+  it('enforce: the caller’s key and its org’s keys, flags put / list / delete, the pepper; no writes to Data', () => {
+    expect(functionPermissions(s.template, 'Api/Enforce')).toEqual(
+      sorted([
+        `dynamodb:GetItem ${data()}`,
+        `dynamodb:Query ${data()}`,
+        `dynamodb:Query ${data()}/index/gsi1`,
+        `dynamodb:PutItem ${flags()}`,
+        `dynamodb:DeleteItem ${flags()}`,
+        `dynamodb:Query ${flags()}`,
+        `dynamodb:Query ${flags()}/index/byOrg`,
+        pepper(),
+      ]),
+    );
+  });
+
+  it('api: reads and writes its org’s items (no DeleteItem, no Scan), lists flags read-only', () => {
+    expect(functionPermissions(s.template, 'Api/Api')).toEqual(
+      sorted([
+        `dynamodb:GetItem ${data()}`,
+        `dynamodb:PutItem ${data()}`,
+        `dynamodb:UpdateItem ${data()}`,
+        `dynamodb:Query ${data()}`,
+        `dynamodb:Query ${data()}/index/gsi1`,
+        `dynamodb:Query ${flags()}`,
+        `dynamodb:Query ${flags()}/index/byOrg`,
+        pepper(),
+        prices(),
+      ]),
+    );
+  });
+
+  it('relay: key lookup, one event per request, the pepper and the origin secret; no flags access', () => {
+    expect(functionPermissions(s.template, 'Edge/Relay')).toEqual(
+      sorted([
+        `dynamodb:GetItem ${data()}`,
+        `kinesis:PutRecords ${arn('Pipeline/Events')}`,
+        pepper(),
+        `secretsmanager:GetSecretValue ${ref('Secrets/OriginSecret')}`,
+      ]),
+    );
+  });
+
+  it('forecast: organization list and history (Query), config (GetItem), forecast (PutItem), the snapshot', () => {
+    expect(functionPermissions(s.template, 'Forecast/Function')).toEqual(
+      sorted([
+        `dynamodb:GetItem ${data()}`,
+        `dynamodb:PutItem ${data()}`,
+        `dynamodb:Query ${data()}`,
+        `dynamodb:Query ${data()}/index/gsi1`,
+        prices(),
+      ]),
+    );
+  });
+
+  it.each([
+    ['Pipeline/Ingest'],
+    ['Pipeline/PricingConsumer'],
+    ['Pipeline/GuardrailConsumer'],
+    ['Api/Enforce'],
+    ['Api/Api'],
+    ['Edge/Relay'],
+    ['Forecast/Function'],
+    ['Prices/Refresh'],
+  ])('%s writes only its own log group and X-Ray traces; no managed policies', (fn) => {
+    const supportPath = `${fn}Support`;
+    const logs = `<${idAt(s.template, `${supportPath}/LogGroup`)}.Arn>`;
+    const all = functionPermissions(s.template, fn, { all: true });
+    expect(all.filter((p) => p.startsWith('logs:') || p.startsWith('xray:'))).toEqual(
+      sorted([
+        `logs:CreateLogStream ${logs}`,
+        `logs:PutLogEvents ${logs}`,
+        'xray:PutTelemetryRecords *',
+        'xray:PutTraceSegments *',
+      ]),
+    );
+    const role = s.template.toJSON().Resources[idAt(s.template, `${supportPath}/Role`)] as {
+      Properties: { ManagedPolicyArns?: unknown };
+    };
+    expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+  });
+});
