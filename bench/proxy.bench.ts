@@ -328,9 +328,10 @@ export default async function proxyBench(): Promise<void> {
     const path = '/openai/v1/chat/completions';
     const targets: Target[] = [
       { name: 'direct', port: mock.port, path, headers: {}, streams: true },
-      { name: 'floor (node pipe)', port: floor.port, path, headers: {}, streams: true },
+      { name: 'floor (node pipe)', pid: floor.child.pid, port: floor.port, path, headers: {}, streams: true },
       {
         name: 'spendguard',
+        pid: sg.child.pid,
         port: sg.port,
         path,
         headers: { 'service-api-key': sg.extra ?? '' },

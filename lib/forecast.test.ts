@@ -3,6 +3,7 @@ import { describeWithHandlers, idAt, resource, synthSpendguard, type Synthesized
 
 interface TaskState {
   Type: string;
+  ResultPath?: string;
   Resource?: string;
   Parameters?: Record<string, unknown>;
   Retry?: Array<{ ErrorEquals: string[]; MaxAttempts: number }>;
@@ -41,9 +42,14 @@ describeWithHandlers('SpendguardForecast', () => {
     });
     const inner = map?.ItemProcessor;
     expect(inner?.StartAt).toBe('Simulate');
-    expect(inner?.States.Simulate).toMatchObject({ Parameters: { task: 'simulate', 'orgId.$': '$.orgId' }, Next: 'Store' });
+    // lambdas/forecast: simulate → { orgId, view }; store ← { orgId, view }.
+    expect(inner?.States.Simulate).toMatchObject({
+      Parameters: { task: 'simulate', 'orgId.$': '$.orgId' },
+      ResultPath: '$.simulation',
+      Next: 'Store',
+    });
     expect(inner?.States.Store).toMatchObject({
-      Parameters: { task: 'store', 'orgId.$': '$.orgId', 'forecast.$': '$.forecast' },
+      Parameters: { task: 'store', 'orgId.$': '$.orgId', 'view.$': '$.simulation.view' },
     });
   });
 
@@ -75,11 +81,14 @@ describeWithHandlers('SpendguardForecast', () => {
     });
   });
 
-  it('gives the function a full vCPU for 10,000 iterations, and the price snapshot', () => {
-    expect(resource(s.template, idAt(s.template, 'Forecast/Function')).Properties).toMatchObject({
-      MemorySize: 1769,
-      Timeout: 300,
-      Environment: { Variables: { POWERTOOLS_SERVICE_NAME: 'forecast', PRICES_KEY: 'prices/latest.json' } },
-    });
+  it('gives the function a full vCPU for 10,000 iterations (and no price snapshot: it prices nothing)', () => {
+    const props = resource(s.template, idAt(s.template, 'Forecast/Function')).Properties as {
+      MemorySize: number;
+      Timeout: number;
+      Environment: { Variables: Record<string, unknown> };
+    };
+    expect(props).toMatchObject({ MemorySize: 1769, Timeout: 300 });
+    expect(props.Environment.Variables.POWERTOOLS_SERVICE_NAME).toBe('forecast');
+    expect(props.Environment.Variables.PRICES_BUCKET).toBeUndefined();
   });
 });

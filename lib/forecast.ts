@@ -13,14 +13,14 @@ import { Construct } from 'constructs';
 import type { SpendguardData } from './data';
 import { type FunctionDefaults, SpendguardFunction } from './function';
 import { acknowledge, logicalIdOf } from './nag';
-import { acknowledgeSchedulerRoles, type SpendguardPrices } from './prices';
+import { acknowledgeSchedulerRoles } from './prices';
 import type { SpendguardSecrets } from './secrets';
 
 /**
- * The task contract with `lambdas/forecast` (one function, three task states):
+ * The task contract with `lambdas/forecast/index.ts` (one function, three task states):
  * - `{ task: 'load' }` → `{ orgIds: string[] }`
- * - `{ task: 'simulate', orgId }` → the forecast of that organization (JSON, < 256 KB)
- * - `{ task: 'store', orgId, forecast }` → anything (ignored)
+ * - `{ task: 'simulate', orgId }` → `{ orgId, view }` (the organization's forecast, JSON < 256 KB)
+ * - `{ task: 'store', orgId, view }` → `{ orgId, stored: true }` (ignored)
  */
 export type ForecastTask = 'load' | 'simulate' | 'store';
 
@@ -28,7 +28,6 @@ export type ForecastTask = 'load' | 'simulate' | 'store';
 export interface SpendguardForecastProps {
   readonly data: SpendguardData;
   readonly secrets: SpendguardSecrets;
-  readonly prices: SpendguardPrices;
   /** @default scheduler.ScheduleExpression.rate(Duration.hours(1)) */
   readonly schedule?: scheduler.ScheduleExpression;
   /** Organizations simulated at the same time. @default 10 */
@@ -47,9 +46,10 @@ export class SpendguardForecast extends Construct {
 
   constructor(scope: Construct, id: string, props: SpendguardForecastProps) {
     super(scope, id);
-    const { data, secrets, prices } = props;
+    const { data, secrets } = props;
 
-    // load: Query gsi1 (the organization list); simulate: Query history + GetItem config; store: PutItem.
+    // load: Query gsi1 (the organization list); simulate: Query aggregates + GetItem config; store: PutItem.
+    // It prices nothing (aggregates hold nano-USD already), so it gets no price snapshot.
     this.forecastFunction = new SpendguardFunction(this, 'Function', {
       name: 'forecast',
       description: 'Forecast tasks: load organizations, Monte Carlo simulation (10,000 iterations), store',
@@ -61,7 +61,6 @@ export class SpendguardForecast extends Construct {
     data.bindDataTable(this.forecastFunction, ['GetItem', 'PutItem', 'Query']);
     data.bindFlagsTable(this.forecastFunction, []);
     secrets.bindPepper(this.forecastFunction, false);
-    prices.bindPrices(this.forecastFunction);
 
     const invoke = (
       name: string,
@@ -86,11 +85,11 @@ export class SpendguardForecast extends Construct {
     };
 
     const load = invoke('Load', 'load', {});
-    const simulate = invoke('Simulate', 'simulate', { 'orgId.$': '$.orgId' }, '$.forecast');
+    const simulate = invoke('Simulate', 'simulate', { 'orgId.$': '$.orgId' }, '$.simulation');
     const store = invoke(
       'Store',
       'store',
-      { 'orgId.$': '$.orgId', 'forecast.$': '$.forecast' },
+      { 'orgId.$': '$.orgId', 'view.$': '$.simulation.view' },
       sfn.JsonPath.DISCARD,
     );
     // One organization's failure (after its retries) is recorded and does not stop the others; the

@@ -116,14 +116,13 @@ describeWithHandlers('least-privilege IAM', () => {
     );
   });
 
-  it('forecast: organization list and history (Query), config (GetItem), forecast (PutItem), the snapshot', () => {
+  it('forecast: organization list and aggregates (Query), config (GetItem), forecast (PutItem); nothing else', () => {
     expect(functionPermissions(s.template, 'Forecast/Function')).toEqual(
       sorted([
         `dynamodb:GetItem ${data()}`,
         `dynamodb:PutItem ${data()}`,
         `dynamodb:Query ${data()}`,
         `dynamodb:Query ${data()}/index/gsi1`,
-        prices(),
       ]),
     );
   });

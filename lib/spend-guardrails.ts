@@ -205,7 +205,6 @@ export class SpendGuardrails extends Construct {
     this.forecast = new SpendguardForecast(this, 'Forecast', {
       data: this.data,
       secrets: this.secrets,
-      prices: this.prices,
       schedule: props.forecastSchedule,
       logRetention,
       removalPolicy,

@@ -181,7 +181,7 @@ export function createGuardrailConsumer(deps: GuardrailConsumerDeps) {
 
   return async (event: KinesisStreamEvent, context: Context): Promise<KinesisStreamBatchResponse> => {
     const result = await processInOrder(event, context, applyRecord);
-    metrics.publishStoredMetrics();
+    if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
     return result;
   };
 }

@@ -45,7 +45,7 @@ export function createPricingConsumer(deps: PricingConsumerDeps) {
     if (result.batchItemFailures.length) {
       deps.logger.warn('records failed; Lambda will retry from the first', { failed: result.batchItemFailures.length });
     }
-    metrics.publishStoredMetrics();
+    if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
     return result;
   };
 }
