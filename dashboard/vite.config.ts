@@ -36,7 +36,10 @@ function devRuntimeConfig(): Plugin {
         load.then(
           (body) => send(200, body),
           (err: unknown) =>
-            send(502, JSON.stringify({ error: { code: 'dev_config', message: `config.json: ${String(err)}` } })),
+            send(
+              502,
+              JSON.stringify({ error: { code: 'dev_config', message: `config.json: ${String(err)}` } }),
+            ),
         );
       });
     },

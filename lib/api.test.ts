@@ -12,10 +12,9 @@ describeWithHandlers('SpendguardApi', () => {
   beforeAll(() => {
     s = synthSpendguard();
     routes = new Map(
-      Object.values(s.template.findResources('AWS::ApiGatewayV2::Route') as Record<string, RouteResource>).map((r) => [
-        r.Properties.RouteKey,
-        r.Properties,
-      ]),
+      Object.values(
+        s.template.findResources('AWS::ApiGatewayV2::Route') as Record<string, RouteResource>,
+      ).map((r) => [r.Properties.RouteKey, r.Properties]),
     );
   });
 
@@ -55,7 +54,10 @@ describeWithHandlers('SpendguardApi', () => {
       JwtConfiguration: {
         Audience: [{ Ref: idAt(s.template, 'Dashboard/UserPool/Dashboard') }],
         Issuer: {
-          'Fn::Join': ['', ['https://cognito-idp.eu-west-1.amazonaws.com/', { Ref: idAt(s.template, 'Dashboard/UserPool') }]],
+          'Fn::Join': [
+            '',
+            ['https://cognito-idp.eu-west-1.amazonaws.com/', { Ref: idAt(s.template, 'Dashboard/UserPool') }],
+          ],
         },
       },
     });
@@ -65,7 +67,9 @@ describeWithHandlers('SpendguardApi', () => {
     const target = (key: string) => JSON.stringify(routes.get(key)?.Target);
     expect(target('POST /api/ingest')).toBe(target('POST /v1/events'));
     expect(target('GET /v1/ledger')).toBe(target('DELETE /v1/keys/{publicId}'));
-    expect(new Set(['POST /api/ingest', 'POST /api/guardrails/enforce', 'GET /v1/health'].map(target)).size).toBe(3);
+    expect(
+      new Set(['POST /api/ingest', 'POST /api/guardrails/enforce', 'GET /v1/health'].map(target)).size,
+    ).toBe(3);
   });
 
   it('throttles the default stage and writes JSON access logs to a log group', () => {
@@ -78,7 +82,9 @@ describeWithHandlers('SpendguardApi', () => {
         Format: Match.stringLikeRegexp('"requestId":"\\$context.requestId"'),
       },
     });
-    expect(resource(s.template, idAt(s.template, 'Api/AccessLogs')).Properties).toMatchObject({ RetentionInDays: 30 });
+    expect(resource(s.template, idAt(s.template, 'Api/AccessLogs')).Properties).toMatchObject({
+      RetentionInDays: 30,
+    });
   });
 
   it('allows CORS from the dashboard origin only, with the headers the dashboard and SDK send', () => {
@@ -86,7 +92,12 @@ describeWithHandlers('SpendguardApi', () => {
       ProtocolType: 'HTTP',
       CorsConfiguration: {
         AllowOrigins: [
-          { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [idAt(s.template, 'Dashboard/Distribution'), 'DomainName'] }]] },
+          {
+            'Fn::Join': [
+              '',
+              ['https://', { 'Fn::GetAtt': [idAt(s.template, 'Dashboard/Distribution'), 'DomainName'] }],
+            ],
+          },
         ],
         AllowHeaders: ['authorization', 'content-type', 'service-api-key'],
         AllowMethods: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'],

@@ -128,7 +128,10 @@ export class SpendguardApi extends Construct {
     this.authorizer = new HttpJwtAuthorizer(
       'CognitoIdToken',
       `https://cognito-idp.${Stack.of(this).region}.amazonaws.com/${props.userPool.userPoolId}`,
-      { jwtAudience: [props.userPoolClient.userPoolClientId], identitySource: ['$request.header.Authorization'] },
+      {
+        jwtAudience: [props.userPoolClient.userPoolClientId],
+        identitySource: ['$request.header.Authorization'],
+      },
     );
 
     this.httpApi = new apigwv2.HttpApi(this, 'HttpApi', {

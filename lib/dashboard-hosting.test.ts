@@ -29,14 +29,20 @@ describeWithHandlers('SpendguardDashboardHosting', () => {
         IgnorePublicAcls: true,
         RestrictPublicBuckets: true,
       },
-      BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+      BucketEncryption: {
+        ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+      },
     });
     expect(resource(s.template, bucketId).Properties?.WebsiteConfiguration).toBeUndefined();
   });
 
   it('serves it through CloudFront with Origin Access Control, readable only by this distribution', () => {
     s.template.hasResourceProperties('AWS::CloudFront::OriginAccessControl', {
-      OriginAccessControlConfig: { OriginAccessControlOriginType: 's3', SigningBehavior: 'always', SigningProtocol: 'sigv4' },
+      OriginAccessControlConfig: {
+        OriginAccessControlOriginType: 's3',
+        SigningBehavior: 'always',
+        SigningProtocol: 'sigv4',
+      },
     });
     expect(config.Origins[0]).toMatchObject({
       OriginAccessControlId: {
@@ -53,7 +59,9 @@ describeWithHandlers('SpendguardDashboardHosting', () => {
             Principal: { Service: 'cloudfront.amazonaws.com' },
             Condition: {
               StringEquals: {
-                'AWS:SourceArn': Match.objectLike({ 'Fn::Join': Match.arrayWith([Match.arrayWith([{ Ref: distributionId }])]) }),
+                'AWS:SourceArn': Match.objectLike({
+                  'Fn::Join': Match.arrayWith([Match.arrayWith([{ Ref: distributionId }])]),
+                }),
               },
             },
           }),
@@ -76,17 +84,19 @@ describeWithHandlers('SpendguardDashboardHosting', () => {
       AdminCreateUserConfig: { AllowAdminCreateUserOnly: true },
       MfaConfiguration: 'OPTIONAL',
       EnabledMfas: ['SOFTWARE_TOKEN_MFA'],
-      Schema: Match.arrayWith([Match.objectLike({ Name: 'orgId', AttributeDataType: 'String', Mutable: false })]),
+      Schema: Match.arrayWith([
+        Match.objectLike({ Name: 'orgId', AttributeDataType: 'String', Mutable: false }),
+      ]),
       Policies: { PasswordPolicy: Match.objectLike({ MinimumLength: 12 }) },
     });
   });
 
   it('gives the dashboard a public PKCE code-flow client that reads but cannot write orgId', () => {
-    const client = resource(s.template, idAt(s.template, 'Dashboard/UserPool/Dashboard')).Properties as Record<
-      string,
-      unknown
-    > & { ReadAttributes: string[]; WriteAttributes: string[] };
-    const dashboardUrl = { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distributionId, 'DomainName'] }, '/']] };
+    const client = resource(s.template, idAt(s.template, 'Dashboard/UserPool/Dashboard'))
+      .Properties as Record<string, unknown> & { ReadAttributes: string[]; WriteAttributes: string[] };
+    const dashboardUrl = {
+      'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distributionId, 'DomainName'] }, '/']],
+    };
     expect(client).toMatchObject({
       GenerateSecret: false,
       AllowedOAuthFlows: ['code'],

@@ -34,7 +34,11 @@ describeWithHandlers('SpendguardData', () => {
       ],
     });
     // eu-west-1 (the stack's region) is dropped from the context list; it holds the table itself.
-    expect(flags.Properties.Replicas.map((r) => r.Region).sort()).toEqual(['ap-northeast-1', 'eu-west-1', 'us-east-1']);
+    expect(flags.Properties.Replicas.map((r) => r.Region).sort()).toEqual([
+      'ap-northeast-1',
+      'eu-west-1',
+      'us-east-1',
+    ]);
   });
 
   it('turns on point-in-time recovery and deletion protection in every replica of both tables', () => {
@@ -64,7 +68,10 @@ describeWithHandlers('SpendguardData', () => {
 
   it('encrypts with AWS-owned keys (SSEEnabled false) and retains the tables', () => {
     const tables = s.template.findResources('AWS::DynamoDB::GlobalTable');
-    for (const table of Object.values(tables) as Array<{ Properties: Record<string, unknown>; DeletionPolicy: string }>) {
+    for (const table of Object.values(tables) as Array<{
+      Properties: Record<string, unknown>;
+      DeletionPolicy: string;
+    }>) {
       expect(table.Properties.SSESpecification).toEqual({ SSEEnabled: false });
       expect(table.DeletionPolicy).toBe('Retain');
     }

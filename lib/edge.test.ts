@@ -28,8 +28,11 @@ describeWithHandlers('SpendguardEdge (custom domains)', () => {
   let proxy: DistributionConfig;
   beforeAll(() => {
     s = synthSpendguard({ context: DOMAIN_CONTEXT });
-    proxy = (resource(s.template, idAt(s.template, 'Edge/Proxy')).Properties as { DistributionConfig: DistributionConfig })
-      .DistributionConfig;
+    proxy = (
+      resource(s.template, idAt(s.template, 'Edge/Proxy')).Properties as {
+        DistributionConfig: DistributionConfig;
+      }
+    ).DistributionConfig;
   });
 
   it('exposes the relay through a Function URL with auth type NONE in RESPONSE_STREAM mode', () => {
@@ -41,7 +44,9 @@ describeWithHandlers('SpendguardEdge (custom domains)', () => {
   });
 
   it('has one behaviour per provider slug, plus the default, all guarded, uncached, every method', () => {
-    expect(proxy.CacheBehaviors.map((b) => b.PathPattern).sort()).toEqual(PROVIDER_SLUGS.map((p) => `/${p}/*`).sort());
+    expect(proxy.CacheBehaviors.map((b) => b.PathPattern).sort()).toEqual(
+      PROVIDER_SLUGS.map((p) => `/${p}/*`).sort(),
+    );
     expect(PROVIDER_SLUGS).toEqual(expect.arrayContaining(['openai', 'anthropic', 'openrouter']));
     for (const behavior of [proxy.DefaultCacheBehavior, ...proxy.CacheBehaviors]) {
       expect(behavior).toMatchObject({
@@ -74,7 +79,14 @@ describeWithHandlers('SpendguardEdge (custom domains)', () => {
         {
           HeaderName: 'x-spendguard-origin-secret',
           HeaderValue: {
-            'Fn::Join': ['', ['{{resolve:secretsmanager:', { Ref: idAt(s.template, 'Secrets/OriginSecret') }, ':SecretString:::}}']],
+            'Fn::Join': [
+              '',
+              [
+                '{{resolve:secretsmanager:',
+                { Ref: idAt(s.template, 'Secrets/OriginSecret') },
+                ':SecretString:::}}',
+              ],
+            ],
           },
         },
       ],
@@ -106,7 +118,9 @@ describeWithHandlers('SpendguardEdge (custom domains)', () => {
     });
     s.edgeTemplate.hasResourceProperties('AWS::IAM::Role', {
       AssumeRolePolicyDocument: {
-        Statement: [Match.objectLike({ Principal: { Service: ['edgelambda.amazonaws.com', 'lambda.amazonaws.com'] } })],
+        Statement: [
+          Match.objectLike({ Principal: { Service: ['edgelambda.amazonaws.com', 'lambda.amazonaws.com'] } }),
+        ],
       },
     });
   });

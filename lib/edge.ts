@@ -3,7 +3,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { AssetHashType, DockerImage, Duration, Stack } from 'aws-cdk-lib';
+import { AssetHashType, DockerImage, Duration, SecretValue, Stack } from 'aws-cdk-lib';
 import type * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
@@ -66,6 +66,12 @@ export interface SpendguardEdgeProps {
    * @default Duration.seconds(60)
    */
   readonly originReadTimeout?: Duration;
+  /**
+   * Pins the origin-secret version CloudFront sends (the `VersionId` from `put-secret-value`). Changing
+   * it is what makes CloudFormation re-resolve the header on rotation (docs/operations.md).
+   * @default - the current version at the time the distribution was last updated
+   */
+  readonly originSecretVersionId?: string;
   /** Lifetime of the guard's cached flag lookups (part of the propagation bound). @default Duration.seconds(1) */
   readonly flagCacheTtl?: Duration;
   /** @default cloudfront.PriceClass.PRICE_CLASS_ALL */
@@ -150,7 +156,10 @@ export class SpendguardEdge extends Construct {
       }),
     });
     this.guardFunction.addToRolePolicy(
-      new iam.PolicyStatement({ actions: ['dynamodb:GetItem'], resources: data.flagsTableArnsInAllRegions() }),
+      new iam.PolicyStatement({
+        actions: ['dynamodb:GetItem'],
+        resources: data.flagsTableArnsInAllRegions(),
+      }),
     );
     this.guardFunction.addToRolePolicy(
       new iam.PolicyStatement({
@@ -169,7 +178,14 @@ export class SpendguardEdge extends Construct {
     const origin = new origins.FunctionUrlOrigin(this.relayUrl, {
       readTimeout: props.originReadTimeout ?? Duration.seconds(60),
       keepaliveTimeout: Duration.seconds(60),
-      customHeaders: { [ORIGIN_SECRET_HEADER]: secrets.originSecret.secretValue.unsafeUnwrap() },
+      customHeaders: {
+        [ORIGIN_SECRET_HEADER]: (props.originSecretVersionId
+          ? SecretValue.secretsManager(secrets.originSecret.secretArn, {
+              versionId: props.originSecretVersionId,
+            })
+          : secrets.originSecret.secretValue
+        ).unsafeUnwrap(),
+      },
     });
     const behavior: cloudfront.BehaviorOptions = {
       origin,

@@ -8,7 +8,10 @@ describe('SpendguardFunction', () => {
   let template: Template;
   beforeAll(() => {
     // No bundling (aws:cdk:bundling-stacks empty): only the construct's settings are under test.
-    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] }, builtinCloudFormationValidation: false });
+    const app = new App({
+      context: { 'aws:cdk:bundling-stacks': [] },
+      builtinCloudFormationValidation: false,
+    });
     const stack = new Stack(app, 'Test', { env: { account: '123456789012', region: 'eu-west-1' } });
     new SpendguardFunction(stack, 'Fn', {
       name: 'price-refresh',

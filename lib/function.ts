@@ -5,7 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -21,7 +21,8 @@ export const LAMBDAS_DIR = path.join(REPO_ROOT, 'lambdas');
 /** `POWERTOOLS_METRICS_NAMESPACE` of every function: the namespace of the dashboard's custom metrics. */
 export const METRICS_NAMESPACE = 'Spendguard';
 
-const EXPORTS_HANDLER = /export\s+(?:const|let|var|async\s+function|function)\s+handler\b|export\s*\{[^}]*\bhandler\b[^}]*\}/;
+const EXPORTS_HANDLER =
+  /export\s+(?:const|let|var|async\s+function|function)\s+handler\b|export\s*\{[^}]*\bhandler\b[^}]*\}/;
 
 function exportsHandler(file: string): boolean {
   return fs.existsSync(file) && EXPORTS_HANDLER.test(fs.readFileSync(file, 'utf8'));
@@ -103,7 +104,7 @@ export class SpendguardFunction extends NodejsFunction {
     const defaults = props.defaults ?? {};
     const runtime = defaults.runtime ?? lambda.Runtime.NODEJS_20_X;
     const entry = lambdaEntry(props.name, props.entryFile);
-    // Created in the function's scope below; built first because `super` must run before `this`.
+    // The log group and role are created before `super` (which needs them), in a sibling `<id>Support`.
     const logGroupScope = new Construct(scope, `${id}Support`);
     const logGroup = new logs.LogGroup(logGroupScope, 'LogGroup', {
       retention: defaults.logRetention ?? logs.RetentionDays.ONE_MONTH,
@@ -167,14 +168,12 @@ export class SpendguardFunction extends NodejsFunction {
   }
 }
 
-/** The stack's region when it is known at synth (explicit `env`), else undefined. */
-export function concreteRegion(scope: Construct): string | undefined {
-  const region = Stack.of(scope).region;
-  return Token.isUnresolved(region) ? undefined : region;
-}
-
 /** Node.js 20 in Lambda: deprecated 2026-04-30; creating functions blocked from 2027-02-01, updates from 2027-03-03. */
-export const NODEJS_20_LAMBDA_DATES = { deprecated: '2026-04-30', createBlocked: '2027-02-01', updateBlocked: '2027-03-03' };
+export const NODEJS_20_LAMBDA_DATES = {
+  deprecated: '2026-04-30',
+  createBlocked: '2027-02-01',
+  updateBlocked: '2027-03-03',
+};
 
 /** Acknowledges cdk-nag's "latest runtime" rule (and CloudFormation's deprecation warning) for a deliberate choice. */
 export function acknowledgeRuntimeChoice(fn: Construct, runtime: lambda.Runtime): void {

@@ -2,7 +2,13 @@
  * Least privilege: each function's role allows exactly the actions its handler uses, on exactly the
  * resources it touches (docs/data-model.md). An added grant fails here until it is listed on purpose.
  */
-import { describeWithHandlers, functionPermissions, idAt, synthSpendguard, type Synthesized } from './test-helpers';
+import {
+  describeWithHandlers,
+  functionPermissions,
+  idAt,
+  synthSpendguard,
+  type Synthesized,
+} from './test-helpers';
 
 /** Actions the Kinesis event source mapping needs to read the stream (granted by CDK). */
 const STREAM_READ = [

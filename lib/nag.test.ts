@@ -79,7 +79,9 @@ describeWithHandlers('cdk-nag AWS Solutions checks (whole app)', () => {
     expect(ids).toEqual(
       [
         'AwsSolutions-IAM5[Action::kms:GenerateDataKey*]',
-        expect.stringMatching(/^AwsSolutions-IAM5\[Resource::<SpendguardPricesBucket\w+\.Arn>\/prices\/\*\]$/),
+        expect.stringMatching(
+          /^AwsSolutions-IAM5\[Resource::<SpendguardPricesBucket\w+\.Arn>\/prices\/\*\]$/,
+        ),
         'AwsSolutions-IAM5[Resource::*]',
       ].sort(),
     );

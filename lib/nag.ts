@@ -17,7 +17,8 @@ export function acknowledge(scope: IConstruct, id: string, reason: string): void
 /** The CloudFormation logical id of a construct's resource, as cdk-nag prints it in finding ids. */
 export function logicalIdOf(resource: IConstruct): string {
   const element = resource instanceof CfnElement ? resource : resource.node.defaultChild;
-  if (!(element instanceof CfnElement)) throw new Error(`${resource.node.path} has no CloudFormation resource`);
+  if (!(element instanceof CfnElement))
+    throw new Error(`${resource.node.path} has no CloudFormation resource`);
   return Stack.of(element).resolve(element.logicalId) as string;
 }
 
@@ -34,7 +35,8 @@ export function wildcardFindings(document: { Statement?: PolicyStatementJson[] }
   const findings = new Set<string>();
   for (const statement of document.Statement ?? []) {
     if (statement.Effect !== 'Allow') continue;
-    for (const action of asArray(statement.Action)) if (action.includes('*')) findings.add(`Action::${action}`);
+    for (const action of asArray(statement.Action))
+      if (action.includes('*')) findings.add(`Action::${action}`);
     for (const resource of asArray(statement.Resource)) {
       const flat = flattenCfnReference(resource);
       if (flat.includes('*')) findings.add(`Resource::${flat}`);

@@ -17,15 +17,21 @@ describeWithHandlers('SpendguardObservability', () => {
     return found;
   };
   const expressions = (w: Widget): string[] =>
-    (w.properties.metrics ?? []).flatMap((m) =>
-      m.filter((x): x is { expression: string } => typeof x === 'object' && x !== null && 'expression' in x),
-    ).map((x) => x.expression);
+    (w.properties.metrics ?? [])
+      .flatMap((m) =>
+        m.filter(
+          (x): x is { expression: string } => typeof x === 'object' && x !== null && 'expression' in x,
+        ),
+      )
+      .map((x) => x.expression);
 
   beforeAll(() => {
     s = synthSpendguard({ context: { alarmEmail: 'ops@example.com' } });
-    const body = (resource(s.template, idAt(s.template, 'Observability/Dashboard')).Properties as {
-      DashboardBody: { 'Fn::Join': [string, unknown[]] };
-    }).DashboardBody['Fn::Join'][1]
+    const body = (
+      resource(s.template, idAt(s.template, 'Observability/Dashboard')).Properties as {
+        DashboardBody: { 'Fn::Join': [string, unknown[]] };
+      }
+    ).DashboardBody['Fn::Join'][1]
       .map((p) => (typeof p === 'string' ? p : 'TOKEN'))
       .join('');
     widgets = (JSON.parse(body) as { widgets: Widget[] }).widgets;
@@ -44,7 +50,9 @@ describeWithHandlers('SpendguardObservability', () => {
 
   it('graphs trips by each of the five layers', () => {
     const trips = expressions(widget('Guardrail trips by layer'));
-    expect(trips).toEqual(GUARDRAIL_LAYERS.map((l) => `SUM(SEARCH('Namespace="Spendguard" MetricName="Trips_${l}"', 'Sum', 60))`));
+    expect(trips).toEqual(
+      GUARDRAIL_LAYERS.map((l) => `SUM(SEARCH('Namespace="Spendguard" MetricName="Trips_${l}"', 'Sum', 60))`),
+    );
   });
 
   it('graphs fail-opens of the guard in every regional edge cache region, and of the relay', () => {
@@ -91,7 +99,10 @@ describeWithHandlers('SpendguardObservability', () => {
     s.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       MetricName: 'ApproximateNumberOfMessagesVisible',
       Dimensions: [
-        { Name: 'QueueName', Value: { 'Fn::GetAtt': [idAt(s.template, 'Pipeline/GuardrailDeadLetters'), 'QueueName'] } },
+        {
+          Name: 'QueueName',
+          Value: { 'Fn::GetAtt': [idAt(s.template, 'Pipeline/GuardrailDeadLetters'), 'QueueName'] },
+        },
       ],
       Threshold: 1,
       ComparisonOperator: 'GreaterThanOrEqualToThreshold',
@@ -114,10 +125,15 @@ describeWithHandlers('SpendguardObservability', () => {
     });
     s.template.hasResourceProperties('AWS::SNS::TopicPolicy', {
       PolicyDocument: {
-        Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ]),
       },
     });
-    s.template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.com' });
+    s.template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'ops@example.com',
+    });
   });
 
   it('keeps access logs in a bucket with ACLs enabled (CloudFront standard logging) that expires them', () => {

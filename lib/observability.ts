@@ -85,7 +85,11 @@ export class SpendguardObservability extends Construct {
       enableKeyRotation: true,
       removalPolicy,
     });
-    this.topicKey.grant(new iam.ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
+    this.topicKey.grant(
+      new iam.ServicePrincipal('cloudwatch.amazonaws.com'),
+      'kms:Decrypt',
+      'kms:GenerateDataKey*',
+    );
     this.topic = new sns.Topic(this, 'Topic', {
       displayName: 'Spendguard alarms and warnings',
       masterKey: this.topicKey,
@@ -93,8 +97,11 @@ export class SpendguardObservability extends Construct {
     });
     if (props.alarmEmail) this.topic.addSubscription(new subscriptions.EmailSubscription(props.alarmEmail));
 
+    // CloudFront standard logging (legacy) rather than v2 logging: v2 needs its delivery source and
+    // destination created in us-east-1 (CloudFront is global), i.e. another stack with cross-region
+    // references, for the same result. Legacy logging writes with an ACL grant, so the bucket keeps
+    // ACLs enabled (object writer) while blocking public access.
     this.accessLogsBucket = new s3.Bucket(this, 'AccessLogs', {
-      // CloudFront standard logging (legacy) writes with an ACL grant: the bucket must accept ACLs.
       objectOwnership: s3.ObjectOwnership.OBJECT_WRITER,
       encryption: s3.BucketEncryption.S3_MANAGED,
       blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
@@ -152,12 +159,20 @@ export class SpendguardObservability extends Construct {
           new cloudwatch.GraphWidget({ title: 'Spend per minute (USD)', left: [spend], width: 12 }),
           new cloudwatch.GraphWidget({
             title: 'Events ingested per minute',
-            left: [searchSum('EventsIngested', 'events ingested'), searchSum('EventsPriced', 'events priced')],
+            left: [
+              searchSum('EventsIngested', 'events ingested'),
+              searchSum('EventsPriced', 'events priced'),
+            ],
             width: 12,
           }),
         ],
         [
-          new cloudwatch.GraphWidget({ title: 'Guardrail trips by layer', left: trips, stacked: true, width: 12 }),
+          new cloudwatch.GraphWidget({
+            title: 'Guardrail trips by layer',
+            left: trips,
+            stacked: true,
+            width: 12,
+          }),
           new cloudwatch.GraphWidget({
             title: 'Fail-opens (edge guard by region, relay)',
             left: [...guardFailOpens, ...relayFailOpens],
@@ -185,7 +200,10 @@ export class SpendguardObservability extends Construct {
         [
           new cloudwatch.GraphWidget({
             title: 'Dead letters (messages waiting)',
-            left: [dlqDepth(r.pricingDeadLetterQueue, 'pricing'), dlqDepth(r.guardrailDeadLetterQueue, 'guardrails')],
+            left: [
+              dlqDepth(r.pricingDeadLetterQueue, 'pricing'),
+              dlqDepth(r.guardrailDeadLetterQueue, 'guardrails'),
+            ],
             width: 8,
           }),
           new cloudwatch.GraphWidget({
@@ -215,7 +233,13 @@ export class SpendguardObservability extends Construct {
     });
 
     // Alarms: the pipeline falling behind or dropping records, the request path failing.
-    const alarm = (id: string, metric: cloudwatch.IMetric, threshold: number, description: string, periods = 1) => {
+    const alarm = (
+      id: string,
+      metric: cloudwatch.IMetric,
+      threshold: number,
+      description: string,
+      periods = 1,
+    ) => {
       const a = new cloudwatch.Alarm(this, id, {
         metric,
         threshold,
@@ -267,7 +291,12 @@ export class SpendguardObservability extends Construct {
       ['Forecast', r.forecast, 1],
       ['PriceRefresh', r.priceRefresh, 1],
     ] as const) {
-      alarm(`${label}Errors`, fn.metricErrors({ period: fiveMinutes }), threshold, `The ${label} function is failing.`);
+      alarm(
+        `${label}Errors`,
+        fn.metricErrors({ period: fiveMinutes }),
+        threshold,
+        `The ${label} function is failing.`,
+      );
     }
     alarm(
       'Api5xx',

@@ -19,23 +19,26 @@ describeWithHandlers('SpendguardPipeline', () => {
   it.each([
     ['pricing', 'Pipeline/PricingConsumer', 'Pipeline/PricingDeadLetters'],
     ['guardrail', 'Pipeline/GuardrailConsumer', 'Pipeline/GuardrailDeadLetters'],
-  ])('maps the stream to the %s consumer with bounded, ordered, partial-failure retries and a DLQ', (_n, fn, dlq) => {
-    s.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
-      FunctionName: { Ref: idAt(s.template, fn) },
-      EventSourceArn: { 'Fn::GetAtt': [idAt(s.template, 'Pipeline/Events'), 'Arn'] },
-      StartingPosition: 'TRIM_HORIZON',
-      BatchSize: 50,
-      MaximumBatchingWindowInSeconds: 1,
-      BisectBatchOnFunctionError: true,
-      MaximumRetryAttempts: 10,
-      MaximumRecordAgeInSeconds: 6 * 3600,
-      ParallelizationFactor: 1,
-      FunctionResponseTypes: ['ReportBatchItemFailures'],
-      DestinationConfig: {
-        OnFailure: { Destination: { 'Fn::GetAtt': [idAt(s.template, dlq), 'Arn'] } },
-      },
-    });
-  });
+  ])(
+    'maps the stream to the %s consumer with bounded, ordered, partial-failure retries and a DLQ',
+    (_n, fn, dlq) => {
+      s.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+        FunctionName: { Ref: idAt(s.template, fn) },
+        EventSourceArn: { 'Fn::GetAtt': [idAt(s.template, 'Pipeline/Events'), 'Arn'] },
+        StartingPosition: 'TRIM_HORIZON',
+        BatchSize: 50,
+        MaximumBatchingWindowInSeconds: 1,
+        BisectBatchOnFunctionError: true,
+        MaximumRetryAttempts: 10,
+        MaximumRecordAgeInSeconds: 6 * 3600,
+        ParallelizationFactor: 1,
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+        DestinationConfig: {
+          OnFailure: { Destination: { 'Fn::GetAtt': [idAt(s.template, dlq), 'Arn'] } },
+        },
+      });
+    },
+  );
 
   it('encrypts both dead-letter queues (SQS-managed SSE), keeps messages 14 days and refuses plain HTTP', () => {
     for (const dlq of ['Pipeline/PricingDeadLetters', 'Pipeline/GuardrailDeadLetters']) {
@@ -55,9 +58,11 @@ describeWithHandlers('SpendguardPipeline', () => {
   });
 
   it('gives ingest the stream name and the table and secret variables its services read', () => {
-    const env = (resource(s.template, idAt(s.template, 'Pipeline/Ingest')).Properties as {
-      Environment: { Variables: Record<string, unknown> };
-    }).Environment.Variables;
+    const env = (
+      resource(s.template, idAt(s.template, 'Pipeline/Ingest')).Properties as {
+        Environment: { Variables: Record<string, unknown> };
+      }
+    ).Environment.Variables;
     expect(Object.keys(env).sort()).toEqual(
       [
         'DATA_TABLE',

@@ -19,7 +19,9 @@ describeWithHandlers('SpendguardPrices', () => {
   it('keeps snapshots in a versioned, encrypted, private bucket reached over TLS only', () => {
     expect(resource(s.template, bucketId).Properties).toMatchObject({
       VersioningConfiguration: { Status: 'Enabled' },
-      BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+      BucketEncryption: {
+        ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+      },
       PublicAccessBlockConfiguration: {
         BlockPublicAcls: true,
         BlockPublicPolicy: true,
@@ -32,7 +34,9 @@ describeWithHandlers('SpendguardPrices', () => {
     s.template.hasResourceProperties('AWS::S3::BucketPolicy', {
       Bucket: { Ref: bucketId },
       PolicyDocument: {
-        Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ]),
       },
     });
   });
@@ -49,7 +53,9 @@ describeWithHandlers('SpendguardPrices', () => {
   });
 
   it('lets the refresh write under prices/ and nothing else', () => {
-    expect(functionPermissions(s.template, 'Prices/Refresh')).toEqual([`s3:PutObject <${bucketId}.Arn>/prices/*`]);
+    expect(functionPermissions(s.template, 'Prices/Refresh')).toEqual([
+      `s3:PutObject <${bucketId}.Arn>/prices/*`,
+    ]);
     expect(resource(s.template, idAt(s.template, 'Prices/Refresh')).Properties).toMatchObject({
       Environment: { Variables: { PRICES_BUCKET: { Ref: bucketId }, PRICES_KEY: 'prices/latest.json' } },
       Timeout: 60,

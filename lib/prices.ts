@@ -60,7 +60,10 @@ export class SpendguardPrices extends Construct {
     });
     // Writes only under prices/ (latest.json and the dated copies); reads nothing.
     this.refreshFunction.addToRolePolicy(
-      new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: [this.bucket.arnForObjects('prices/*')] }),
+      new iam.PolicyStatement({
+        actions: ['s3:PutObject'],
+        resources: [this.bucket.arnForObjects('prices/*')],
+      }),
     );
     acknowledge(
       this.refreshFunction.role!,
@@ -71,8 +74,7 @@ export class SpendguardPrices extends Construct {
     this.schedule = new scheduler.Schedule(this, 'Weekly', {
       description: 'Spendguard: weekly price snapshot refresh',
       schedule:
-        props.schedule ??
-        scheduler.ScheduleExpression.cron({ weekDay: 'MON', hour: '6', minute: '0' }),
+        props.schedule ?? scheduler.ScheduleExpression.cron({ weekDay: 'MON', hour: '6', minute: '0' }),
       target: new targets.LambdaInvoke(this.refreshFunction, {
         retryAttempts: 2,
         maxEventAge: Duration.hours(6),
@@ -86,7 +88,10 @@ export class SpendguardPrices extends Construct {
     fn.addEnvironment('PRICES_BUCKET', this.bucket.bucketName);
     fn.addEnvironment('PRICES_KEY', LATEST_PRICES_KEY);
     fn.addToRolePolicy(
-      new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [this.bucket.arnForObjects(LATEST_PRICES_KEY)] }),
+      new iam.PolicyStatement({
+        actions: ['s3:GetObject'],
+        resources: [this.bucket.arnForObjects(LATEST_PRICES_KEY)],
+      }),
     );
   }
 }

@@ -1,4 +1,10 @@
-import { LAMBDA_EDGE_REGIONS, nearestReplicaMap, REGION_LOCATIONS, REGION_PATTERN, regionDistanceKm } from './regions';
+import {
+  LAMBDA_EDGE_REGIONS,
+  nearestReplicaMap,
+  REGION_LOCATIONS,
+  REGION_PATTERN,
+  regionDistanceKm,
+} from './regions';
 
 describe('nearestReplicaMap', () => {
   const tableRegions = ['eu-west-1', 'us-east-1', 'ap-northeast-1'];

@@ -54,7 +54,8 @@ export function regionDistanceKm(a: string, b: string): number {
   if (pa === undefined || pb === undefined) return Number.POSITIVE_INFINITY;
   const dLat = toRad(pb[0] - pa[0]);
   const dLon = toRad(pb[1] - pa[1]);
-  const h = Math.sin(dLat / 2) ** 2 + Math.cos(toRad(pa[0])) * Math.cos(toRad(pb[0])) * Math.sin(dLon / 2) ** 2;
+  const h =
+    Math.sin(dLat / 2) ** 2 + Math.cos(toRad(pa[0])) * Math.cos(toRad(pb[0])) * Math.sin(dLon / 2) ** 2;
   return 2 * 6371 * Math.asin(Math.min(1, Math.sqrt(h)));
 }
 

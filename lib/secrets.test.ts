@@ -30,11 +30,17 @@ describeWithHandlers('SpendguardSecrets', () => {
     const fns = Object.values(s.template.findResources('AWS::Lambda::Function')) as Array<{
       Properties: { Environment?: { Variables?: Record<string, unknown> } };
     }>;
-    const withOrigin = fns.filter((f) => f.Properties.Environment?.Variables?.ORIGIN_SECRET_ARN !== undefined);
+    const withOrigin = fns.filter(
+      (f) => f.Properties.Environment?.Variables?.ORIGIN_SECRET_ARN !== undefined,
+    );
     expect(withOrigin).toHaveLength(1);
     expect(withOrigin[0]?.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME).toBe('relay');
-    const withPepper = fns.filter((f) => f.Properties.Environment?.Variables?.PEPPER_SECRET_ARN !== undefined);
-    expect(withPepper.map((f) => f.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME).sort()).toEqual(
+    const withPepper = fns.filter(
+      (f) => f.Properties.Environment?.Variables?.PEPPER_SECRET_ARN !== undefined,
+    );
+    expect(
+      withPepper.map((f) => f.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME).sort(),
+    ).toEqual(
       ['api', 'enforce', 'forecast', 'guardrail-consumer', 'ingest', 'pricing-consumer', 'relay'].sort(),
     );
   });

@@ -89,5 +89,7 @@ export class SpendguardSecrets extends Construct {
 
 /** `secretsmanager:GetSecretValue` on one secret and nothing else (no DescribeSecret). */
 function grantGetSecretValue(fn: SpendguardFunction, secretArn: string): void {
-  fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secretArn] }));
+  fn.addToRolePolicy(
+    new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secretArn] }),
+  );
 }

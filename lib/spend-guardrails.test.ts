@@ -6,7 +6,11 @@ import { describeWithHandlers, synthSpendguard } from './test-helpers';
 
 describe('SpendGuardrails props validation (before anything is created)', () => {
   it.each<[string, SpendGuardrailsProps, RegExp]>([
-    ['a replica in the home region', { replicaRegions: ['eu-west-1'] }, /must not contain the stack's own region \(eu-west-1\)/],
+    [
+      'a replica in the home region',
+      { replicaRegions: ['eu-west-1'] },
+      /must not contain the stack's own region \(eu-west-1\)/,
+    ],
     ['a malformed region', { replicaRegions: ['Europe'] }, /replicaRegions: 'Europe' is not a region name/],
     ['a region twice', { replicaRegions: ['us-east-1', 'us-east-1'] }, /contains a region twice/],
     [
@@ -19,7 +23,11 @@ describe('SpendGuardrails props validation (before anything is created)', () => 
       { minimumTlsVersion: cloudfront.SecurityPolicyProtocol.TLS_V1_3_2025 },
       /minimumTlsVersion needs proxyDomain or dashboardDomain/,
     ],
-    ['an origin read timeout over 180 s', { originReadTimeout: Duration.seconds(181) }, /originReadTimeout must be 1–180 seconds; got 181/],
+    [
+      'an origin read timeout over 180 s',
+      { originReadTimeout: Duration.seconds(181) },
+      /originReadTimeout must be 1–180 seconds; got 181/,
+    ],
     ['a flag cache over a minute', { flagCacheTtl: Duration.minutes(2) }, /flagCacheTtl above 60 seconds/],
     ['an invalid alarm e-mail', { alarmEmail: 'ops' }, /alarmEmail 'ops' is not an e-mail address/],
   ])('rejects %s with a message naming the prop', (_name, props, message) => {
@@ -53,13 +61,12 @@ describe('readSpendguardContext (cdk.json / -c)', () => {
   const read = (context: Record<string, unknown>) => readSpendguardContext(new App({ context })).props;
 
   it('drops the home region from replicaRegions and reads lists given on the command line', () => {
-    expect(read({ region: 'eu-west-1', replicaRegions: ['us-east-1', 'eu-west-1'] }).guardrails?.replicaRegions).toEqual([
-      'us-east-1',
-    ]);
-    expect(read({ region: 'us-west-2', replicaRegions: 'eu-west-1, ap-northeast-1' }).guardrails?.replicaRegions).toEqual([
-      'eu-west-1',
-      'ap-northeast-1',
-    ]);
+    expect(
+      read({ region: 'eu-west-1', replicaRegions: ['us-east-1', 'eu-west-1'] }).guardrails?.replicaRegions,
+    ).toEqual(['us-east-1']);
+    expect(
+      read({ region: 'us-west-2', replicaRegions: 'eu-west-1, ap-northeast-1' }).guardrails?.replicaRegions,
+    ).toEqual(['eu-west-1', 'ap-northeast-1']);
   });
 
   it('maps removalPolicy, the runtime and the custom domains', () => {
@@ -69,8 +76,10 @@ describe('readSpendguardContext (cdk.json / -c)', () => {
       lambdaRuntime: 'nodejs22.x',
       proxyDomainName: 'p.example.com',
       proxyCertificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/x',
+      originSecretVersionId: 'v-2',
     });
     expect(props.guardrails?.removalPolicy).toBe(RemovalPolicy.DESTROY);
+    expect(props.guardrails?.originSecretVersionId).toBe('v-2');
     expect(props.guardrails?.lambdaRuntime?.name).toBe('nodejs22.x');
     expect(props.proxyDomain).toEqual({
       domainName: 'p.example.com',
@@ -80,7 +89,9 @@ describe('readSpendguardContext (cdk.json / -c)', () => {
   });
 
   it('rejects half a custom domain and an unknown runtime', () => {
-    expect(() => read({ proxyDomainName: 'p.example.com' })).toThrow(/proxyDomainName and proxyCertificateArn go together/);
+    expect(() => read({ proxyDomainName: 'p.example.com' })).toThrow(
+      /proxyDomainName and proxyCertificateArn go together/,
+    );
     expect(() => read({ lambdaRuntime: 'nodejs8.10x' })).toThrow(/unknown runtime/);
   });
 });

@@ -64,6 +64,8 @@ export interface SpendGuardrailsProps {
   readonly apiThrottle?: ApiThrottle;
   /** CloudFront's wait for the relay's bytes (1–180 s; above 120 s needs a quota increase). @default Duration.seconds(60) */
   readonly originReadTimeout?: Duration;
+  /** The origin-secret version CloudFront sends; set it when rotating (docs/operations.md). @default - current */
+  readonly originSecretVersionId?: string;
   /** Lifetime of the edge guard's cached flag lookups. @default Duration.seconds(1) */
   readonly flagCacheTtl?: Duration;
   /** How long the stream keeps records (the redrive window of dead letters). @default Duration.days(7) */
@@ -111,7 +113,10 @@ export function validateSpendGuardrailsProps(props: SpendGuardrailsProps, stackR
     }
   }
   const timeout = props.originReadTimeout;
-  if (timeout !== undefined && (timeout.toSeconds() < 1 || timeout.toSeconds() > MAX_ORIGIN_READ_TIMEOUT.toSeconds())) {
+  if (
+    timeout !== undefined &&
+    (timeout.toSeconds() < 1 || timeout.toSeconds() > MAX_ORIGIN_READ_TIMEOUT.toSeconds())
+  ) {
     throw new Error(`originReadTimeout must be 1–180 seconds; got ${timeout.toSeconds()}`);
   }
   if (props.flagCacheTtl !== undefined && props.flagCacheTtl.toMilliseconds() > 60_000) {
@@ -199,6 +204,7 @@ export class SpendGuardrails extends Construct {
       domain: props.proxyDomain,
       minimumTlsVersion: props.minimumTlsVersion,
       originReadTimeout: props.originReadTimeout,
+      originSecretVersionId: props.originSecretVersionId,
       flagCacheTtl: props.flagCacheTtl,
       functionDefaults,
     });

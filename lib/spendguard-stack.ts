@@ -34,7 +34,10 @@ export class SpendguardStack extends Stack {
   constructor(scope: Construct, id: string, props: SpendguardStackProps = {}) {
     super(scope, id, props);
     const domain = (d: DomainByArn | undefined, certId: string): CustomDomain | undefined =>
-      d && { domainName: d.domainName, certificate: acm.Certificate.fromCertificateArn(this, certId, d.certificateArn) };
+      d && {
+        domainName: d.domainName,
+        certificate: acm.Certificate.fromCertificateArn(this, certId, d.certificateArn),
+      };
     this.guardrails = new SpendGuardrails(this, 'Spendguard', {
       ...props.guardrails,
       proxyDomain: domain(props.proxyDomain, 'ProxyCertificate'),
@@ -52,7 +55,11 @@ export class SpendguardStack extends Stack {
     output('AlarmTopicArn', g.observability.topic.topicArn, 'Alarms and soft-cap warnings');
     output('EventsStreamName', g.pipeline.stream.streamName, 'Kinesis stream of telemetry events');
     output('PricingDeadLetterQueueUrl', g.pipeline.pricingDeadLetterQueue.queueUrl, 'Failed pricing records');
-    output('GuardrailDeadLetterQueueUrl', g.pipeline.guardrailDeadLetterQueue.queueUrl, 'Failed guardrail records');
+    output(
+      'GuardrailDeadLetterQueueUrl',
+      g.pipeline.guardrailDeadLetterQueue.queueUrl,
+      'Failed guardrail records',
+    );
     output('FlagsTableName', g.data.flagsTable.tableName, 'GUARDRAIL_FLAGS (global table)');
     output('DataTableName', g.data.dataTable.tableName, 'Ledger, aggregates, keys, budgets, forecasts');
     output('PricesBucketName', g.prices.bucket.bucketName, 'Weekly price snapshots');
@@ -85,7 +92,9 @@ function domainContext(app: App, prefix: 'proxy' | 'dashboard'): DomainByArn | u
   const certificateArn = stringContext(app, `${prefix}CertificateArn`);
   if (!domainName && !certificateArn) return undefined;
   if (!domainName || !certificateArn) {
-    throw new Error(`context ${prefix}DomainName and ${prefix}CertificateArn go together (certificate in us-east-1)`);
+    throw new Error(
+      `context ${prefix}DomainName and ${prefix}CertificateArn go together (certificate in us-east-1)`,
+    );
   }
   return { domainName, certificateArn };
 }
@@ -97,7 +106,7 @@ function domainContext(app: App, prefix: 'proxy' | 'dashboard'): DomainByArn | u
  * dropped, so one list fits any home region), `alarmEmail`, `proxyDomainName` + `proxyCertificateArn`,
  * `dashboardDomainName` + `dashboardCertificateArn`, `minimumTlsVersion`, `removalPolicy`
  * (`retain` | `destroy`), `lambdaRuntime`, `logRetentionDays`, `originReadTimeoutSeconds`,
- * `threatProtection`.
+ * `threatProtection`, `originSecretVersionId`.
  */
 export function readSpendguardContext(app: App): { stackName: string; props: SpendguardStackProps } {
   const region = stringContext(app, 'region') ?? process.env.CDK_DEFAULT_REGION ?? FALLBACK_REGION;
@@ -119,11 +128,13 @@ export function readSpendguardContext(app: App): { stackName: string; props: Spe
         replicaRegions: listContext(app, 'replicaRegions')?.filter((r) => r !== region),
         alarmEmail: stringContext(app, 'alarmEmail'),
         minimumTlsVersion: tls ? (tls as cloudfront.SecurityPolicyProtocol) : undefined,
-        removalPolicy: stringContext(app, 'removalPolicy') === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+        removalPolicy:
+          stringContext(app, 'removalPolicy') === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
         lambdaRuntime: runtime,
         logRetention: logDays ? (Number(logDays) as logs.RetentionDays) : undefined,
         originReadTimeout: readTimeout ? Duration.seconds(Number(readTimeout)) : undefined,
         threatProtection: stringContext(app, 'threatProtection') === 'true',
+        originSecretVersionId: stringContext(app, 'originSecretVersionId'),
       },
     },
   };

@@ -10,10 +10,11 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { App, Stack } from 'aws-cdk-lib';
+import { App, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { flattenCfnReference } from 'cdk-nag/lib/utils/flatten-cfn-reference';
 import { entryExists, lambdaEntry, REPO_ROOT } from './function';
+import { createSpendguardApp } from './spendguard-stack';
 
 /** Every handler folder the app deploys. */
 export const HANDLERS = [
@@ -62,7 +63,8 @@ export const DOMAIN_CONTEXT = {
   proxyDomainName: 'proxy.spend.example.com',
   proxyCertificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/11111111-2222-3333-4444-555555555555',
   dashboardDomainName: 'spend.example.com',
-  dashboardCertificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/66666666-7777-8888-9999-000000000000',
+  dashboardCertificateArn:
+    'arn:aws:acm:us-east-1:123456789012:certificate/66666666-7777-8888-9999-000000000000',
   minimumTlsVersion: 'TLSv1.2_2021',
 } as const;
 
@@ -83,8 +85,11 @@ export interface Synthesized {
 }
 
 function cdkJsonContext(): Record<string, unknown> {
-  return (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> })
-    .context;
+  return (
+    JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'cdk.json'), 'utf8')) as {
+      context: Record<string, unknown>;
+    }
+  ).context;
 }
 
 function appContext(options: SynthOptions): Record<string, unknown> {
@@ -100,10 +105,7 @@ function appContext(options: SynthOptions): Record<string, unknown> {
 
 /** Creates the app as bin/app.ts does (without synthesizing it). */
 export function createTestApp(options: SynthOptions & { outdir?: string } = {}): { app: App; stack: Stack } {
-  // Loaded here, not at the top: test files reading a cached template never load the constructs.
-  const { App: CdkApp } = require('aws-cdk-lib') as typeof import('aws-cdk-lib');
-  const { createSpendguardApp } = require('./spendguard-stack') as typeof import('./spendguard-stack');
-  const app = new CdkApp({
+  const app = new App({
     outdir: options.outdir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'spendguard-cdk-')),
     // CloudFormation's own template validation is slow; `cdk synth` (bin/app.ts) runs it.
     builtinCloudFormationValidation: false,
@@ -142,9 +144,14 @@ function cacheKey(options: SynthOptions): string {
 const CACHE_DIR = path.join(os.tmpdir(), 'spendguard-cdk-test-cache');
 
 function loadTemplates(outdir: string): Synthesized {
-  const read = (file: string) => Template.fromJSON(JSON.parse(fs.readFileSync(path.join(outdir, file), 'utf8')));
+  const read = (file: string) =>
+    Template.fromJSON(JSON.parse(fs.readFileSync(path.join(outdir, file), 'utf8')));
   const stackName = String(TEST_CONTEXT.stackName);
-  return { template: read(`${stackName}.template.json`), edgeTemplate: read(`${stackName}-edge.template.json`), outdir };
+  return {
+    template: read(`${stackName}.template.json`),
+    edgeTemplate: read(`${stackName}-edge.template.json`),
+    outdir,
+  };
 }
 
 /**
@@ -196,7 +203,9 @@ export function idAt(template: Template, constructPath: string, stackName = 'Spe
   const resources = template.toJSON().Resources as Record<string, TemplateResource>;
   const base = `${stackName}/Spendguard/${constructPath}`;
   const wanted = [base, `${base}/Resource`, `${base}/Default`];
-  const found = Object.entries(resources).find(([, r]) => wanted.includes(String(r.Metadata?.['aws:cdk:path'])));
+  const found = Object.entries(resources).find(([, r]) =>
+    wanted.includes(String(r.Metadata?.['aws:cdk:path'])),
+  );
   if (!found) throw new Error(`no resource at ${wanted[0]}`);
   return found[0];
 }
@@ -219,7 +228,9 @@ interface PolicyResource {
 
 /** The logical id of the role a function assumes. */
 export function roleOfFunction(template: Template, functionLogicalId: string): string {
-  const props = resource(template, functionLogicalId).Properties as { Role: { 'Fn::GetAtt': [string, string] } };
+  const props = resource(template, functionLogicalId).Properties as {
+    Role: { 'Fn::GetAtt': [string, string] };
+  };
   return props.Role['Fn::GetAtt'][0];
 }
 
@@ -227,7 +238,11 @@ export function roleOfFunction(template: Template, functionLogicalId: string): s
  * Every `action resource` pair a role is allowed, resources flattened as cdk-nag prints them
  * (`<LogicalId.Arn>`, `<AWS::AccountId>`), sorted. Its own logs and X-Ray are left out unless `all`.
  */
-export function permissionsOf(template: Template, roleLogicalId: string, options: { all?: boolean } = {}): string[] {
+export function permissionsOf(
+  template: Template,
+  roleLogicalId: string,
+  options: { all?: boolean } = {},
+): string[] {
   const policies = template.findResources('AWS::IAM::Policy') as Record<string, PolicyResource>;
   const pairs = new Set<string>();
   for (const policy of Object.values(policies)) {
@@ -246,6 +261,10 @@ export function permissionsOf(template: Template, roleLogicalId: string, options
 }
 
 /** The permissions of the function at a construct path (see {@link idAt}, {@link permissionsOf}). */
-export function functionPermissions(template: Template, functionPath: string, options: { all?: boolean } = {}): string[] {
+export function functionPermissions(
+  template: Template,
+  functionPath: string,
+  options: { all?: boolean } = {},
+): string[] {
   return permissionsOf(template, roleOfFunction(template, idAt(template, functionPath)), options);
 }

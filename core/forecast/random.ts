@@ -172,6 +172,36 @@ export class SeededRandom {
   }
 
   /**
+   * Negative binomial with the given mean and shape r (a Poisson whose mean is Gamma-distributed
+   * with shape r: variance mean + mean²/r). Inversion for small means (one uniform, one pow),
+   * Gamma–Poisson otherwise.
+   */
+  negativeBinomial(mean: number, shape: number): number {
+    if (!(mean > 0)) return 0;
+    if (!(shape > 0) || shape > 1e12) return this.poisson(mean);
+    if (mean >= 30) return this.poisson((this.gamma(shape) * mean) / shape);
+    const q = mean / (mean + shape);
+    return this.negativeBinomialByInversion(pow(1 - q, shape), q, shape);
+  }
+
+  /**
+   * Negative binomial by inversion from its constants: P(0) = p0 = (1 − q)^r and
+   * q = mean / (mean + r). For callers that draw many times with the same constants.
+   */
+  negativeBinomialByInversion(p0: number, q: number, r: number): number {
+    const u = this.uniform();
+    let p = p0;
+    let cdf = p;
+    let k = 0;
+    while (u > cdf && k < 1000) {
+      p *= ((r + k) / (k + 1)) * q;
+      cdf += p;
+      k++;
+    }
+    return k;
+  }
+
+  /**
    * Poisson draw, exact for every mean: inversion below 12, otherwise PTRS
    * (Hörmann 1993, "The transformed rejection method for generating Poisson random variables").
    */

@@ -3,7 +3,9 @@
  *
  * Each iteration draws one possible future from now to the furthest horizon, one UTC day at a
  * time (never one call at a time, so the cost does not grow with traffic):
- * 1. a level multiplier L ~ Gamma(mean 1, variance ρ): how wrong the estimated level may be;
+ * 1. the day-to-day variance s² of the history, from its sampling distribution (s²·k/χ²_k), and
+ *    from it φ and ρ; then a level multiplier L ~ Gamma(mean 1, variance ρ): how wrong the
+ *    estimated level may be;
  * 2. per UTC day, a day multiplier g ~ Gamma(mean 1, variance φ); for today it is drawn from its
  *    posterior given the calls already seen today (Gamma–Poisson conjugacy), so a busy morning
  *    raises the rest-of-day forecast;
@@ -12,22 +14,40 @@
  *    cost drawn from the empirical histogram (Walker's alias table; sums of up to 32 costs are
  *    tabulated, 512 draws each, on first use); otherwise the compound
  *    Poisson sum is drawn from the Gamma with its exact mean λ·m and variance λ·(v + m²).
- *    A busy day that no horizon cuts takes one draw: the Gamma matched to the day's compound
- *    sum mixed over g (mean λm, variance λ(v + m²) + φ(λm)²).
+ *    A day that no horizon cuts (and not today) skips g: a busy one takes one draw, the Gamma
+ *    matched to the day's compound sum mixed over g (mean λm, variance λ(v + m²) + φ(λm)²); a
+ *    quiet one draws its call count from the negative binomial that Poisson(λ·g) is, by
+ *    inversion with constants cached per kind of day.
  * Horizon totals are read off the path; quantiles are taken over the iterations. A budget is
  * crossed in an iteration when a UTC day's (month's) spend, the spend before now included,
  * reaches the cap within the horizon.
  *
  * Cost: iterations × (days + horizons) draws — about 35 segments for 30 days.
  */
-import { dayStart, hourOfWeek, hourStart, MS_PER_DAY, MS_PER_HOUR, monthStart, nextMonthStart } from './calendar';
+import {
+  dayStart,
+  hourOfWeek,
+  hourStart,
+  MS_PER_DAY,
+  MS_PER_HOUR,
+  monthStart,
+  nextMonthStart,
+} from './calendar';
 import { ForecastError } from './errors';
+import { shrinkDispersion } from './summarize';
 import { SeededRandom } from './random';
 import { HORIZON_IDS } from './types';
-import type { BudgetCrossing, Forecast, HistorySummary, HorizonForecast, HorizonId, SimulationOptions } from './types';
+import type {
+  BudgetCrossing,
+  Forecast,
+  HistorySummary,
+  HorizonForecast,
+  HorizonId,
+  SimulationOptions,
+} from './types';
 
 // Math functions bound once: a global lookup per call costs ~300 ns inside Jest's vm sandbox.
-const { floor, max, min, round } = Math;
+const { floor, max, min, pow, round } = Math;
 
 /** Below this many expected calls a segment's spend is drawn call by call. */
 const EXACT_COMPOUND_BELOW = 16;
@@ -126,7 +146,7 @@ function horizonEnd(id: HorizonId, now: number): number {
 /** Expected calls in [a, b) from the hour-of-week profile, with partial hours pro rata. */
 function expectedCalls(profile: readonly number[], a: number, b: number): number {
   let total = 0;
-  for (let t = a; t < b; ) {
+  for (let t = a; t < b;) {
     const next = min(hourStart(t) + MS_PER_HOUR, b);
     total += ((profile[hourOfWeek(t)] ?? 0) * (next - t)) / MS_PER_HOUR;
     t = next;
@@ -143,8 +163,15 @@ function quantile(sorted: Float64Array, p: number): number {
   return a + (h - lo) * (b - a);
 }
 
-function validate(summary: HistorySummary, options: SimulationOptions): { iterations: number; horizons: readonly HorizonId[] } {
-  if (summary?.v !== 1 || !Array.isArray(summary.callsPerHourOfWeek) || summary.callsPerHourOfWeek.length !== 168) {
+function validate(
+  summary: HistorySummary,
+  options: SimulationOptions,
+): { iterations: number; horizons: readonly HorizonId[] } {
+  if (
+    summary?.v !== 1 ||
+    !Array.isArray(summary.callsPerHourOfWeek) ||
+    summary.callsPerHourOfWeek.length !== 168
+  ) {
     throw new ForecastError('simulate: not a HistorySummary (v1)');
   }
   if (!Number.isFinite(options.now)) throw new ForecastError('simulate: now must be a finite time in ms');
@@ -158,7 +185,8 @@ function validate(summary: HistorySummary, options: SimulationOptions): { iterat
     throw new ForecastError(`simulate: horizons must be a non-empty subset of ${HORIZON_IDS.join(', ')}`);
   }
   for (const cap of [options.budgets?.dailyNanos, options.budgets?.monthlyNanos]) {
-    if (cap !== undefined && cap !== null && !(cap >= 0)) throw new ForecastError('simulate: budgets must be non-negative nanos');
+    if (cap !== undefined && cap !== null && !(cap >= 0))
+      throw new ForecastError('simulate: budgets must be non-negative nanos');
   }
   return { iterations, horizons };
 }
@@ -194,27 +222,39 @@ export function simulate(summary: HistorySummary, options: SimulationOptions): F
     });
   }
   const lastSegment = ends.map((e) => points.indexOf(e) - 1);
-  const days: { day: number; first: number; last: number; expectedCalls: number }[] = [];
+  const days: { day: number; first: number; last: number; expectedCalls: number; kind: number }[] = [];
   segments.forEach((seg, i) => {
     const group = days[days.length - 1];
     if (group !== undefined && group.day === seg.day) {
       group.last = i;
       group.expectedCalls += seg.expectedCalls;
-    } else days.push({ day: seg.day, first: i, last: i, expectedCalls: seg.expectedCalls });
+    } else days.push({ day: seg.day, first: i, last: i, expectedCalls: seg.expectedCalls, kind: 0 });
   });
+  // Full days of the same weekday expect the same calls: their negative-binomial constants are
+  // computed once per iteration per distinct value ("kind"), not once per day.
+  const kinds: number[] = [];
+  for (const group of days) {
+    let k = kinds.indexOf(group.expectedCalls);
+    if (k < 0) k = kinds.push(group.expectedCalls) - 1;
+    group.kind = k;
+  }
+  const kindQ = new Float64Array(kinds.length);
+  const kindP0 = new Float64Array(kinds.length);
 
   const meanCost = summary.cost.meanNanos;
   const secondMoment = summary.cost.varianceNanos2 + meanCost * meanCost;
   const histogram =
-    summary.cost.binCalls.length > 0 ? new CostSampler(summary.cost.binCostNanos, summary.cost.binCalls) : null;
-  const phi = summary.dayDispersion;
-  const rho = summary.levelRelativeVariance;
+    summary.cost.binCalls.length > 0
+      ? new CostSampler(summary.cost.binCostNanos, summary.cost.binCalls)
+      : null;
+  const { ratioVariance, noiseVariance, degreesOfFreedom: dof, exposureDays, shrinkage } = summary.dispersion;
   const sameDay = summary.today.dayStart === today;
   const spentToday = options.spentTodayNanos ?? (sameDay ? summary.today.costNanos : 0);
-  const spentThisMonth = options.spentThisMonthNanos ?? (summary.month.monthStart === monthStart(now) ? summary.month.costNanos : 0);
+  const spentThisMonth =
+    options.spentThisMonthNanos ??
+    (summary.month.monthStart === monthStart(now) ? summary.month.costNanos : 0);
   const dailyCap = options.budgets?.dailyNanos ?? null;
   const monthlyCap = options.budgets?.monthlyNanos ?? null;
-  const posteriorShape = phi > 0 && sameDay ? 1 / phi + summary.today.calls : 0;
   const posteriorExposure = sameDay ? summary.today.expectedCalls : 0;
 
   const rng = new SeededRandom(options.seed);
@@ -225,7 +265,17 @@ export function simulate(summary: HistorySummary, options: SimulationOptions): F
   const firstMonth = segments[0]?.month ?? monthStart(now);
 
   for (let it = 0; it < iterations; it++) {
+    // Dispersion and level uncertainty for this iteration (point estimates when φ is the prior).
+    let phi = summary.dayDispersion;
+    let rho = summary.levelRelativeVariance;
+    if (dof >= 2 && rho > 0) {
+      const s2 = ratioVariance / ((2 * rng.gamma(dof / 2)) / dof);
+      phi = shrinkDispersion(s2, noiseVariance, shrinkage);
+      rho = max(s2, noiseVariance) / exposureDays;
+    }
     const level = rho > 0 ? rng.gammaMeanVar(1, rho) : 1;
+    const posteriorShape = phi > 0 && sameDay ? 1 / phi + summary.today.calls : 0;
+    kindP0.fill(-1);
     let total = 0;
     let month = firstMonth;
     let monthTotal = spentThisMonth;
@@ -239,8 +289,17 @@ export function simulate(summary: HistorySummary, options: SimulationOptions): F
       // and quiet days (exact compound sampling) draw g explicitly.
       const lambdaDay = level * group.expectedCalls;
       const oneDraw = group.last === group.first && group.day !== 0 && lambdaDay >= EXACT_COMPOUND_BELOW;
+      // A quiet day that no horizon cuts (and not today): draw its call count from the negative
+      // binomial directly instead of g, then Poisson.
+      const negativeBinomialDay =
+        !oneDraw &&
+        phi > 0 &&
+        group.last === group.first &&
+        group.day !== 0 &&
+        histogram !== null &&
+        lambdaDay < EXACT_COMPOUND_BELOW;
       let g = 1;
-      if (!oneDraw && phi > 0) {
+      if (!oneDraw && !negativeBinomialDay && phi > 0) {
         g =
           group.day === 0 && posteriorShape > 0
             ? rng.gamma(posteriorShape) / (1 / phi + level * posteriorExposure)
@@ -259,7 +318,20 @@ export function simulate(summary: HistorySummary, options: SimulationOptions): F
         } else {
           const lambda = level * g * seg.expectedCalls;
           if (lambda > 0 && meanCost > 0) {
-            if (lambda < EXACT_COMPOUND_BELOW && histogram !== null) {
+            if (negativeBinomialDay && histogram !== null) {
+              // A quiet day in one piece: calls ~ Poisson(L·g·Λ) with g ~ Gamma(1/φ) is a negative
+              // binomial, drawn by inversion (constants cached per kind of day for this iteration).
+              const r = 1 / phi;
+              if ((kindP0[group.kind] as number) < 0) {
+                const q = lambda / (lambda + r);
+                kindQ[group.kind] = q;
+                kindP0[group.kind] = pow(1 - q, r);
+              }
+              spend = histogram.sum(
+                rng.negativeBinomialByInversion(kindP0[group.kind] as number, kindQ[group.kind] as number, r),
+                rng,
+              );
+            } else if (lambda < EXACT_COMPOUND_BELOW && histogram !== null) {
               spend = histogram.sum(rng.poisson(lambda), rng);
             } else {
               spend = rng.gammaMeanVar(lambda * meanCost, lambda * secondMoment);
@@ -286,9 +358,18 @@ export function simulate(summary: HistorySummary, options: SimulationOptions): F
     let sum = 0;
     for (const x of sorted) sum += x;
     const budgets: BudgetCrossing[] = [];
-    if (dailyCap !== null) budgets.push({ budget: 'daily', capNanos: dailyCap, probability: (dailyCrossings[h] as number) / iterations });
+    if (dailyCap !== null)
+      budgets.push({
+        budget: 'daily',
+        capNanos: dailyCap,
+        probability: (dailyCrossings[h] as number) / iterations,
+      });
     if (monthlyCap !== null) {
-      budgets.push({ budget: 'monthly', capNanos: monthlyCap, probability: (monthlyCrossings[h] as number) / iterations });
+      budgets.push({
+        budget: 'monthly',
+        capNanos: monthlyCap,
+        probability: (monthlyCrossings[h] as number) / iterations,
+      });
     }
     return {
       horizon,
@@ -311,8 +392,8 @@ export function simulate(summary: HistorySummary, options: SimulationOptions): F
     model: {
       callsPerDay: summary.callsPerHourOfWeek.reduce((a, b) => a + b, 0) / 7,
       meanCostNanos: meanCost,
-      dayDispersion: phi,
-      levelRelativeVariance: rho,
+      dayDispersion: summary.dayDispersion,
+      levelRelativeVariance: summary.levelRelativeVariance,
     },
   };
 }

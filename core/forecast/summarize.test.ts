@@ -39,12 +39,15 @@ describe('summarizeHistory', () => {
   });
 
   it('reads a steady rate into every hour of the week, and exact cost moments', () => {
-    const events = steady(NOW - 28 * MS_PER_DAY, NOW, 6, 2_000_000);
-    const s = summarizeHistory({ events }, { end: NOW });
+    const end = Date.UTC(2026, 3, 9, 10);
+    const events = steady(end - 28 * MS_PER_DAY, end, 6, 2_000_000);
+    const s = summarizeHistory({ events }, { end });
     for (const mu of s.callsPerHourOfWeek) expect(mu).toBeCloseTo(6, 1);
     expect(s.cost).toMatchObject({ meanNanos: 2_000_000, varianceNanos2: 0, binCalls: [events.length] });
     expect(s.dayDispersion).toBe(0);
-    expect(s.models).toEqual([{ model: 'gpt-4o', calls: events.length, costNanos: events.length * 2_000_000 }]);
+    expect(s.models).toEqual([
+      { model: 'gpt-4o', calls: events.length, costNanos: events.length * 2_000_000 },
+    ]);
   });
 
   it('gives the same model from calls and from hourly aggregates with squares', () => {
@@ -103,7 +106,11 @@ describe('summarizeHistory', () => {
     const s = summarizeHistory({ events }, { end: NOW });
     expect(s.today).toMatchObject({ dayStart: Date.UTC(2026, 3, 9), calls: 11, costNanos: 11_000 });
     expect(s.today.expectedCalls).toBeCloseTo(10.5, 0);
-    expect(s.month).toEqual({ monthStart: Date.UTC(2026, 3, 1), costNanos: (8 * 24 + 11) * 1000, complete: true });
+    expect(s.month).toEqual({
+      monthStart: Date.UTC(2026, 3, 1),
+      costNanos: (8 * 24 + 11) * 1000,
+      complete: true,
+    });
   });
 
   it('stays a few KB of JSON whatever the history size', () => {

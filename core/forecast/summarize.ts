@@ -16,15 +16,37 @@
  * - μ: calls per hour of the week over the exposure (hours actually covered), shrunk toward a
  *   separable day-of-week × hour-of-day profile with a pseudo-count of one hour, so a bucket
  *   seen only a few times borrows strength from its row and column;
- * - φ: for each full UTC day, r_d = spend_d / expected spend_d; Var(r) = φ + (1 + v/m²)/Λ_d
+ * - φ: for each full UTC day, r_d = spend_d / expected spend_d; the profile was fitted on these
+ *   days, which shrinks the spread of r by (n − 1)/n (n = days behind each value of the
+ *   profile), so the sample variance is scaled back by n/(n − 1); Var(r) = φ + (1 + v/m²)/Λ_d
  *   under the model (m, v: mean and variance of one call's cost; Λ_d: expected calls), so
- *   φ = max(0, sample Var(r) − mean((1 + v/m²)/Λ_d)). With fewer than 3 full days φ takes a
- *   conservative prior of 0.25 (a daily coefficient of variation of 50 %);
- * - ρ = (φ + mean((1 + v/m²)/Λ_d)) / days of exposure: the variance of a mean of daily ratios.
+ *   φ̂ = max(0, s² − mean((1 + v/m²)/Λ_d)). For a quiet organization (a few calls a day) s² is
+ *   mostly noise and φ̂ is unreliable, so φ̂ is averaged with a prior of 0.25 (a daily
+ *   coefficient of variation of 50 %) by precision: weight Var(s²) ≈ 2s⁴/(days − 1) against a
+ *   prior variance of 0.04. With fewer than 3 full days φ is the prior;
+ * - ρ = max(s², mean((1 + v/m²)/Λ_d)) / days of exposure: the variance of a mean of daily ratios;
+ * - both are estimates from a few weeks of days: `simulate` draws s² per iteration from its
+ *   sampling distribution (s²·k/χ²_k, k = full days − 1) and derives φ and ρ from the draw, so
+ *   the forecast's tails include the uncertainty of the dispersion itself.
  */
-import { dayStart, hourOfWeek, hourStart, HOURS_PER_WEEK, monthStart, MS_PER_DAY, MS_PER_HOUR } from './calendar';
+import {
+  dayStart,
+  hourOfWeek,
+  hourStart,
+  HOURS_PER_WEEK,
+  monthStart,
+  MS_PER_DAY,
+  MS_PER_HOUR,
+} from './calendar';
 import { ForecastError } from './errors';
-import type { CallRecord, CostDistribution, HistoryInput, HistorySummary, HourlyAggregate, SummarizeOptions } from './types';
+import type {
+  CallRecord,
+  CostDistribution,
+  HistoryInput,
+  HistorySummary,
+  HourlyAggregate,
+  SummarizeOptions,
+} from './types';
 
 // Math functions bound once: a global lookup per call costs ~300 ns inside Jest's vm sandbox.
 const { ceil, floor, log2, max, min, round } = Math;
@@ -32,6 +54,17 @@ const { ceil, floor, log2, max, min, round } = Math;
 const DEFAULT_LOOKBACK_DAYS = 28;
 /** Day-to-day dispersion assumed when the history has fewer than 3 full days. */
 export const PRIOR_DAY_DISPERSION = 0.25;
+/** Variance expressing how sure the prior φ is (standard deviation 0.2). */
+const PRIOR_DISPERSION_VARIANCE = 0.04;
+
+/**
+ * φ from a day-to-day ratio variance: the part beyond noise, shrunk toward the prior by
+ * `shrinkage` (0 = trust the data, 1 = the prior).
+ */
+export function shrinkDispersion(ratioVariance: number, noiseVariance: number, shrinkage: number): number {
+  return (1 - shrinkage) * max(0, ratioVariance - noiseVariance) + shrinkage * PRIOR_DAY_DISPERSION;
+}
+
 /** Pseudo-count (hours of exposure) of the shrinkage of hour-of-week rates toward the separable profile. */
 const SHRINK_HOURS = 1;
 /** Cost histogram bins per octave (bin width factor √2). */
@@ -84,7 +117,8 @@ export function summarizeHistory(history: HistoryInput, options: SummarizeOption
   const end = options.end;
   if (!Number.isFinite(end)) throw new ForecastError('summarizeHistory: end must be a finite time in ms');
   const lookbackDays = options.lookbackDays ?? DEFAULT_LOOKBACK_DAYS;
-  if (!(lookbackDays > 0 && lookbackDays <= 366)) throw new ForecastError('summarizeHistory: lookbackDays must be in (0, 366]');
+  if (!(lookbackDays > 0 && lookbackDays <= 366))
+    throw new ForecastError('summarizeHistory: lookbackDays must be in (0, 366]');
   // The window covers the lookback, and this month's first day so that month-to-date spend is complete.
   const windowStart = hourStart(min(end - lookbackDays * MS_PER_DAY, monthStart(end)));
 
@@ -92,10 +126,15 @@ export function summarizeHistory(history: HistoryInput, options: SummarizeOption
   if (isEvents(history)) {
     for (const e of history.events) if (e.ts >= windowStart && e.ts < end && e.ts < earliest) earliest = e.ts;
   } else {
-    for (const a of history.hourly) if (a.hourStart >= windowStart && a.hourStart < end && a.hourStart < earliest) earliest = a.hourStart;
+    for (const a of history.hourly)
+      if (a.hourStart >= windowStart && a.hourStart < end && a.hourStart < earliest) earliest = a.hourStart;
   }
   const start =
-    options.start !== undefined ? hourStart(max(options.start, windowStart)) : earliest === Infinity ? hourStart(end) : hourStart(earliest);
+    options.start !== undefined
+      ? hourStart(max(options.start, windowStart))
+      : earliest === Infinity
+        ? end
+        : hourStart(earliest);
   const hours = max(0, ceil((end - start) / MS_PER_HOUR));
 
   const calls = new Float64Array(hours);
@@ -139,7 +178,8 @@ export function summarizeHistory(history: HistoryInput, options: SummarizeOption
   }
 
   // Exposure per hour: 1, except a partial last hour.
-  const exposure = (b: number): number => (b < hours - 1 ? 1 : (end - (start + b * MS_PER_HOUR)) / MS_PER_HOUR);
+  const exposure = (b: number): number =>
+    b < hours - 1 ? 1 : (end - (start + b * MS_PER_HOUR)) / MS_PER_HOUR;
   let exposureHours = 0;
   let totalCalls = 0;
   let totalCost = 0;
@@ -171,14 +211,19 @@ export function summarizeHistory(history: HistoryInput, options: SummarizeOption
     hodExposure[h] = (hodExposure[h] as number) + (howExposure[how] as number);
   }
   const callsPerHourOfWeek: number[] = [];
+  const priors: number[] = [];
   for (let how = 0; how < HOURS_PER_WEEK; how++) {
     const d = floor(how / 24);
     const h = how % 24;
-    const dowRate = ((dowCalls[d] as number) + 24 * SHRINK_HOURS * rate) / ((dowExposure[d] as number) + 24 * SHRINK_HOURS);
-    const hodRate = ((hodCalls[h] as number) + 7 * SHRINK_HOURS * rate) / ((hodExposure[h] as number) + 7 * SHRINK_HOURS);
+    const dowRate =
+      ((dowCalls[d] as number) + 24 * SHRINK_HOURS * rate) / ((dowExposure[d] as number) + 24 * SHRINK_HOURS);
+    const hodRate =
+      ((hodCalls[h] as number) + 7 * SHRINK_HOURS * rate) / ((hodExposure[h] as number) + 7 * SHRINK_HOURS);
     const prior = rate > 0 ? (dowRate * hodRate) / rate : 0;
-    const mu = ((howCalls[how] as number) + SHRINK_HOURS * prior) / ((howExposure[how] as number) + SHRINK_HOURS);
+    const mu =
+      ((howCalls[how] as number) + SHRINK_HOURS * prior) / ((howExposure[how] as number) + SHRINK_HOURS);
     callsPerHourOfWeek.push(mu);
+    priors.push(prior);
   }
 
   // Per-call cost moments.
@@ -198,17 +243,27 @@ export function summarizeHistory(history: HistoryInput, options: SummarizeOption
     varianceNanos2 = k > 1 ? acc / (k - 1) : meanNanos * meanNanos;
   }
 
-  // Day-to-day dispersion from full UTC days.
+  // Day-to-day dispersion from full UTC days. With two weeks or more, each day is compared with
+  // the hour-of-week profile; with less, with the hour-of-day profile only (weekday effects then
+  // count as dispersion: conservative). Either profile was fitted on the days themselves, which
+  // shrinks the ratios' spread by (n − 1)/n (n = days behind each profile value); it is undone below.
+  const firstDay = ceil(start / MS_PER_DAY) * MS_PER_DAY;
+  const dayCount = max(0, floor((end - firstDay) / MS_PER_DAY));
+  const weekly = dayCount >= 14;
+  const hodRates = Array.from({ length: 24 }, (_, h) =>
+    (hodExposure[h] as number) > 0 ? (hodCalls[h] as number) / (hodExposure[h] as number) : 0,
+  );
   const ratios: number[] = [];
   const noise: number[] = [];
   const secondMomentRatio = meanNanos > 0 ? 1 + varianceNanos2 / (meanNanos * meanNanos) : 1;
-  for (let d = ceil(start / MS_PER_DAY) * MS_PER_DAY; d + MS_PER_DAY <= end; d += MS_PER_DAY) {
-    const b0 = (d - start) / MS_PER_HOUR;
+  for (let i = 0; i < dayCount; i++) {
+    const b0 = (firstDay + i * MS_PER_DAY - start) / MS_PER_HOUR;
     let spend = 0;
     let expectedCalls = 0;
     for (let b = b0; b < b0 + 24; b++) {
       spend += costs[b] as number;
-      expectedCalls += callsPerHourOfWeek[(how0 + b) % HOURS_PER_WEEK] as number;
+      const how = (how0 + b) % HOURS_PER_WEEK;
+      expectedCalls += weekly ? (callsPerHourOfWeek[how] as number) : (hodRates[how % 24] as number);
     }
     if (expectedCalls <= 0 || meanNanos <= 0) continue;
     ratios.push(spend / (expectedCalls * meanNanos));
@@ -216,14 +271,21 @@ export function summarizeHistory(history: HistoryInput, options: SummarizeOption
   }
   const fullDays = ratios.length;
   const meanNoise = fullDays > 0 ? noise.reduce((a, b) => a + b, 0) / fullDays : secondMomentRatio;
-  let dayDispersion = PRIOR_DAY_DISPERSION;
+  let ratioVariance = PRIOR_DAY_DISPERSION + meanNoise;
+  let shrinkage = 1;
   if (fullDays >= 3) {
+    const behind = weekly ? fullDays / 7 : fullDays;
     const mean = ratios.reduce((a, b) => a + b, 0) / fullDays;
-    const sampleVariance = ratios.reduce((a, r) => a + (r - mean) * (r - mean), 0) / (fullDays - 1);
-    dayDispersion = max(0, sampleVariance - meanNoise);
+    const fitted = ratios.reduce((a, r) => a + (r - mean) * (r - mean), 0) / (fullDays - 1);
+    ratioVariance = (fitted * behind) / (behind - 1);
+    // φ̂ = s² − noise is the difference of two noisy numbers when days hold few calls; weigh it
+    // against the prior by precision (Var(s²) ≈ 2s⁴/(days − 1)).
+    const estimateVariance = (2 * ratioVariance * ratioVariance) / (fullDays - 1);
+    shrinkage = estimateVariance / (PRIOR_DISPERSION_VARIANCE + estimateVariance);
   }
+  const dayDispersion = shrinkDispersion(ratioVariance, meanNoise, shrinkage);
   const exposureDays = max(exposureHours / 24, 1 / 24);
-  const levelRelativeVariance = totalCalls > 0 ? (dayDispersion + meanNoise) / exposureDays : 0;
+  const levelRelativeVariance = totalCalls > 0 ? max(ratioVariance, meanNoise) / exposureDays : 0;
 
   // Today and this month, as of `end`.
   const today = dayStart(end);
@@ -238,7 +300,12 @@ export function summarizeHistory(history: HistoryInput, options: SummarizeOption
     if (t >= today) {
       todayCalls += calls[b] as number;
       todayCost += costs[b] as number;
-      todayExpected += (callsPerHourOfWeek[(how0 + b) % HOURS_PER_WEEK] as number) * exposure(b);
+      // As for the daily ratios, today's own calls are left out of its expectation.
+      const how = (how0 + b) % HOURS_PER_WEEK;
+      const x = exposure(b);
+      todayExpected +=
+        (x * ((howCalls[how] as number) - (calls[b] as number) + SHRINK_HOURS * (priors[how] as number))) /
+        ((howExposure[how] as number) - x + SHRINK_HOURS);
     }
   }
 
@@ -254,6 +321,13 @@ export function summarizeHistory(history: HistoryInput, options: SummarizeOption
     cost: { meanNanos, varianceNanos2, ...cost.histogram() },
     dayDispersion,
     levelRelativeVariance,
+    dispersion: {
+      ratioVariance: totalCalls > 0 ? ratioVariance : 0,
+      noiseVariance: totalCalls > 0 ? meanNoise : 0,
+      degreesOfFreedom: fullDays >= 3 ? fullDays - 1 : 0,
+      exposureDays,
+      shrinkage,
+    },
     today: { dayStart: today, calls: todayCalls, costNanos: todayCost, expectedCalls: todayExpected },
     month: { monthStart: month, costNanos: monthCost, complete: start <= month },
     models: [...models.entries()]

@@ -56,9 +56,36 @@ export function randomProcess(rng: SeededRandom): SyntheticProcess {
     peakHour: rng.int(24),
     dayDispersion: rng.between(0.01, 0.3),
     models: [
-      { model: 'gpt-4o-mini', share: rng.between(0.3, 0.7), promptMedian: 800, promptSigma: 0.9, completionMedian: 150, completionSigma: 0.7, inputNanosPerToken: 150, outputNanosPerToken: 600 },
-      { model: 'claude-sonnet-4', share: rng.between(0.2, 0.5), promptMedian: 6000, promptSigma: 1.0, completionMedian: 400, completionSigma: 0.6, inputNanosPerToken: 3000, outputNanosPerToken: 15_000 },
-      { model: 'claude-opus-4-1', share: rng.between(0, 0.1), promptMedian: 12_000, promptSigma: 0.8, completionMedian: 600, completionSigma: 0.6, inputNanosPerToken: 15_000, outputNanosPerToken: 75_000 },
+      {
+        model: 'gpt-4o-mini',
+        share: rng.between(0.3, 0.7),
+        promptMedian: 800,
+        promptSigma: 0.9,
+        completionMedian: 150,
+        completionSigma: 0.7,
+        inputNanosPerToken: 150,
+        outputNanosPerToken: 600,
+      },
+      {
+        model: 'claude-sonnet-4',
+        share: rng.between(0.2, 0.5),
+        promptMedian: 6000,
+        promptSigma: 1.0,
+        completionMedian: 400,
+        completionSigma: 0.6,
+        inputNanosPerToken: 3000,
+        outputNanosPerToken: 15_000,
+      },
+      {
+        model: 'claude-opus-4-1',
+        share: rng.between(0, 0.1),
+        promptMedian: 12_000,
+        promptSigma: 0.8,
+        completionMedian: 600,
+        completionSigma: 0.6,
+        inputNanosPerToken: 15_000,
+        outputNanosPerToken: 75_000,
+      },
     ],
   };
 }
@@ -109,4 +136,3 @@ export function dayMultipliers(rng: SeededRandom, dispersion: number): (dayStart
     return g;
   };
 }
-

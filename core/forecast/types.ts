@@ -67,6 +67,20 @@ export interface HistorySummary {
   dayDispersion: number;
   /** Relative variance of the estimated spend level (parameter uncertainty). */
   levelRelativeVariance: number;
+  /**
+   * What φ and the level's variance were estimated from, so that `simulate` can draw them per
+   * iteration instead of trusting point estimates: the sample variance s² of the daily
+   * spend/expected ratios, its Poisson-and-cost part, its degrees of freedom (full days − 1;
+   * 0 when φ is the prior), the days of exposure, and the weight of the prior.
+   */
+  dispersion: {
+    ratioVariance: number;
+    noiseVariance: number;
+    degreesOfFreedom: number;
+    exposureDays: number;
+    /** Weight of the prior φ against the data (0 = the data alone, 1 = the prior alone). */
+    shrinkage: number;
+  };
   /** The UTC day containing `end`: calls and spend so far, and the calls the profile expected. */
   today: { dayStart: number; calls: number; costNanos: number; expectedCalls: number };
   /** The UTC month containing `end`: spend so far; `complete` false when the history starts after the 1st. */
@@ -87,7 +101,12 @@ export interface CostDistribution {
 
 export type HorizonId = 'restOfDay' | 'restOfMonth' | 'next7Days' | 'next30Days';
 
-export const HORIZON_IDS: readonly HorizonId[] = Object.freeze(['restOfDay', 'restOfMonth', 'next7Days', 'next30Days']);
+export const HORIZON_IDS: readonly HorizonId[] = Object.freeze([
+  'restOfDay',
+  'restOfMonth',
+  'next7Days',
+  'next30Days',
+]);
 
 export interface SimulationOptions {
   /** Time the forecast is made at, ms. The summary should end at (or just before) it. */

@@ -89,7 +89,11 @@ export const rpsBurstLayer: GuardrailLayer<RpsBurstState, RpsBurstPolicy> = {
     const cfg = policy.rpsBurst;
     const keys = state.keys;
     const index = indexOfId(keys, event.keyHash);
-    const { ring, inWindow } = advanceBurstRing(index >= 0 ? (keys.entries[index] as BurstEntry) : [], event.ts, cfg);
+    const { ring, inWindow } = advanceBurstRing(
+      index >= 0 ? (keys.entries[index] as BurstEntry) : [],
+      event.ts,
+      cfg,
+    );
     const next = { keys: putEntry(keys, index, event.keyHash, ring, policy.limits.maxKeys, lastSeen) };
     if (!cfg.enabled || inWindow <= cfg.maxRequests) return { state: next, verdicts: NO_VERDICTS };
     const verdict: Verdict = {

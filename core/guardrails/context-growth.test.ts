@@ -16,20 +16,51 @@ function grow(start: number, increments: number[]): number[] {
 
 describe('context growth (layer 3)', () => {
   it.each([
-    { name: 'error loop: +300 tokens every call → killed on the 7th call', prompts: grow(2000, [300, 300, 300, 300, 300, 300, 300]), expected: [7, 8] },
-    { name: 'near-constant increments within 10 % of the mean', prompts: grow(2000, [300, 310, 295, 305, 290, 315]), expected: [7] },
-    { name: 'one increment 20 % off breaks the pattern', prompts: grow(2000, [300, 300, 360, 300, 300, 300]), expected: [] },
-    { name: 'ordinary conversation: growth with varied increments', prompts: grow(1500, [420, 80, 1900, 260, 35, 700, 310, 95]), expected: [] },
-    { name: 'increments below the 50-token minimum are not a loop', prompts: grow(1000, [40, 40, 40, 40, 40, 40, 40]), expected: [] },
-    { name: 'a shrinking context (summarization) restarts the run', prompts: [...grow(2000, [300, 300, 300, 300]), 900, ...grow(1200, [300, 300, 300]).slice(1)], expected: [] },
-    { name: 'constant prompts are layer 2’s business, not growth', prompts: [5000, 5000, 5000, 5000, 5000, 5000, 5000], expected: [] },
+    {
+      name: 'error loop: +300 tokens every call → killed on the 7th call',
+      prompts: grow(2000, [300, 300, 300, 300, 300, 300, 300]),
+      expected: [7, 8],
+    },
+    {
+      name: 'near-constant increments within 10 % of the mean',
+      prompts: grow(2000, [300, 310, 295, 305, 290, 315]),
+      expected: [7],
+    },
+    {
+      name: 'one increment 20 % off breaks the pattern',
+      prompts: grow(2000, [300, 300, 360, 300, 300, 300]),
+      expected: [],
+    },
+    {
+      name: 'ordinary conversation: growth with varied increments',
+      prompts: grow(1500, [420, 80, 1900, 260, 35, 700, 310, 95]),
+      expected: [],
+    },
+    {
+      name: 'increments below the 50-token minimum are not a loop',
+      prompts: grow(1000, [40, 40, 40, 40, 40, 40, 40]),
+      expected: [],
+    },
+    {
+      name: 'a shrinking context (summarization) restarts the run',
+      prompts: [...grow(2000, [300, 300, 300, 300]), 900, ...grow(1200, [300, 300, 300]).slice(1)],
+      expected: [],
+    },
+    {
+      name: 'constant prompts are layer 2’s business, not growth',
+      prompts: [5000, 5000, 5000, 5000, 5000, 5000, 5000],
+      expected: [],
+    },
   ])('$name', ({ prompts, expected }) => {
     const { verdicts } = runLayer(contextGrowthLayer, session(prompts));
     expect(trippedAt(verdicts)).toEqual(expected);
   });
 
   it('reports the run length, the threshold and the mean increment', () => {
-    const { verdicts } = runLayer(contextGrowthLayer, session(grow(2000, [300, 300, 300, 300, 300, 300, 300])));
+    const { verdicts } = runLayer(
+      contextGrowthLayer,
+      session(grow(2000, [300, 300, 300, 300, 300, 300, 300])),
+    );
     expect(verdicts[7]).toEqual([
       expect.objectContaining({
         triggerType: 'context_growth_linear',
@@ -52,7 +83,10 @@ describe('context growth (layer 3)', () => {
   });
 
   it('a long pause restarts the run', () => {
-    const { verdicts } = runLayer(contextGrowthLayer, session(grow(2000, [300, 300, 300, 300, 300, 300]), 'x', 20 * 60_000));
+    const { verdicts } = runLayer(
+      contextGrowthLayer,
+      session(grow(2000, [300, 300, 300, 300, 300, 300]), 'x', 20 * 60_000),
+    );
     expect(trippedAt(verdicts)).toEqual([]);
   });
 

@@ -149,7 +149,11 @@ export const contextGrowthLayer: GuardrailLayer<ContextGrowthState, ContextGrowt
     '{"sessions":}'.length +
     tableMaxBytes(
       policy.limits.maxSessions,
-      JSON.stringify([MAX_TIMESTAMP_MS, MAX_TOKENS, MAX_COUNT, new Array<number>(policy.contextGrowth.window).fill(MAX_TOKENS)])
-        .length,
+      JSON.stringify([
+        MAX_TIMESTAMP_MS,
+        MAX_TOKENS,
+        MAX_COUNT,
+        new Array<number>(policy.contextGrowth.window).fill(MAX_TOKENS),
+      ]).length,
     ),
 };

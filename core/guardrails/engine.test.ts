@@ -12,7 +12,12 @@ const capped = policyWith({
 describe('engine', () => {
   it('runs every layer over an event and collects their verdicts', () => {
     const events = Array.from({ length: 11 }, (_, i) =>
-      makeEvent({ ts: T0 + i * 1000, fingerprint: 'sha256:' + 'c'.repeat(64), costNanos: 1e9, premium: true }),
+      makeEvent({
+        ts: T0 + i * 1000,
+        fingerprint: 'sha256:' + 'c'.repeat(64),
+        costNanos: 1e9,
+        premium: true,
+      }),
     );
     const { verdicts } = runEngine(events);
     expect(new Set(verdicts.map((v) => v.triggerType))).toEqual(
@@ -22,7 +27,9 @@ describe('engine', () => {
 
   it('skips disabled layers', () => {
     const policy = policyWith({ identicalLoop: { enabled: false }, rpsBurst: { enabled: false } });
-    const events = Array.from({ length: 11 }, (_, i) => makeEvent({ ts: T0 + i * 1000, fingerprint: 'sha256:' + 'c'.repeat(64) }));
+    const events = Array.from({ length: 11 }, (_, i) =>
+      makeEvent({ ts: T0 + i * 1000, fingerprint: 'sha256:' + 'c'.repeat(64) }),
+    );
     const { state, verdicts } = runEngine(events, policy);
     expect(verdicts).toEqual([]);
     expect(state.layers.identicalLoop.streams.ids).toEqual([]);
@@ -126,10 +133,14 @@ describe('engine', () => {
         fc.property(eventStreamArb, fc.nat(), (events, k) => {
           const cut = k % (events.length + 1);
           const once = runEngine(events, capped);
-          const saved = JSON.parse(JSON.stringify(runEngine(events.slice(0, cut), capped).state)) as typeof once.state;
+          const saved = JSON.parse(
+            JSON.stringify(runEngine(events.slice(0, cut), capped).state),
+          ) as typeof once.state;
           const replay = runEngine(events, capped, saved);
           expect(replay.state).toEqual(once.state);
-          expect(replay.verdicts).toEqual(runEngine(events, capped).verdicts.filter((v) => Number(v.seq) >= 1000 + cut));
+          expect(replay.verdicts).toEqual(
+            runEngine(events, capped).verdicts.filter((v) => Number(v.seq) >= 1000 + cut),
+          );
         }),
         { numRuns: 100 },
       );

@@ -49,12 +49,16 @@ function clampInt(value: unknown, limit: number): number {
  * over), identities hashed.
  */
 export function prepareEvent(event: GuardrailEvent, policy: GuardrailPolicy, now: number): LayerEvent {
-  const limit = isFiniteNumber(now) ? min(MAX_TIMESTAMP_MS, now + policy.limits.maxClockSkewMs) : MAX_TIMESTAMP_MS;
-  const rawTs = typeof event.ts === 'number' && isFiniteNumber(event.ts) ? event.ts : isFiniteNumber(now) ? now : 0;
+  const limit = isFiniteNumber(now)
+    ? min(MAX_TIMESTAMP_MS, now + policy.limits.maxClockSkewMs)
+    : MAX_TIMESTAMP_MS;
+  const rawTs =
+    typeof event.ts === 'number' && isFiniteNumber(event.ts) ? event.ts : isFiniteNumber(now) ? now : 0;
   const ts = max(0, min(floor(rawTs), limit));
   const keyId = typeof event.keyId === 'string' ? event.keyId : '';
   const model = typeof event.model === 'string' ? event.model : '';
-  const sessionId = typeof event.sessionId === 'string' && event.sessionId.length > 0 ? event.sessionId : undefined;
+  const sessionId =
+    typeof event.sessionId === 'string' && event.sessionId.length > 0 ? event.sessionId : undefined;
   const promptTokens = clampInt(event.promptTokens, MAX_TOKENS);
   const fingerprint = event.fingerprint;
   return {
@@ -98,7 +102,12 @@ export function applyEvent(
 ): ApplyResult {
   const seq: unknown = event?.seq;
   if (!isSequenceNumber(seq)) {
-    return { state, verdicts: [], outcome: 'rejected', reason: 'seq must be a decimal string of 1-132 digits' };
+    return {
+      state,
+      verdicts: [],
+      outcome: 'rejected',
+      reason: 'seq must be a decimal string of 1-132 digits',
+    };
   }
   if (state.lastSeq !== null && compareSequenceNumbers(seq, state.lastSeq) <= 0) {
     return { state, verdicts: [], outcome: 'duplicate' };
@@ -164,7 +173,9 @@ export function applyEvent(
   }
 
   const verdicts: Verdict[] =
-    v1.length + v2.length + v3.length + v4.length + v5.length === 0 ? [] : [...v1, ...v2, ...v3, ...v4, ...v5];
+    v1.length + v2.length + v3.length + v4.length + v5.length === 0
+      ? []
+      : [...v1, ...v2, ...v3, ...v4, ...v5];
   const next: OrgGuardrailState = {
     v: 1,
     lastSeq: seq,
@@ -191,7 +202,14 @@ export function applyEvents(
   policy: GuardrailPolicy,
   now: number,
 ): ApplyBatchResult {
-  const out: ApplyBatchResult = { state, verdicts: [], applied: 0, duplicates: 0, rejected: 0, failedLayers: [] };
+  const out: ApplyBatchResult = {
+    state,
+    verdicts: [],
+    applied: 0,
+    duplicates: 0,
+    rejected: 0,
+    failedLayers: [],
+  };
   for (const event of events) {
     const r = applyEvent(out.state, event, policy, now);
     out.state = r.state;

@@ -12,14 +12,19 @@ describe('guardrail evaluation against the workload', () => {
     for (const layer of report.layers) expect(layer.falsePositives).toBe(0);
   });
 
-  it.each(['identical_loop', 'identical_loop_sdk', 'aggregator_drift_loop', 'linear_growth_loop', 'burst', 'premium_hijack', 'overspend'])(
-    'kills every %s runaway, by its own layer',
-    (kind) => {
-      const r = report.runaways.find((x) => x.kind === kind);
-      expect(r?.killed).toBe(r?.scenarios);
-      expect(r?.detectedByExpectedLayer).toBe(r?.scenarios);
-    },
-  );
+  it.each([
+    'identical_loop',
+    'identical_loop_sdk',
+    'aggregator_drift_loop',
+    'linear_growth_loop',
+    'burst',
+    'premium_hijack',
+    'overspend',
+  ])('kills every %s runaway, by its own layer', (kind) => {
+    const r = report.runaways.find((x) => x.kind === kind);
+    expect(r?.killed).toBe(r?.scenarios);
+    expect(r?.detectedByExpectedLayer).toBe(r?.scenarios);
+  });
 
   it('layer 2 kills on exactly the 4th identical call', () => {
     for (const kind of ['identical_loop', 'identical_loop_sdk']) {

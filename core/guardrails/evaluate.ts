@@ -150,7 +150,11 @@ function targetsRunaway(verdict: Verdict, scenario: RunawayScenario): boolean {
   if (verdict.mode === 'alert') return false;
   if (verdict.scope === 'organization') return true;
   if (verdict.keyId !== scenario.runaway.keyId) return false;
-  return verdict.scope === 'key' || scenario.runaway.sessionId === undefined || verdict.sessionId === scenario.runaway.sessionId;
+  return (
+    verdict.scope === 'key' ||
+    scenario.runaway.sessionId === undefined ||
+    verdict.sessionId === scenario.runaway.sessionId
+  );
 }
 
 /** Calls of the runaway with a sequence number ≤ seq (1-based index of the kill). */
@@ -210,7 +214,9 @@ function evaluateKind(kind: RunawayKind, options: EvaluationOptions): RunawayKin
 
 /** Runs the whole evaluation. ~1–2 s for 1,000 normal sessions and 30 scenarios per kind. */
 export function evaluateGuardrails(options: EvaluationOptions): EvaluationReport {
-  const normal = evaluateNormal(generateNormalWorkload({ seed: options.seed, minSessions: options.normalSessions }));
+  const normal = evaluateNormal(
+    generateNormalWorkload({ seed: options.seed, minSessions: options.normalSessions }),
+  );
   const runaways = RUNAWAY_KINDS.map((kind) => evaluateKind(kind, options));
   const layers: LayerReport[] = LAYER_IDS.map((layer) => {
     const mine = runaways.filter((r) => r.expectedLayer === layer);
@@ -238,7 +244,12 @@ export function evaluateGuardrails(options: EvaluationOptions): EvaluationReport
   const exact = (kinds: RunawayKind[]): boolean =>
     runaways
       .filter((r) => kinds.includes(r.kind))
-      .every((r) => r.exactKills !== undefined && r.exactKills.met === r.exactKills.of && r.exactKills.of === r.scenarios);
+      .every(
+        (r) =>
+          r.exactKills !== undefined &&
+          r.exactKills.met === r.exactKills.of &&
+          r.exactKills.of === r.scenarios,
+      );
   return {
     options,
     normal,
@@ -277,7 +288,10 @@ export function formatEvaluationReport(report: EvaluationReport): string {
         `${pad(formatCalls(l.callsUntilKill), 27)}${l.falsePositives}`,
     );
   }
-  lines.push('', `${pad('runaway kind', 24)}${pad('expected layer', 22)}${pad('killed', 9)}${pad('by expected', 13)}${pad('calls min/med/max', 19)}${pad('exact', 9)}first layer`);
+  lines.push(
+    '',
+    `${pad('runaway kind', 24)}${pad('expected layer', 22)}${pad('killed', 9)}${pad('by expected', 13)}${pad('calls min/med/max', 19)}${pad('exact', 9)}first layer`,
+  );
   for (const r of report.runaways) {
     const first = Object.entries(r.firstLayer)
       .map(([layer, count]) => `${layer}:${count}`)

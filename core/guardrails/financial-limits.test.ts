@@ -8,7 +8,12 @@ const USD = 1_000_000_000;
 const dayStart = Math.floor(T0 / MS_PER_DAY) * MS_PER_DAY;
 const nextDay = dayStart + MS_PER_DAY;
 const caps = policyWith({
-  financialLimits: { dailySoftCapNanos: 8 * USD, dailyHardCapNanos: 10 * USD, monthlySoftCapNanos: 50 * USD, monthlyHardCapNanos: 100 * USD },
+  financialLimits: {
+    dailySoftCapNanos: 8 * USD,
+    dailyHardCapNanos: 10 * USD,
+    monthlySoftCapNanos: 50 * USD,
+    monthlyHardCapNanos: 100 * USD,
+  },
 });
 
 describe('financial limits (layer 1)', () => {
@@ -21,8 +26,18 @@ describe('financial limits (layer 1)', () => {
     },
     { name: 'spend below every cap', costs: [3, 3, 1.99], policy: caps, expected: [] },
     { name: 'soft cap warns once per day', costs: [5, 3, 0.5, 0.5], policy: caps, expected: [2] },
-    { name: 'hard cap trips on the event that reaches it (≥)', costs: [5, 3, 2], policy: caps, expected: [2, 3] },
-    { name: 'hard cap re-emits on every later event, even free ones', costs: [11, 0, 0.01, 0], policy: caps, expected: [1, 2, 3, 4] },
+    {
+      name: 'hard cap trips on the event that reaches it (≥)',
+      costs: [5, 3, 2],
+      policy: caps,
+      expected: [2, 3],
+    },
+    {
+      name: 'hard cap re-emits on every later event, even free ones',
+      costs: [11, 0, 0.01, 0],
+      policy: caps,
+      expected: [1, 2, 3, 4],
+    },
   ])('$name', ({ costs, policy, expected }) => {
     // Prepare
     const events = costs.map((usd, i) => makeEvent({ costNanos: Math.round(usd * USD), ts: T0 + i * 1000 }));
@@ -36,7 +51,13 @@ describe('financial limits (layer 1)', () => {
     const events = [makeEvent({ costNanos: 8 * USD }), makeEvent({ costNanos: 2 * USD, sessionId: 's1' })];
     const { verdicts } = runLayer(financialLimitsLayer, events, caps);
     expect(verdicts[0]).toEqual([
-      expect.objectContaining({ triggerType: 'budget_daily_soft', mode: 'alert', action: 'WARN', observedValue: 8, thresholdValue: 8 }),
+      expect.objectContaining({
+        triggerType: 'budget_daily_soft',
+        mode: 'alert',
+        action: 'WARN',
+        observedValue: 8,
+        thresholdValue: 8,
+      }),
     ]);
     expect(verdicts[1]).toEqual([
       expect.objectContaining({
@@ -60,20 +81,29 @@ describe('financial limits (layer 1)', () => {
       makeEvent({ costNanos: 9 * USD, ts: nextDay + 1000 }),
     ];
     const { state, verdicts } = runLayer(financialLimitsLayer, events, caps);
-    expect(verdicts.map((v) => v.map((x) => x.triggerType))).toEqual([['budget_daily_soft'], ['budget_daily_soft']]);
+    expect(verdicts.map((v) => v.map((x) => x.triggerType))).toEqual([
+      ['budget_daily_soft'],
+      ['budget_daily_soft'],
+    ]);
     expect(state).toMatchObject({ daySpendNanos: 9 * USD, monthSpendNanos: 18 * USD });
   });
 
   it('resets the month on the first of the month (UTC)', () => {
     const monthEnd = Date.UTC(2026, 4, 1);
-    const events = [makeEvent({ costNanos: 60 * USD, ts: monthEnd - 5000 }), makeEvent({ costNanos: 1, ts: monthEnd })];
+    const events = [
+      makeEvent({ costNanos: 60 * USD, ts: monthEnd - 5000 }),
+      makeEvent({ costNanos: 1, ts: monthEnd }),
+    ];
     const { state } = runLayer(financialLimitsLayer, events, policyWith({}));
     expect(state.monthSpendNanos).toBe(1);
     expect(state.month).toBe(2026 * 12 + 4);
   });
 
   it('counts a late event of yesterday toward the month only', () => {
-    const events = [makeEvent({ costNanos: 1 * USD, ts: nextDay + 10 }), makeEvent({ costNanos: 2 * USD, ts: nextDay - 10 })];
+    const events = [
+      makeEvent({ costNanos: 1 * USD, ts: nextDay + 10 }),
+      makeEvent({ costNanos: 2 * USD, ts: nextDay - 10 }),
+    ];
     const { state } = runLayer(financialLimitsLayer, events, caps);
     expect(state).toMatchObject({ daySpendNanos: 1 * USD, monthSpendNanos: 3 * USD });
   });
@@ -107,12 +137,25 @@ describe('financial limits (layer 1)', () => {
 });
 
 describe('financialBlockState', () => {
-  const spendState = (usd: number, ts: number) => runEngine([makeEvent({ costNanos: usd * USD, ts })], caps).state;
+  const spendState = (usd: number, ts: number) =>
+    runEngine([makeEvent({ costNanos: usd * USD, ts })], caps).state;
 
   it.each([
     { name: 'not blocked below the cap', usd: 9, now: T0, blocked: false, ttl: null },
-    { name: 'blocked for 2 h when the reset is further away', usd: 10, now: T0, blocked: true, ttl: FLAG_TTL_MS.SUSPENDED },
-    { name: 'blocked until midnight when it is closer than 2 h', usd: 10, now: nextDay - 1_800_000, blocked: true, ttl: 1_800_000 },
+    {
+      name: 'blocked for 2 h when the reset is further away',
+      usd: 10,
+      now: T0,
+      blocked: true,
+      ttl: FLAG_TTL_MS.SUSPENDED,
+    },
+    {
+      name: 'blocked until midnight when it is closer than 2 h',
+      usd: 10,
+      now: nextDay - 1_800_000,
+      blocked: true,
+      ttl: 1_800_000,
+    },
     { name: 'not blocked once the day is over', usd: 10, now: nextDay + 1, blocked: false, ttl: null },
   ])('$name', ({ usd, now, blocked, ttl }) => {
     const state = spendState(usd, Math.min(now, nextDay - 1));
@@ -125,14 +168,22 @@ describe('financialBlockState', () => {
     const now = Date.UTC(2026, 3, 30, 23, 30);
     const state = runEngine([makeEvent({ costNanos: 100 * USD, ts: now })], caps).state;
     const b = financialBlockState(state, caps, now);
-    expect(b).toMatchObject({ blocked: true, triggers: ['budget_daily_hard', 'budget_monthly_hard'], resetsAt: Date.UTC(2026, 4, 1), flagTtlMs: 1_800_000 });
+    expect(b).toMatchObject({
+      blocked: true,
+      triggers: ['budget_daily_hard', 'budget_monthly_hard'],
+      resetsAt: Date.UTC(2026, 4, 1),
+      flagTtlMs: 1_800_000,
+    });
     expect(financialBlockState(state, caps, Date.UTC(2026, 4, 1)).blocked).toBe(false);
   });
 
   it('uses the throttle TTL when the hard cap mode is throttle, and never blocks in alert mode', () => {
     const state = spendState(10, T0);
     const throttle = policyWith({ financialLimits: { ...caps.financialLimits, hardCapMode: 'throttle' } });
-    expect(financialBlockState(state, throttle, T0)).toMatchObject({ action: 'THROTTLED', flagTtlMs: FLAG_TTL_MS.THROTTLED });
+    expect(financialBlockState(state, throttle, T0)).toMatchObject({
+      action: 'THROTTLED',
+      flagTtlMs: FLAG_TTL_MS.THROTTLED,
+    });
     const alert = policyWith({ financialLimits: { ...caps.financialLimits, hardCapMode: 'alert' } });
     expect(financialBlockState(state, alert, T0).blocked).toBe(false);
   });
@@ -140,7 +191,8 @@ describe('financialBlockState', () => {
   it('leaks at most the in-flight call per flag expiry: every event after the cap re-trips', () => {
     // Prepare: the cap is reached; then one call per 2 h flag expiry gets through
     const events = [makeEvent({ costNanos: 10 * USD, ts: dayStart + 1000 })];
-    for (let i = 1; i <= 5; i++) events.push(makeEvent({ costNanos: 0.5 * USD, ts: dayStart + 1000 + i * FLAG_TTL_MS.SUSPENDED }));
+    for (let i = 1; i <= 5; i++)
+      events.push(makeEvent({ costNanos: 0.5 * USD, ts: dayStart + 1000 + i * FLAG_TTL_MS.SUSPENDED }));
     // Act
     const { verdicts } = runEngine(events, caps);
     // Assess: each leaked call re-emits the hard stop (the consumer rewrites the flag)

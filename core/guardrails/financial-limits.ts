@@ -20,7 +20,14 @@ import { MAX_NANOS, MAX_TIMESTAMP_MS } from './limits';
 import { guardrailModeSchema, nanosSchema } from './policy-fields';
 import { utcDayEnd, utcDayIndex, utcMonthEndOfIndex, utcMonthIndex, MS_PER_DAY } from './periods';
 import { ACTION_BY_MODE, NO_VERDICTS } from './types';
-import type { GuardrailAction, GuardrailLayer, GuardrailMode, LayerEvent, TriggerType, Verdict } from './types';
+import type {
+  GuardrailAction,
+  GuardrailLayer,
+  GuardrailMode,
+  LayerEvent,
+  TriggerType,
+  Verdict,
+} from './types';
 import type { GuardrailPolicy } from './policy';
 
 // Math functions bound once: a global lookup per call costs ~300 ns inside Jest's vm sandbox.
@@ -129,9 +136,17 @@ export const financialLimitsLayer: GuardrailLayer<FinancialLimitsState, Financia
     if (countsForMonth) monthSpendNanos = addNanos(monthSpendNanos, event.costNanos);
 
     const verdicts: Verdict[] = [];
-    if (cfg.enabled && (cfg.dailyHardCapNanos ?? cfg.dailySoftCapNanos ?? cfg.monthlyHardCapNanos ?? cfg.monthlySoftCapNanos) !== null) {
+    if (
+      cfg.enabled &&
+      (cfg.dailyHardCapNanos ??
+        cfg.dailySoftCapNanos ??
+        cfg.monthlyHardCapNanos ??
+        cfg.monthlySoftCapNanos) !== null
+    ) {
       if (cfg.dailyHardCapNanos !== null && daySpendNanos >= cfg.dailyHardCapNanos) {
-        verdicts.push(capVerdict('daily', 'hard', daySpendNanos, cfg.dailyHardCapNanos, cfg.hardCapMode, event));
+        verdicts.push(
+          capVerdict('daily', 'hard', daySpendNanos, cfg.dailyHardCapNanos, cfg.hardCapMode, event),
+        );
       }
       if (cfg.monthlyHardCapNanos !== null && monthSpendNanos >= cfg.monthlyHardCapNanos) {
         verdicts.push(
@@ -140,9 +155,15 @@ export const financialLimitsLayer: GuardrailLayer<FinancialLimitsState, Financia
       }
       if (!daySoftAlerted && cfg.dailySoftCapNanos !== null && daySpendNanos >= cfg.dailySoftCapNanos) {
         daySoftAlerted = true;
-        verdicts.push(capVerdict('daily', 'soft', daySpendNanos, cfg.dailySoftCapNanos, cfg.softCapMode, event));
+        verdicts.push(
+          capVerdict('daily', 'soft', daySpendNanos, cfg.dailySoftCapNanos, cfg.softCapMode, event),
+        );
       }
-      if (!monthSoftAlerted && cfg.monthlySoftCapNanos !== null && monthSpendNanos >= cfg.monthlySoftCapNanos) {
+      if (
+        !monthSoftAlerted &&
+        cfg.monthlySoftCapNanos !== null &&
+        monthSpendNanos >= cfg.monthlySoftCapNanos
+      ) {
         monthSoftAlerted = true;
         verdicts.push(
           capVerdict('monthly', 'soft', monthSpendNanos, cfg.monthlySoftCapNanos, cfg.softCapMode, event),
@@ -216,7 +237,15 @@ export function financialBlockState(
   }
   const action = ACTION_BY_MODE[cfg.hardCapMode];
   if (!cfg.enabled || triggers.length === 0 || action === 'WARN') {
-    return { blocked: false, action: null, triggers, daySpendNanos, monthSpendNanos, resetsAt: null, flagTtlMs: null };
+    return {
+      blocked: false,
+      action: null,
+      triggers,
+      daySpendNanos,
+      monthSpendNanos,
+      resetsAt: null,
+      flagTtlMs: null,
+    };
   }
   return {
     blocked: true,

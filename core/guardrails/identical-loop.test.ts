@@ -10,7 +10,11 @@ function calls(pattern: string, extra: Partial<GuardrailEvent> = {}, gapMs = 500
   return [...pattern].map((c, i) =>
     makeEvent({
       ts: T0 + i * gapMs,
-      ...(c === 'A' ? { fingerprint: A } : c === 'B' ? { fingerprint: B } : { promptTokens: Number(c) * 100 }),
+      ...(c === 'A'
+        ? { fingerprint: A }
+        : c === 'B'
+          ? { fingerprint: B }
+          : { promptTokens: Number(c) * 100 }),
       ...extra,
     }),
   );
@@ -25,7 +29,11 @@ describe('identical loop (layer 2)', () => {
     { name: 'alternating requests are not "in a row"', pattern: 'ABABABAB', expected: [] },
     { name: 'fallback: same model + prompt tokens 4 times', pattern: '5555', expected: [4] },
     { name: 'fallback: different prompt sizes', pattern: '5565', expected: [] },
-    { name: 'fallback: failed calls without usage neither count nor reset', pattern: '5505055', expected: [6, 7] },
+    {
+      name: 'fallback: failed calls without usage neither count nor reset',
+      pattern: '5505055',
+      expected: [6, 7],
+    },
   ])('$name', ({ pattern, expected }) => {
     const { verdicts } = runLayer(identicalLoopLayer, calls(pattern));
     expect(trippedAt(verdicts)).toEqual(expected);

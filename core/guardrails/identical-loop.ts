@@ -73,7 +73,8 @@ export const identicalLoopLayer: GuardrailLayer<IdenticalLoopState, IdenticalLoo
   step(state, event, policy) {
     const cfg = policy.identicalLoop;
     // A call without usage and without a body fingerprint (a failed call seen by the SDK) has no identity.
-    if (event.fingerprintSource === 'fallback' && event.promptTokens === 0) return { state, verdicts: NO_VERDICTS };
+    if (event.fingerprintSource === 'fallback' && event.promptTokens === 0)
+      return { state, verdicts: NO_VERDICTS };
     const streams = state.streams;
     const index = indexOfId(streams, event.streamHash);
     const prev = index >= 0 ? streams.entries[index] : undefined;
@@ -85,7 +86,11 @@ export const identicalLoopLayer: GuardrailLayer<IdenticalLoopState, IdenticalLoo
     ) {
       count = min(prev[1] + 1, MAX_COUNT);
     }
-    const entry: IdenticalLoopEntry = [event.fingerprintHash, count, prev ? max(prev[2], event.ts) : event.ts];
+    const entry: IdenticalLoopEntry = [
+      event.fingerprintHash,
+      count,
+      prev ? max(prev[2], event.ts) : event.ts,
+    ];
     const next = {
       streams: putEntry(streams, index, event.streamHash, entry, policy.limits.maxSessions, lastSeen),
     };

@@ -62,7 +62,8 @@ function sha256Prefix52(fp: string): number {
   let value = 0;
   for (let i = 7; i < 20; i++) {
     const c = fp.charCodeAt(i);
-    const digit = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : c >= 65 && c <= 70 ? c - 55 : -1;
+    const digit =
+      c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : c >= 65 && c <= 70 ? c - 55 : -1;
     if (digit < 0) return -1;
     value = value * 16 + digit;
   }
@@ -77,7 +78,11 @@ function sha256Prefix52(fp: string): number {
  * different upstream tokenizers, so the count drifts and the fallback is best-effort there;
  * a fast loop still trips layer 4 (RPS burst). `hasBodyFingerprint` tells which one applies.
  */
-export function fingerprintHash(fingerprint: string | undefined, model: string, promptTokens: number): number {
+export function fingerprintHash(
+  fingerprint: string | undefined,
+  model: string,
+  promptTokens: number,
+): number {
   if (hasBodyFingerprint(fingerprint)) {
     const prefix = sha256Prefix52(fingerprint);
     return prefix >= 0 ? prefix : hash53(fingerprint, 1);

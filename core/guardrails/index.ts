@@ -27,7 +27,12 @@ export type { GuardrailPolicy, GuardrailPolicyInput } from './policy';
 export { GuardrailError } from './errors';
 export { GUARDRAIL_LAYERS, LAYER_IDS } from './layers';
 export type { LayerPolicies, LayerRegistry, LayerStates } from './layers';
-export { FLAG_TTL_MS, financialBlockState, financialLimitsLayer, financialLimitsPolicySchema } from './financial-limits';
+export {
+  FLAG_TTL_MS,
+  financialBlockState,
+  financialLimitsLayer,
+  financialLimitsPolicySchema,
+} from './financial-limits';
 export type { FinancialBlockState, FinancialLimitsPolicy, FinancialLimitsState } from './financial-limits';
 export { identicalLoopLayer, identicalLoopPolicySchema } from './identical-loop';
 export type { IdenticalLoopPolicy, IdenticalLoopState } from './identical-loop';

@@ -44,5 +44,7 @@ export const GUARDRAIL_LAYERS: LayerRegistry = Object.freeze({
 
 /** Layer ids in evaluation order (the spec's layer numbers 1–5). */
 export const LAYER_IDS: readonly LayerId[] = Object.freeze(
-  (Object.keys(GUARDRAIL_LAYERS) as LayerId[]).sort((a, b) => GUARDRAIL_LAYERS[a].ordinal - GUARDRAIL_LAYERS[b].ordinal),
+  (Object.keys(GUARDRAIL_LAYERS) as LayerId[]).sort(
+    (a, b) => GUARDRAIL_LAYERS[a].ordinal - GUARDRAIL_LAYERS[b].ordinal,
+  ),
 );

@@ -48,7 +48,10 @@ export interface PremiumConcentrationState {
   premiumNanos: readonly number[];
 }
 
-export const premiumConcentrationLayer: GuardrailLayer<PremiumConcentrationState, PremiumConcentrationPolicy> = {
+export const premiumConcentrationLayer: GuardrailLayer<
+  PremiumConcentrationState,
+  PremiumConcentrationPolicy
+> = {
   id: 'premiumConcentration',
   ordinal: 5,
   name: 'Premium Model Concentration',
@@ -142,7 +145,9 @@ export const premiumConcentrationLayer: GuardrailLayer<PremiumConcentrationState
     const n = cfg.windowMs / cfg.bucketMs;
     const bucketDigits = jsonDigits(MAX_TIMESTAMP_MS / cfg.bucketMs);
     return (
-      '{"buckets":[],"totalNanos":[],"premiumNanos":[]}'.length + n * (bucketDigits + 1) + 2 * n * (jsonDigits(MAX_NANOS) + 1)
+      '{"buckets":[],"totalNanos":[],"premiumNanos":[]}'.length +
+      n * (bucketDigits + 1) +
+      2 * n * (jsonDigits(MAX_NANOS) + 1)
     );
   },
 };

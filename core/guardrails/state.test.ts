@@ -29,18 +29,32 @@ function worstCaseState(policy: GuardrailPolicy): OrgGuardrailState {
         monthSoftAlerted: false,
       },
       identicalLoop: {
-        streams: { ids: ids(maxSessions), entries: ids(maxSessions).map((fp) => [fp, MAX_COUNT, MAX_TIMESTAMP_MS] as const) },
+        streams: {
+          ids: ids(maxSessions),
+          entries: ids(maxSessions).map((fp) => [fp, MAX_COUNT, MAX_TIMESTAMP_MS] as const),
+        },
       },
       contextGrowth: {
         sessions: {
           ids: ids(maxSessions),
           entries: ids(maxSessions).map(
-            () => [MAX_TIMESTAMP_MS, MAX_TOKENS, MAX_COUNT, new Array<number>(policy.contextGrowth.window).fill(MAX_TOKENS)] as const,
+            () =>
+              [
+                MAX_TIMESTAMP_MS,
+                MAX_TOKENS,
+                MAX_COUNT,
+                new Array<number>(policy.contextGrowth.window).fill(MAX_TOKENS),
+              ] as const,
           ),
         },
       },
       rpsBurst: {
-        keys: { ids: ids(maxKeys), entries: ids(maxKeys).map(() => new Array<number>(policy.rpsBurst.maxRequests).fill(MAX_TIMESTAMP_MS)) },
+        keys: {
+          ids: ids(maxKeys),
+          entries: ids(maxKeys).map(() =>
+            new Array<number>(policy.rpsBurst.maxRequests).fill(MAX_TIMESTAMP_MS),
+          ),
+        },
       },
       premiumConcentration: {
         buckets: Array.from({ length: buckets }, (_, i) => lastBucket - buckets + 1 + i),
@@ -65,7 +79,13 @@ function stuffedState(policy: GuardrailPolicy): OrgGuardrailState {
   for (let s = 0; s < policy.limits.maxSessions + 20; s++) {
     for (let i = 0; i <= policy.contextGrowth.window; i++) {
       t += 1;
-      apply({ keyId: `abn_${s % 7}`, sessionId: `session-${s}`, promptTokens: 10_000_000 + i * 12_345_678, ts: t, costNanos: 0 });
+      apply({
+        keyId: `abn_${s % 7}`,
+        sessionId: `session-${s}`,
+        promptTokens: 10_000_000 + i * 12_345_678,
+        ts: t,
+        costNanos: 0,
+      });
     }
   }
   // keys: every key with a full ring
@@ -87,7 +107,10 @@ describe('state size bound', () => {
   const policies: [string, GuardrailPolicy][] = [
     ['default policy', DEFAULT_POLICY],
     ['small caps', policyWith({ limits: { maxSessions: 4, maxKeys: 3 } })],
-    ['200 sessions and 100 keys', guardrailPolicySchema.parse({ limits: { maxSessions: 200, maxKeys: 100 } })],
+    [
+      '200 sessions and 100 keys',
+      guardrailPolicySchema.parse({ limits: { maxSessions: 200, maxKeys: 100 } }),
+    ],
   ];
 
   it('the default policy bounds a state at about 35 KB, under the 64 KB limit', () => {
@@ -116,7 +139,9 @@ describe('state size bound', () => {
         for (const policy of [DEFAULT_POLICY, small]) {
           const { state } = runEngine(events, policy);
           expect(JSON.stringify(state).length).toBeLessThanOrEqual(maxStateBytes(policy));
-          expect(state.layers.identicalLoop.streams.ids.length).toBeLessThanOrEqual(policy.limits.maxSessions);
+          expect(state.layers.identicalLoop.streams.ids.length).toBeLessThanOrEqual(
+            policy.limits.maxSessions,
+          );
           expect(state.layers.rpsBurst.keys.ids.length).toBeLessThanOrEqual(policy.limits.maxKeys);
         }
       }),
@@ -141,7 +166,10 @@ describe('reviveOrgState', () => {
     { name: 'nothing stored', value: undefined },
     { name: 'another version', value: { v: 2, lastSeq: null, layers: {} } },
     { name: 'a bad sequence number', value: { ...initialOrgState(), lastSeq: 'abc' } },
-    { name: 'a missing layer', value: { v: 1, lastSeq: '1', layers: { financialLimits: initialOrgState().layers.financialLimits } } },
+    {
+      name: 'a missing layer',
+      value: { v: 1, lastSeq: '1', layers: { financialLimits: initialOrgState().layers.financialLimits } },
+    },
   ])('starts over on $name', ({ value }) => {
     expect(reviveOrgState(value)).toEqual(initialOrgState());
   });

@@ -42,7 +42,8 @@ export function initialOrgState(): OrgGuardrailState {
  */
 export function maxStateBytes(policy: GuardrailPolicy): number {
   let bytes = JSON.stringify({ v: 1, lastSeq: '9'.repeat(MAX_SEQUENCE_DIGITS), layers: {} }).length;
-  for (const id of LAYER_IDS) bytes += JSON.stringify(id).length + 2 + GUARDRAIL_LAYERS[id].maxStateBytes(policy);
+  for (const id of LAYER_IDS)
+    bytes += JSON.stringify(id).length + 2 + GUARDRAIL_LAYERS[id].maxStateBytes(policy);
   return bytes;
 }
 
@@ -51,7 +52,12 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 function isTable(value: unknown): boolean {
-  return isRecord(value) && Array.isArray(value.ids) && Array.isArray(value.entries) && value.ids.length === value.entries.length;
+  return (
+    isRecord(value) &&
+    Array.isArray(value.ids) &&
+    Array.isArray(value.entries) &&
+    value.ids.length === value.entries.length
+  );
 }
 
 /**
@@ -61,7 +67,8 @@ function isTable(value: unknown): boolean {
 export function reviveOrgState(value: unknown): OrgGuardrailState {
   if (!isRecord(value) || value.v !== 1 || !isRecord(value.layers)) return initialOrgState();
   const lastSeq = value.lastSeq;
-  if (lastSeq !== null && (typeof lastSeq !== 'string' || !isSequenceNumber(lastSeq))) return initialOrgState();
+  if (lastSeq !== null && (typeof lastSeq !== 'string' || !isSequenceNumber(lastSeq)))
+    return initialOrgState();
   const l = value.layers;
   const fin = l.financialLimits;
   const ok =

@@ -81,7 +81,9 @@ export function runEngine(
 }
 
 /** A policy with some fields replaced (shallow per section). */
-export function policyWith(patch: { [K in keyof GuardrailPolicy]?: Partial<GuardrailPolicy[K]> }): GuardrailPolicy {
+export function policyWith(patch: {
+  [K in keyof GuardrailPolicy]?: Partial<GuardrailPolicy[K]>;
+}): GuardrailPolicy {
   const out = { ...DEFAULT_POLICY } as Record<string, unknown>;
   for (const [k, v] of Object.entries(patch)) {
     out[k] = { ...(DEFAULT_POLICY as unknown as Record<string, object>)[k], ...v };
@@ -107,21 +109,18 @@ export const eventStreamArb = fc
   )
   .map((rows) => {
     let t = T0;
-    return rows.map(
-      (r, i): GuardrailEvent => ({
-        seq: String(1000 + i),
-        orgId: 'org_p',
-        keyId: `abn_${r.key}`,
-        ...(r.session !== undefined ? { sessionId: `s${r.session}` } : {}),
-        provider: 'openai',
-        model: r.model,
-        ...(r.fp !== undefined ? { fingerprint: `sha256:${String(r.fp).repeat(64)}` } : {}),
-        promptTokens: r.promptTokens,
-        completionTokens: 100,
-        costNanos: r.costNanos,
-        premium: r.premium,
-        ts: (t += r.gap) + r.jitter,
-      }),
-    );
+    return rows.map((r, i): GuardrailEvent => ({
+      seq: String(1000 + i),
+      orgId: 'org_p',
+      keyId: `abn_${r.key}`,
+      ...(r.session !== undefined ? { sessionId: `s${r.session}` } : {}),
+      provider: 'openai',
+      model: r.model,
+      ...(r.fp !== undefined ? { fingerprint: `sha256:${String(r.fp).repeat(64)}` } : {}),
+      promptTokens: r.promptTokens,
+      completionTokens: 100,
+      costNanos: r.costNanos,
+      premium: r.premium,
+      ts: (t += r.gap) + r.jitter,
+    }));
   });
-

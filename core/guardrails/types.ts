@@ -44,7 +44,8 @@ export interface GuardrailEvent {
 }
 
 /** Stable identifiers of the five layers, in evaluation order. */
-export type LayerId = 'financialLimits' | 'identicalLoop' | 'contextGrowth' | 'rpsBurst' | 'premiumConcentration';
+export type LayerId =
+  'financialLimits' | 'identicalLoop' | 'contextGrowth' | 'rpsBurst' | 'premiumConcentration';
 
 /** Every `triggerType` a verdict can carry (the enforcement endpoint's `triggerType`). */
 export type TriggerType =

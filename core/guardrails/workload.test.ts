@@ -1,5 +1,10 @@
 import { compareSequenceNumbers } from './sequence';
-import { generateNormalWorkload, generateRunawayScenario, RUNAWAY_KINDS, slidingWindowOracle } from './workload';
+import {
+  generateNormalWorkload,
+  generateRunawayScenario,
+  RUNAWAY_KINDS,
+  slidingWindowOracle,
+} from './workload';
 
 describe('workload generator', () => {
   const orgs = generateNormalWorkload({ seed: 7, minSessions: 200 });

@@ -100,7 +100,9 @@ export const RUNAWAY_LAYER: Readonly<Record<RunawayKind, LayerId>> = Object.free
   overspend: 'financialLimits',
 });
 
-export const RUNAWAY_KINDS: readonly RunawayKind[] = Object.freeze(Object.keys(RUNAWAY_LAYER) as RunawayKind[]);
+export const RUNAWAY_KINDS: readonly RunawayKind[] = Object.freeze(
+  Object.keys(RUNAWAY_LAYER) as RunawayKind[],
+);
 
 /** One generated organization: its events in arrival (sequence) order and its policy. */
 export interface WorkloadOrg {
@@ -188,7 +190,9 @@ function latencyFor(rng: SeededRandom, completionTokens: number): number {
 
 function costOf(call: CallSpec): number {
   if (call.failed) return 0;
-  return call.promptTokens * call.model.inputNanosPerToken + call.completionTokens * call.model.outputNanosPerToken;
+  return (
+    call.promptTokens * call.model.inputNanosPerToken + call.completionTokens * call.model.outputNanosPerToken
+  );
 }
 
 /** Builds one organization's event stream: scheduling, per-key limiter, premium envelope, delivery. */
@@ -262,7 +266,12 @@ class OrgBuilder {
     };
     if (agent.sessionId !== undefined) event.sessionId = agent.sessionId;
     if (call.fingerprint !== undefined && agent.key.source === 'proxy') event.fingerprint = call.fingerprint;
-    this.pending.push({ event, arrival, order: this.order++, runaway: agent.runaway || call.hijacked === true });
+    this.pending.push({
+      event,
+      arrival,
+      order: this.order++,
+      runaway: agent.runaway || call.hijacked === true,
+    });
   }
 
   run(agents: Agent[]): void {
@@ -356,7 +365,12 @@ class NormalAgent implements Agent {
 
   protected thinkMs(call: CallSpec): number {
     const r = this.rng.uniform();
-    const think = r < 0.5 ? this.rng.between(200, 2000) : r < 0.9 ? this.rng.between(2000, 20_000) : this.rng.between(20_000, 300_000);
+    const think =
+      r < 0.5
+        ? this.rng.between(200, 2000)
+        : r < 0.9
+          ? this.rng.between(2000, 20_000)
+          : this.rng.between(20_000, 300_000);
     return call.latencyMs + (this.style.chatty ? think + this.rng.between(10_000, 90_000) : think);
   }
 
@@ -426,7 +440,12 @@ class IdenticalLoopAgent extends NormalAgent {
     sessionId: string | undefined,
     private readonly intervalMs: [number, number],
   ) {
-    super(rng, key, palette, start, sessionId, { premiumShare: 0, premiumMain: false, chatty: false, steps: 1000 });
+    super(rng, key, palette, start, sessionId, {
+      premiumShare: 0,
+      premiumMain: false,
+      chatty: false,
+      steps: 1000,
+    });
     this.prefix = 2 + rng.int(8);
     this.loops = 30;
     this.unlimited = true;
@@ -443,7 +462,10 @@ class IdenticalLoopAgent extends NormalAgent {
     this.loops--;
     return {
       call: this.loopCall,
-      nextDelayMs: this.loops <= 0 ? null : this.loopCall.latencyMs + this.rng.between(this.intervalMs[0], this.intervalMs[1]),
+      nextDelayMs:
+        this.loops <= 0
+          ? null
+          : this.loopCall.latencyMs + this.rng.between(this.intervalMs[0], this.intervalMs[1]),
     };
   }
 }
@@ -487,8 +509,19 @@ class LinearGrowthLoopAgent extends NormalAgent {
   private readonly base: number;
   private readonly completion: number;
 
-  constructor(rng: SeededRandom, key: KeySpec, palette: Palette, start: number, sessionId: string | undefined) {
-    super(rng, key, palette, start, sessionId, { premiumShare: 0, premiumMain: false, chatty: false, steps: 1000 });
+  constructor(
+    rng: SeededRandom,
+    key: KeySpec,
+    palette: Palette,
+    start: number,
+    sessionId: string | undefined,
+  ) {
+    super(rng, key, palette, start, sessionId, {
+      premiumShare: 0,
+      premiumMain: false,
+      chatty: false,
+      steps: 1000,
+    });
     this.prefix = 3 + rng.int(8);
     this.base = round(rng.between(150, 1500));
     this.completion = round(rng.between(40, 200));
@@ -682,14 +715,24 @@ export function generateNormalWorkload(options: NormalWorkloadOptions): Workload
     const org = new OrgBuilder(new SeededRandom(rng.nextUint32()), orgId);
     org.run(normalAgents(org.rng, plan, start + rng.int(4 * HOUR), i));
     const { events } = org.finish(i);
-    orgs.push({ orgId, policy: normalPolicy(events, rng), events, sessions: plan.sessions, premiumDowngrades: org.premiumDowngrades });
+    orgs.push({
+      orgId,
+      policy: normalPolicy(events, rng),
+      events,
+      sessions: plan.sessions,
+      premiumDowngrades: org.premiumDowngrades,
+    });
     sessions += plan.sessions;
   }
   return orgs;
 }
 
 /** The 1-based index at which `times` (in arrival order) first has `limit + 1` requests within `windowMs`. */
-export function slidingWindowOracle(times: readonly number[], limit: number, windowMs: number): number | undefined {
+export function slidingWindowOracle(
+  times: readonly number[],
+  limit: number,
+  windowMs: number,
+): number | undefined {
   for (let i = 0; i < times.length; i++) {
     const t = times[i] as number;
     let inWindow = 0;
@@ -703,7 +746,11 @@ export function slidingWindowOracle(times: readonly number[], limit: number, win
 }
 
 /** One organization (a small team's normal traffic) with one runaway of the given kind. */
-export function generateRunawayScenario(kind: RunawayKind, seed: number, start = WORKLOAD_START): RunawayScenario {
+export function generateRunawayScenario(
+  kind: RunawayKind,
+  seed: number,
+  start = WORKLOAD_START,
+): RunawayScenario {
   const rng = new SeededRandom(seed);
   const orgIndex = 100_000 + (seed % 100_000);
   const orgId = `org_r${seed}_${kind}`;
@@ -717,10 +764,24 @@ export function generateRunawayScenario(kind: RunawayKind, seed: number, start =
   let runawayAgent: Agent;
   switch (kind) {
     case 'identical_loop':
-      runawayAgent = new IdenticalLoopAgent(rng, { ...dedicated, source: 'proxy' }, plan.palette, at, `sess_loop_${seed}`, [500, 15_000]);
+      runawayAgent = new IdenticalLoopAgent(
+        rng,
+        { ...dedicated, source: 'proxy' },
+        plan.palette,
+        at,
+        `sess_loop_${seed}`,
+        [500, 15_000],
+      );
       break;
     case 'identical_loop_sdk':
-      runawayAgent = new IdenticalLoopAgent(rng, { ...dedicated, source: 'sdk' }, plan.palette, at, undefined, [500, 15_000]);
+      runawayAgent = new IdenticalLoopAgent(
+        rng,
+        { ...dedicated, source: 'sdk' },
+        plan.palette,
+        at,
+        undefined,
+        [500, 15_000],
+      );
       break;
     case 'aggregator_drift_loop':
       runawayAgent = new AggregatorDriftLoopAgent(rng, { ...dedicated, source: 'sdk' }, at);
@@ -741,10 +802,26 @@ export function generateRunawayScenario(kind: RunawayKind, seed: number, start =
       // Hijacked routing: from `at` every call of the organization goes to the premium model,
       // and an injected agent starts calling it in a loop.
       org.hijackAt = at;
-      runawayAgent = new SteadySpenderAgent(rng, dedicated, at, WORKLOAD_MODELS.opus, 600, [5000, 30_000], [5000, 15_000]);
+      runawayAgent = new SteadySpenderAgent(
+        rng,
+        dedicated,
+        at,
+        WORKLOAD_MODELS.opus,
+        600,
+        [5000, 30_000],
+        [5000, 15_000],
+      );
       break;
     case 'overspend':
-      runawayAgent = new SteadySpenderAgent(rng, dedicated, at, WORKLOAD_MODELS.sonnet, 500, [60_000, 180_000], [6000, 12_000]);
+      runawayAgent = new SteadySpenderAgent(
+        rng,
+        dedicated,
+        at,
+        WORKLOAD_MODELS.sonnet,
+        500,
+        [60_000, 180_000],
+        [6000, 12_000],
+      );
       policy = {
         ...DEFAULT_POLICY,
         financialLimits: {

@@ -146,11 +146,7 @@ export class OpenAIStreamHandler implements FrameHandler {
   frame(data: string, event: string): void {
     // Responses API events carry an `event:` name; chat chunks have none and start with {"id":
     const typed = data.charCodeAt(2) === 116; /* t of {"type": */
-    if (
-      event.length > 0
-        ? event.startsWith('response.')
-        : typed && data.startsWith('{"type":"response.')
-    ) {
+    if (event.length > 0 ? event.startsWith('response.') : typed && data.startsWith('{"type":"response.')) {
       this.responsesEvent(data, event);
       return;
     }

@@ -42,6 +42,8 @@ export class SseDecoder implements LineSink {
       return;
     }
     if (this.dropping) return;
+    // Field names by character codes: cheaper than startsWith on a decoded chunk. Reading past `end` is
+    // safe: the character there is the line terminator (or nothing).
     const first = text.charCodeAt(start);
     if (
       first === LOWER_D &&

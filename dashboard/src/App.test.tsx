@@ -36,21 +36,30 @@ describe('App', () => {
   it('fetches a fresh local token from config.json after a 401', async () => {
     let configs = 0;
     const api = mockApi({
-      'GET /config.json': () => ({ body: { ...LOCAL_CONFIG, auth: { mode: 'local', idToken: `local-token-${++configs}` } } }),
+      'GET /config.json': () => ({
+        body: { ...LOCAL_CONFIG, auth: { mode: 'local', idToken: `local-token-${++configs}` } },
+      }),
       ...overviewRoutes(),
       'GET /v1/keys': (call) =>
-        call.headers.authorization === 'Bearer local-token-2' ? { body: { keys: KEYS } } : apiError(401, 'unauthorized', 'Token expired'),
+        call.headers.authorization === 'Bearer local-token-2'
+          ? { body: { keys: KEYS } }
+          : apiError(401, 'unauthorized', 'Token expired'),
     });
     window.location.hash = '#/keys';
     render(<App />);
     expect(await screen.findAllByTestId('key-row')).toHaveLength(2);
-    expect(api.callsTo('GET /v1/keys').map((c) => c.headers.authorization)).toEqual(['Bearer local-token-1', 'Bearer local-token-2']);
+    expect(api.callsTo('GET /v1/keys').map((c) => c.headers.authorization)).toEqual([
+      'Bearer local-token-1',
+      'Bearer local-token-2',
+    ]);
   });
 
   it('explains a missing or broken config.json', async () => {
     mockApi({ 'GET /config.json': { body: { apiUrl: 'x', auth: { mode: 'saml' } } } });
     render(<App />);
-    expect(await screen.findByRole('alert')).toHaveTextContent('config.json: auth.mode must be "local" or "cognito"');
+    expect(await screen.findByRole('alert')).toHaveTextContent(
+      'config.json: auth.mode must be "local" or "cognito"',
+    );
   });
 
   it('navigates with the hash router, and the menu button toggles the navigation', async () => {

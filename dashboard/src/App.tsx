@@ -172,7 +172,11 @@ export function Shell({ onSignOut }: { onSignOut?: () => void }) {
           <ul>
             {ROUTES.map((r) => (
               <li key={r.id}>
-                <a href={`#/${r.id}`} aria-current={route === r.id ? 'page' : undefined} onClick={() => setMenuOpen(false)}>
+                <a
+                  href={`#/${r.id}`}
+                  aria-current={route === r.id ? 'page' : undefined}
+                  onClick={() => setMenuOpen(false)}
+                >
                   {r.title}
                 </a>
               </li>

@@ -31,11 +31,13 @@ export function parseConfig(value: unknown): RuntimeConfig {
   const auth = (r.auth ?? {}) as Record<string, unknown>;
   let parsed: AuthConfig;
   if (auth.mode === 'local') {
-    if (typeof auth.idToken !== 'string' || !auth.idToken) throw new ConfigError('config.json: auth.idToken is missing');
+    if (typeof auth.idToken !== 'string' || !auth.idToken)
+      throw new ConfigError('config.json: auth.idToken is missing');
     parsed = { mode: 'local', idToken: auth.idToken };
   } else if (auth.mode === 'cognito') {
     for (const field of ['region', 'userPoolId', 'clientId', 'domain'] as const) {
-      if (typeof auth[field] !== 'string' || !auth[field]) throw new ConfigError(`config.json: auth.${field} is missing`);
+      if (typeof auth[field] !== 'string' || !auth[field])
+        throw new ConfigError(`config.json: auth.${field} is missing`);
     }
     parsed = {
       mode: 'cognito',

@@ -1,6 +1,6 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { httpErrors as errors } from '../shared/http';
+import { httpErrors as errors, json } from '../shared/http';
 import { httpErrors } from '../shared/middleware/http-errors';
 import { type Principal, requirePrincipal } from '../shared/principal';
 import { getBudget, putBudget } from './routes/budget';
@@ -10,11 +10,14 @@ import { getHealth } from './routes/health';
 import { createKey, listKeys, revokeKey } from './routes/keys';
 import { getLedger } from './routes/ledger';
 import { getSpend } from './routes/spend';
+import { openApiDocument } from './openapi';
 import type { ApiDeps, Route } from './routes/types';
 
 /** The v1 routes (docs/api.md), keyed by API Gateway route key. */
 export const ROUTES: Readonly<Record<string, Route>> = {
   'GET /v1/health': getHealth,
+  // Generated from the schemas (./openapi, which lists these routes: called at request time, not at load).
+  'GET /v1/openapi.json': { auth: 'public', handle: async (_ctx, deps) => json(200, openApiDocument(deps.version)) },
   'GET /v1/ledger': getLedger,
   'GET /v1/spend': getSpend,
   'GET /v1/forecast': getForecast,

@@ -1,10 +1,11 @@
 import type { LedgerEntry } from '../../core/ledger/ledger-entry';
 import { nanosToUsd } from '../../core/pricing';
+import type { ApiKeyView, LedgerEntryView } from '../../core/schemas/api';
 import type { ApiKeyRecord } from '../shared/stores/api-key-store';
 import type { FlagRecord } from '../shared/stores/flag-store';
 
-/** A ledger entry as the API shows it: dollars at the edge, nanos kept for exact sums. */
-export function ledgerEntryView(e: LedgerEntry) {
+/** A ledger entry as the API shows it (core/schemas/api `ledgerEntryViewSchema`): dollars at the edge, nanos kept for exact sums. */
+export function ledgerEntryView(e: LedgerEntry): LedgerEntryView {
   const costUsd = nanosToUsd(e.costNanos);
   return {
     ...e,
@@ -13,8 +14,8 @@ export function ledgerEntryView(e: LedgerEntry) {
   };
 }
 
-/** An API key as listed: never the hash. */
-export function apiKeyView(k: ApiKeyRecord) {
+/** An API key as listed (core/schemas/api `apiKeyViewSchema`): never the hash. */
+export function apiKeyView(k: ApiKeyRecord): ApiKeyView {
   return { publicId: k.publicId, prefix: k.prefix, name: k.name, createdAt: k.createdAt, revokedAt: k.revokedAt };
 }
 

@@ -43,7 +43,10 @@ describe('price-refresh handler', () => {
   });
 
   it.each([
-    ['a truncated dataset (no anthropic, too few models)', JSON.stringify([{ id: 'openai', name: 'OpenAI', models: [] }])],
+    [
+      'a truncated dataset (no anthropic, too few models)',
+      JSON.stringify([{ id: 'openai', name: 'OpenAI', models: [] }]),
+    ],
     ['text that is not JSON', '<html>rate limited</html>'],
     ['a JSON object instead of the provider list', '{"providers": []}'],
   ])('rejects %s and writes nothing', async (_name, body) => {
@@ -63,7 +66,9 @@ describe('price-refresh handler', () => {
   });
 
   it('names the dated copy after the UTC date, next to the latest key', () => {
-    expect(datedKeyFor('prices/latest.json', new Date('2026-01-05T23:59:59Z'))).toBe('prices/2026-01-05.json');
+    expect(datedKeyFor('prices/latest.json', new Date('2026-01-05T23:59:59Z'))).toBe(
+      'prices/2026-01-05.json',
+    );
     expect(datedKeyFor('latest.json', AT)).toBe('2026-11-23.json');
   });
 });

@@ -61,7 +61,8 @@ export function createPriceRefreshHandler(deps: PriceRefreshDeps) {
     if (!response.ok) throw new PriceRefreshError(`fetching ${deps.url} answered HTTP ${response.status}`);
     const text = await response.text();
     const bytes = Buffer.byteLength(text, 'utf8');
-    if (bytes > MAX_SNAPSHOT_BYTES) throw new PriceRefreshError(`the price data is ${bytes} bytes, over the limit`);
+    if (bytes > MAX_SNAPSHOT_BYTES)
+      throw new PriceRefreshError(`the price data is ${bytes} bytes, over the limit`);
 
     const parsed = parsePriceSnapshot(text);
     if (!parsed.ok) throw new PriceRefreshError(`rejected the fetched price data: ${parsed.error}`);

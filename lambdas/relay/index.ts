@@ -17,7 +17,7 @@ export type { ProxyCall } from './proxy-event';
 export { DEFAULT_MAX_JSON_BYTES, UsageTap } from './usage-tap';
 export type { TapResult, UsageTapOptions } from './usage-tap';
 export {
-  clientGoneSignal,
+  clientGoneHook,
   DEFAULT_MAX_REQUEST_BYTES,
   nodeResponder,
   readBody,

@@ -40,7 +40,10 @@ export function lambdaRuntime(): AwsLambdaRuntime | undefined {
 }
 
 /** A Function URL event as a relay request (cookies travel in `event.cookies`, not in the headers). */
-export function toRelayRequest(event: LambdaFunctionURLEvent, signal?: AbortSignal): RelayRequest {
+export function toRelayRequest(
+  event: LambdaFunctionURLEvent,
+  onClientGone?: (listener: () => void) => () => void,
+): RelayRequest {
   const headers: Record<string, string | undefined> = { ...event.headers };
   if (event.cookies !== undefined && event.cookies.length > 0) headers.cookie = event.cookies.join('; ');
   const query = event.rawQueryString ? `?${event.rawQueryString}` : '';
@@ -53,7 +56,7 @@ export function toRelayRequest(event: LambdaFunctionURLEvent, signal?: AbortSign
     url: `${event.rawPath}${query}`,
     headers: headers as HeaderBag,
     body,
-    ...(signal ? { signal } : {}),
+    ...(onClientGone ? { onClientGone } : {}),
   };
 }
 
@@ -89,16 +92,22 @@ export function createStreamingHandler(
   runtime: AwsLambdaRuntime | undefined = lambdaRuntime(),
 ): StreamingHandler {
   const handler: StreamingHandler = async (event, responseStream) => {
-    const controller = new AbortController();
-    const gone = (): void => {
-      if (responseStream.writableFinished !== true) controller.abort();
+    let gone: (() => void) | undefined;
+    const onGone = (): void => {
+      if (responseStream.writableFinished !== true) gone?.();
     };
-    responseStream.on('close', gone);
-    responseStream.on('error', gone);
+    responseStream.on('close', onGone);
+    responseStream.on('error', onGone);
+    const hook = (listener: () => void): (() => void) => {
+      gone = listener;
+      return () => {
+        gone = undefined;
+      };
+    };
     const from = runtime?.HttpResponseStream.from ?? fallbackFrom;
     const relay = await getRelay();
     const outcome: RelayOutcome = await relay.handle(
-      toRelayRequest(event, controller.signal),
+      toRelayRequest(event, hook),
       lambdaResponder(responseStream, from),
     );
     void outcome;

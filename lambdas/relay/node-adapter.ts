@@ -46,13 +46,19 @@ export function nodeResponder(res: ServerResponse): RelayResponder {
   };
 }
 
-/** An abort signal that fires when the client goes away before the response is complete. */
-export function clientGoneSignal(res: ServerResponse): AbortSignal {
-  const controller = new AbortController();
-  res.once('close', () => {
-    if (!res.writableFinished) controller.abort();
-  });
-  return controller.signal;
+/** The relay's client-gone hook over a ServerResponse: `close` before the response finished. */
+export function clientGoneHook(res: ServerResponse): (listener: () => void) => () => void {
+  return (listener) => {
+    if (res.destroyed && !res.writableFinished) {
+      listener();
+      return () => undefined;
+    }
+    const onClose = (): void => {
+      if (!res.writableFinished) listener();
+    };
+    res.once('close', onClose);
+    return () => res.off('close', onClose);
+  };
 }
 
 /** Relays one node:http request whose body has been read. */
@@ -67,7 +73,7 @@ export function relayNodeRequest(
     url: req.url ?? '/',
     headers: req.headers,
     body,
-    signal: clientGoneSignal(res),
+    onClientGone: clientGoneHook(res),
   };
   return relay.handle(request, nodeResponder(res));
 }

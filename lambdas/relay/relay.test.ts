@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import type { LambdaFunctionURLEvent } from 'aws-lambda';
 import { generateApiKey, hashApiKey } from '../../core/keys';
 import { MemoryApiKeyStore, MemoryEventSink } from '../../local/proxy/memory-stores';
@@ -305,6 +305,88 @@ describe('Relay core', () => {
     expect(mock.requests()).toHaveLength(1);
     expect(mock.requests()[0]?.headers['x-spendguard-origin-secret']).toBeUndefined();
     expect(mock.requests()[0]?.headers['service-api-key']).toBeUndefined();
+  });
+});
+
+describe('Relay upstream connections', () => {
+  it('sends again on a fresh connection when a kept-alive socket turns out to be closed', async () => {
+    // Prepare: an upstream that answers the first request of a connection and drops the second
+    const reply =
+      '{"id":"x","object":"chat.completion","model":"gpt-4o-mini","choices":[],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}';
+    let connections = 0;
+    const upstream = net.createServer((socket) => {
+      connections++;
+      let requests = 0;
+      socket.on('data', () => {
+        requests++;
+        if (requests === 1) {
+          socket.write(
+            `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${reply.length}\r\nconnection: keep-alive\r\n\r\n${reply}`,
+          );
+        } else {
+          socket.destroy();
+        }
+      });
+    });
+    await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', () => r()));
+    const r = newRelay({
+      upstreams: { openai: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}` },
+    });
+    const call = async () => {
+      const out = new Collected();
+      return (
+        await r.handle(
+          {
+            method: 'POST',
+            url: '/openai/v1/chat/completions',
+            headers: { 'service-api-key': apiKey },
+            body: chat(),
+          },
+          out.responder(),
+        )
+      ).status;
+    };
+    // Act
+    const statuses = [await call(), await call()];
+    r.destroy();
+    upstream.close();
+    // Assess
+    expect(statuses).toEqual([200, 200]);
+    expect(connections).toBe(2);
+    expect(sink.envelopes).toHaveLength(2);
+  });
+
+  it('does not keep binary responses for usage; the event estimates the prompt', async () => {
+    const upstream = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'audio/mpeg' });
+      res.end(Buffer.alloc(64 * 1024, 7));
+    });
+    await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', () => r()));
+    const r = newRelay({
+      upstreams: { openai: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}` },
+    });
+    const out = new Collected();
+    await r.handle(
+      {
+        method: 'POST',
+        url: '/openai/v1/audio/speech',
+        headers: { 'service-api-key': apiKey },
+        body: Buffer.from(
+          JSON.stringify({ model: 'gpt-4o-mini-tts', input: 'Hello there, this is speech.' }),
+        ),
+      },
+      out.responder(),
+    );
+    r.destroy();
+    upstream.close();
+    expect(Buffer.concat(out.chunks).byteLength).toBe(64 * 1024);
+    expect(sink.envelopes[0]?.events[0]).toMatchObject({
+      model: 'gpt-4o-mini-tts',
+      estimated: true,
+      outputTokens: 0,
+      statusCode: 200,
+    });
+    expect(sink.envelopes[0]?.events[0]?.inputTokens).toBeGreaterThan(0);
   });
 });
 

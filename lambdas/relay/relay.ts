@@ -1,5 +1,5 @@
 /**
- * The relay core, transport-agnostic: a request (method, path, headers, body bytes, abort signal) in;
+ * The relay core, transport-agnostic: a request (method, path, headers, body bytes, a client-gone hook) in;
  * the provider's response streamed out through a {@link RelayResponder}; one telemetry envelope on the
  * {@link EventSink} after the last byte. The Lambda streaming adapter and the local node:http adapter
  * both drive it.
@@ -36,8 +36,12 @@ export interface RelayRequest {
   readonly headers: HeaderBag;
   /** The whole request body. */
   readonly body: Buffer;
-  /** Aborts when the client goes away; the upstream call is then aborted too. */
-  readonly signal?: AbortSignal;
+  /**
+   * Registers `listener` for a client that goes away before the response is complete (the upstream
+   * call is then aborted); returns a function that unregisters it. A plain callback rather than an
+   * AbortSignal: EventTarget costs several µs per request on the hot path.
+   */
+  readonly onClientGone?: (listener: () => void) => () => void;
 }
 
 /** The body half of a response: a Node Writable (ServerResponse, Lambda's response stream) fits. */
@@ -115,6 +119,8 @@ interface Route {
 }
 
 const JSON_TYPE = 'application/json';
+/** Bodies up to this size are fingerprinted while the upstream request is in flight. */
+const EARLY_FINGERPRINT_BYTES = 256 * 1024;
 
 /**
  * @example
@@ -259,6 +265,7 @@ export class Relay {
 
     return new Promise<RelayOutcome>((resolve) => {
       let tap: UsageTap | undefined;
+      let fingerprint: string | null | undefined;
       let status = 0;
       let settled = false;
       let responded = false;
@@ -266,7 +273,7 @@ export class Relay {
       const settle = (kind: RelayOutcome['kind'], cut: boolean): void => {
         if (settled) return;
         settled = true;
-        req.signal?.removeEventListener('abort', onAbort);
+        stopListening?.();
         const endedAt = this.now();
         void this.record(req, route, check, {
           startedAt,
@@ -275,25 +282,21 @@ export class Relay {
           cut,
           tap,
           upstreamUrl,
+          fingerprint,
         }).then((recorded) => resolve({ status, kind, ...recorded }));
       };
 
+      let upstreamReq: http.ClientRequest | undefined;
+      // Not const: the hook may call onAbort (and so settle, which reads this) before it returns.
+      // eslint-disable-next-line prefer-const
+      let stopListening: (() => void) | undefined;
       const onAbort = (): void => {
-        upstreamReq.destroy();
+        upstreamReq?.destroy();
         if (!responded) status = 499;
         settle('cut', true);
       };
 
-      const upstreamReq = (upstream.secure ? https : http).request({
-        hostname: upstream.hostname,
-        port: upstream.port,
-        method: req.method,
-        path: upstream.prefix + route.rest,
-        headers,
-        agent: upstream.secure ? this.httpsAgent : this.httpAgent,
-      });
-
-      upstreamReq.on('response', (up) => {
+      const onResponse = (up: http.IncomingMessage): void => {
         responded = true;
         status = up.statusCode ?? 502;
         let out: ResponseBody;
@@ -339,36 +342,54 @@ export class Relay {
           settle('cut', true);
         });
         up.on('error', () => undefined); // 'close' follows and handles it
-      });
+      };
 
-      upstreamReq.on('error', () => {
-        if (settled) return;
-        if (responded) return; // the response's own 'close' settles
-        status = 502;
-        this.metrics.count('RelayUpstreamError');
-        const body = errorBody(
-          502,
-          'upstream_unreachable',
-          `The ${entry.displayName} API could not be reached.`,
-        );
-        const h: Record<string, string> = { 'content-type': JSON_TYPE };
-        if (res.keepsContentLength) h['content-length'] = String(Buffer.byteLength(body));
-        try {
-          res.start(502, h).end(body);
-        } catch {
-          // the client is gone too
-        }
-        settle('upstream_error', false);
-      });
+      const send = (retry: boolean): void => {
+        const sent = (upstream.secure ? https : http).request({
+          hostname: upstream.hostname,
+          port: upstream.port,
+          method: req.method,
+          path: upstream.prefix + route.rest,
+          headers,
+          agent: upstream.secure ? this.httpsAgent : this.httpAgent,
+        });
+        upstreamReq = sent;
+        sent.on('response', onResponse);
+        sent.on('error', (err: NodeJS.ErrnoException) => {
+          if (settled || responded) return; // after a response, its own 'close' settles
+          // A kept-alive socket the provider had just closed: nothing was processed, so sending again on
+          // a fresh connection is safe (the pattern Node documents for `reusedSocket`).
+          if (retry && sent.reusedSocket && err.code === 'ECONNRESET') {
+            send(false);
+            return;
+          }
+          status = 502;
+          this.metrics.count('RelayUpstreamError');
+          const body = errorBody(
+            502,
+            'upstream_unreachable',
+            `The ${entry.displayName} API could not be reached.`,
+          );
+          const h: Record<string, string> = { 'content-type': JSON_TYPE };
+          if (res.keepsContentLength) h['content-length'] = String(Buffer.byteLength(body));
+          try {
+            res.start(502, h).end(body);
+          } catch {
+            // the client is gone too
+          }
+          settle('upstream_error', false);
+        });
+        sent.end(req.body.byteLength > 0 ? req.body : undefined);
+      };
 
-      if (req.signal !== undefined) {
-        if (req.signal.aborted) {
-          onAbort();
-          return;
-        }
-        req.signal.addEventListener('abort', onAbort, { once: true });
+      stopListening = req.onClientGone?.(onAbort);
+      if (settled) return; // the client was gone already
+      send(true);
+      // The provider takes far longer to answer than this takes: fingerprint small bodies while waiting
+      // (large ones after the response, so they never delay a fast first byte).
+      if (req.body.byteLength <= EARLY_FINGERPRINT_BYTES) {
+        fingerprint = fingerprintOfRequest(requestFlavorOf(entry, route.endpoint), req.body, route.endpoint);
       }
-      upstreamReq.end(req.body.byteLength > 0 ? req.body : undefined);
     });
   }
 
@@ -384,6 +405,8 @@ export class Relay {
       cut: boolean;
       tap: UsageTap | undefined;
       upstreamUrl: string;
+      /** Computed while the upstream worked, or undefined to compute now. */
+      fingerprint: string | null | undefined;
     },
   ): Promise<{ envelope?: EventEnvelope; recorded: boolean }> {
     try {
@@ -413,7 +436,10 @@ export class Relay {
         estimatedInputTokens: () => estimateInputTokens(flavor, req.body, model, this.opts.tokenCounter),
         stream: tapped?.stream ?? false,
         cut: end.cut,
-        fingerprint: fingerprintOfRequest(flavor, req.body, route.endpoint),
+        fingerprint:
+          end.fingerprint !== undefined
+            ? end.fingerprint
+            : fingerprintOfRequest(flavor, req.body, route.endpoint),
         verified: check.kind === 'valid',
         clientCostUsd: usage !== undefined ? this.price(route.entry.id, usage, end.startedAt) : null,
         context: {

@@ -27,6 +27,8 @@ export interface UsageTapOptions {
 }
 
 const STREAM_TYPES = /text\/event-stream|ndjson|jsonl|json-seq/i;
+/** Bodies worth keeping for usage: JSON, or no declared type (sniffed). Audio, images, files are not. */
+const JSON_TYPES = /json/i;
 export const DEFAULT_MAX_JSON_BYTES = 16 * 1024 * 1024;
 
 /** The outcome of a tap: the usage (or why there is none) and whether the body was a stream. */
@@ -70,6 +72,10 @@ export class UsageTap {
     const unzip = decompressor(contentEncoding);
     if (unzip === null) {
       this.failure = `unsupported content-encoding: ${contentEncoding ?? ''}`;
+      return;
+    }
+    if (!this.stream && contentType !== undefined && !JSON_TYPES.test(contentType)) {
+      this.failure = `no usage in a ${contentType.split(';', 1)[0] ?? ''} response`;
       return;
     }
     if (this.stream) {

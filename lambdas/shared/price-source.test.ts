@@ -31,7 +31,12 @@ describe('createPriceSource', () => {
   it('builds the registry from a valid snapshot', async () => {
     s3Mock.on(GetObjectCommand).resolves(objectWith(VALID_SNAPSHOT));
     const logger = quietLogger();
-    const prices = createPriceSource({ s3: new S3Client({}), bucket: 'prices', key: 'prices/latest.json', logger });
+    const prices = createPriceSource({
+      s3: new S3Client({}),
+      bucket: 'prices',
+      key: 'prices/latest.json',
+      logger,
+    });
 
     const registry = await prices();
 
@@ -45,7 +50,9 @@ describe('createPriceSource', () => {
   });
 
   it('falls back to the bundled data, with a warning, when the snapshot is invalid', async () => {
-    s3Mock.on(GetObjectCommand).resolves(objectWith(JSON.stringify([{ id: 'openai', name: 'OpenAI', models: [] }])));
+    s3Mock
+      .on(GetObjectCommand)
+      .resolves(objectWith(JSON.stringify([{ id: 'openai', name: 'OpenAI', models: [] }])));
     const logger = quietLogger();
     const prices = createPriceSource({ s3: new S3Client({}), bucket: 'prices', logger });
 
@@ -67,7 +74,10 @@ describe('createPriceSource', () => {
 
   it('reuses the registry until the refresh interval has passed, then loads again', async () => {
     let clock = 1_000_000;
-    s3Mock.on(GetObjectCommand).resolvesOnce(objectWith(VALID_SNAPSHOT, '"v1"')).resolves(objectWith('not json', '"v2"'));
+    s3Mock
+      .on(GetObjectCommand)
+      .resolvesOnce(objectWith(VALID_SNAPSHOT, '"v1"'))
+      .resolves(objectWith('not json', '"v2"'));
     const logger = quietLogger();
     const prices = createPriceSource({ s3: new S3Client({}), bucket: 'prices', now: () => clock, logger });
 
@@ -91,7 +101,9 @@ describe('createPriceSource', () => {
     s3Mock
       .on(GetObjectCommand)
       .resolvesOnce(objectWith(VALID_SNAPSHOT))
-      .rejects(Object.assign(new Error('Not Modified'), { name: 'NotModified', $metadata: { httpStatusCode: 304 } }));
+      .rejects(
+        Object.assign(new Error('Not Modified'), { name: 'NotModified', $metadata: { httpStatusCode: 304 } }),
+      );
     const logger = quietLogger();
     const prices = createPriceSource({ s3: new S3Client({}), bucket: 'prices', now: () => clock, logger });
 

@@ -75,9 +75,12 @@ export function createPriceSource(options: PriceSourceOptions = {}): () => Promi
 
   const fallback = (reason: string, err?: unknown): PriceRegistry => {
     const registry = lastGood?.registry ?? getDefaultPriceRegistry();
-    logger.warn(`price snapshot s3://${bucket}/${key} not used: ${reason}; pricing with the ${registry.origin} data`, {
-      error: err instanceof Error ? err.message : err,
-    });
+    logger.warn(
+      `price snapshot s3://${bucket}/${key} not used: ${reason}; pricing with the ${registry.origin} data`,
+      {
+        error: err instanceof Error ? err.message : err,
+      },
+    );
     loaded = { registry, etag: lastGood?.etag, nextCheckAt: now() + retryMs };
     return registry;
   };

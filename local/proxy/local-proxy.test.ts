@@ -71,21 +71,13 @@ function raw(
 
 const userMsg = (content: string) => [{ role: 'user' as const, content }];
 
-function openai(key = h.apiKey, opts: Partial<ConstructorParameters<typeof OpenAI>[0]> = {}) {
-  return new OpenAI({
-    apiKey: 'sk-test-provider-credential',
-    baseURL: `${h.proxy.url}/openai/v1`,
-    defaultHeaders: { 'Service-API-Key': key },
-    ...opts,
-  });
+/** The documented client set-up (examples/clients.ts), optionally with extra options. */
+function openai(key = h.apiKey, opts: ConstructorParameters<typeof OpenAI>[0] = {}) {
+  const documented = openaiViaSpendguard(h.proxy.url, key, 'sk-test-provider-credential');
+  return Object.keys(opts).length === 0 ? documented : documented.withOptions(opts);
 }
-function anthropic(key = h.apiKey, opts: Partial<ConstructorParameters<typeof Anthropic>[0]> = {}) {
-  return new Anthropic({
-    apiKey: 'sk-ant-test',
-    baseURL: `${h.proxy.url}/anthropic`,
-    defaultHeaders: { 'Service-API-Key': key },
-    ...opts,
-  });
+function anthropic(key = h.apiKey) {
+  return anthropicViaSpendguard(h.proxy.url, key, 'sk-ant-test');
 }
 
 async function events() {
@@ -253,12 +245,15 @@ describe('official SDKs through the local proxy', () => {
     },
   );
 
-  it('records OpenRouter’s own cost', async () => {
-    await raw(h.proxy.url + '/openrouter/api/v1/chat/completions', {
-      headers: { 'service-api-key': h.apiKey },
-      body: JSON.stringify({ model: 'openai/gpt-4o', messages: userMsg('abcd'), max_tokens: 2 }),
+  it('OpenRouter through the OpenAI client: one event with OpenRouter’s own cost', async () => {
+    const r = await openrouterViaSpendguard(h.proxy.url, h.apiKey, 'sk-or-test').chat.completions.create({
+      model: 'openai/gpt-4o',
+      messages: userMsg('abcd'),
+      max_tokens: 2,
     });
+    expect(r.usage?.total_tokens).toBe(3);
     const [event] = await events();
+    expect(event).toMatchObject({ provider: 'openrouter', inputTokens: 1, outputTokens: 2 });
     expect(event?.providerCostUsd).toBeCloseTo(0.000005, 12);
   });
 });

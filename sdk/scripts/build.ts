@@ -47,10 +47,15 @@ export async function buildBundles(outdir: string): Promise<{ esm: string; cjs: 
 export function buildDeclarations(outdir: string): string {
   const dts = join(outdir, 'index.d.ts');
   const bin = require.resolve('dts-bundle-generator/dist/bin/dts-bundle-generator.js');
-  execFileSync(process.execPath, [bin, '--silent', '--no-banner', '--project', join(SDK_ROOT, 'tsconfig.build.json'), '-o', dts, ENTRY], {
-    stdio: 'inherit',
-  });
-  if (/from ['"]\.\.?\//.test(readFileSync(dts, 'utf8'))) throw new Error('index.d.ts references a relative module');
+  execFileSync(
+    process.execPath,
+    [bin, '--silent', '--no-banner', '--project', join(SDK_ROOT, 'tsconfig.build.json'), '-o', dts, ENTRY],
+    {
+      stdio: 'inherit',
+    },
+  );
+  if (/from ['"]\.\.?\//.test(readFileSync(dts, 'utf8')))
+    throw new Error('index.d.ts references a relative module');
   copyFileSync(dts, join(outdir, 'index.d.mts'));
   return dts;
 }

@@ -113,7 +113,9 @@ export function buildPriceRows(): GeneratedRow[] {
   return MODELS.map(([provider, model]) => {
     const resolution = registry.resolve(provider, model);
     if (resolution.costSource !== 'PROVIDER_REGISTRY') {
-      throw new Error(`${provider}/${model} is not in PROVIDER_REGISTRY (${resolution.matchedModel}); fix MODELS`);
+      throw new Error(
+        `${provider}/${model} is not in PROVIDER_REGISTRY (${resolution.matchedModel}); fix MODELS`,
+      );
     }
     return [provider, model.toLowerCase(), resolution.matchedModel, resolution.periods.map(compactPeriod)];
   });
@@ -124,7 +126,6 @@ export function generatePriceModule(): string {
   const rows = buildPriceRows().map((row) => `  ${JSON.stringify(row)},`);
   return `// GENERATED FILE — DO NOT EDIT. Source: core/pricing (genai-prices data + supplements),
 // generator: sdk/scripts/gen-prices.ts. Regenerate with \`npx tsx sdk/scripts/gen-prices.ts\`.
-/* eslint-disable */
 
 /**
  * USD per million tokens: input, output, then optionally cache read (default: input), 5-minute write
@@ -155,7 +156,10 @@ if (require.main === module) {
   (async () => {
     const prettier = await import('prettier');
     const options = (await prettier.resolveConfig(GENERATED_PATH)) ?? {};
-    writeFileSync(GENERATED_PATH, await prettier.format(generatePriceModule(), { ...options, filepath: GENERATED_PATH }));
+    writeFileSync(
+      GENERATED_PATH,
+      await prettier.format(generatePriceModule(), { ...options, filepath: GENERATED_PATH }),
+    );
     console.log(`wrote ${GENERATED_PATH} (${MODELS.length} models)`);
   })().catch((err: unknown) => {
     console.error(err);

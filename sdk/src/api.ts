@@ -6,13 +6,7 @@ import { Client, type Binding } from './client';
 import { createLogger, describe } from './log';
 import { normalizeOptions, type ClientConfig, type NormalizedOptions } from './options';
 import { isBrowserLike, onRuntimeExit } from './runtime';
-import {
-  createTrackedFetch,
-  sdkState,
-  unwrapFetch,
-  type SdkState,
-  type TrackedFetch,
-} from './tracked-fetch';
+import { createTrackedFetch, sdkState, unwrapFetch, type SdkState, type TrackedFetch } from './tracked-fetch';
 import type {
   ClientStats,
   FetchLike,
@@ -56,19 +50,29 @@ function clientFor(normalized: NormalizedOptions, state: SdkState): Client {
   return client;
 }
 
-/** One exit hook for every client of the process. */
+/**
+ * One exit hook for every client of the process. A client whose exit flush delivered nothing is not
+ * flushed again until it has new calls: with an unreachable backend, each `beforeExit` would otherwise
+ * start another attempt and the process would never end.
+ */
 function ensureExitHook(state: SdkState): void {
   if (state.removeExitHook !== null) return;
+  const failedAt = new WeakMap<Client, number>();
   state.removeExitHook = onRuntimeExit((reason) => {
     for (const client of state.clients.values()) {
-      if (client.stats().buffered > 0) void client.flushOnExit(reason === 'pagehide' || isBrowserLike());
+      const { buffered, calls } = client.stats();
+      if (buffered === 0 || failedAt.get(client) === calls) continue;
+      void client.flushOnExit(reason === 'pagehide' || isBrowserLike()).then((result) => {
+        if (result.sent === 0) failedAt.set(client, calls);
+      });
     }
   });
 }
 
 function report(normalized: NormalizedOptions, client: Client): void {
   for (const problem of normalized.problems) client.log.warn(`option ignored: ${problem}`);
-  if (normalized.config.apiKey === null) client.log.warn('no apiKey (option or SPENDGUARD_API_KEY): events are not sent');
+  if (normalized.config.apiKey === null)
+    client.log.warn('no apiKey (option or SPENDGUARD_API_KEY): events are not sent');
   if (normalized.config.endpoint === null) {
     client.log.warn('no endpoint (option or SPENDGUARD_ENDPOINT): events are not sent');
   }

@@ -18,7 +18,10 @@ export interface NormalizedBudget {
 }
 
 /** Validates a budget option; returns null when it sets no usable limit. `problems` lists what was ignored. */
-export function normalizeBudget(budget: BudgetOptions | undefined, problems: string[]): NormalizedBudget | null {
+export function normalizeBudget(
+  budget: BudgetOptions | undefined,
+  problems: string[],
+): NormalizedBudget | null {
   if (budget === undefined || budget === null) return null;
   const b = (typeof budget === 'object' ? budget : {}) as Record<string, unknown>;
   const limit = (name: string): number | null => {
@@ -36,7 +39,9 @@ export function normalizeBudget(budget: BudgetOptions | undefined, problems: str
   const monthlyLimitNanos = limit('monthlyLimitUsd');
   const action = b.action === 'warn' || b.action === 'log' ? b.action : 'block';
   if (b.action !== undefined && b.action !== action) problems.push('budget.action: using block');
-  return dailyLimitNanos === null && monthlyLimitNanos === null ? null : { dailyLimitNanos, monthlyLimitNanos, action };
+  return dailyLimitNanos === null && monthlyLimitNanos === null
+    ? null
+    : { dailyLimitNanos, monthlyLimitNanos, action };
 }
 
 /** A limit that has been reached. */

@@ -25,12 +25,19 @@ import {
 import { inspectRequest } from './inspect';
 import { createLogger, describe, type Logger } from './log';
 import type { ClientConfig, Labels } from './options';
-import { bodyKindOf, readJsonUsage, tapStream } from './response-tap';
+import { bodyKindOf, observeJson, tapStream } from './response-tap';
 import { RingBuffer } from './ring-buffer';
 import { monotonicNow, setUnrefTimeout, sleep, unrefTimer } from './runtime';
 import { ServerStatus } from './server-status';
 import { DEFAULT_RETRY_POLICY, postBatch, type RetryPolicy } from './transport';
-import type { ClientEvent, ClientStats, FetchLike, FlushOptions, FlushResult, SpendguardClient } from './types';
+import type {
+  ClientEvent,
+  ClientStats,
+  FetchLike,
+  FlushOptions,
+  FlushResult,
+  SpendguardClient,
+} from './types';
 
 /** What a tracked fetch adds to its client: labels and an optional forced provider. */
 export interface Binding {
@@ -178,7 +185,13 @@ export class Client implements SpendguardClient {
   }
 
   /** Records a finished call: usage → cost → spend → fingerprint → event. */
-  complete(facts: CallFacts, statusCode: number, result: UsageResult | null, stream: boolean, latencyMs: number): void {
+  complete(
+    facts: CallFacts,
+    statusCode: number,
+    result: UsageResult | null,
+    stream: boolean,
+    latencyMs: number,
+  ): void {
     try {
       const usage = usageToRecord(facts, result, statusCode);
       const cost = costOf(facts, usage);
@@ -294,7 +307,8 @@ export class Client implements SpendguardClient {
 
   private async drain(options: FlushOptions | undefined, mode: FlushMode): Promise<FlushResult> {
     const timeout = options?.timeoutMs;
-    const deadline = Date.now() + (typeof timeout === 'number' && timeout >= 0 ? timeout : DEFAULT_FLUSH_TIMEOUT_MS);
+    const deadline =
+      Date.now() + (typeof timeout === 'number' && timeout >= 0 ? timeout : DEFAULT_FLUSH_TIMEOUT_MS);
     await this.settle(deadline - Date.now());
     let sent = 0;
     let discarded = 0;
@@ -316,7 +330,9 @@ export class Client implements SpendguardClient {
     while (this.buffer.size > 0) {
       const batch = this.buffer.take(this.config.maxBatchSize);
       const dropped = this.buffer.takeDropped();
-      const body = JSON.stringify(dropped > 0 ? { events: batch, droppedEvents: dropped } : { events: batch });
+      const body = JSON.stringify(
+        dropped > 0 ? { events: batch, droppedEvents: dropped } : { events: batch },
+      );
       const outcome = await postBatch({
         fetch: fetchFn,
         url: target.url,
@@ -332,7 +348,9 @@ export class Client implements SpendguardClient {
         this.backoffUntil = 0;
         sent += batch.length;
         this.counters.sent += batch.length;
-        this.log.debug(`flushed ${batch.length} event(s)${dropped > 0 ? `, ${dropped} dropped reported` : ''}`);
+        this.log.debug(
+          `flushed ${batch.length} event(s)${dropped > 0 ? `, ${dropped} dropped reported` : ''}`,
+        );
       } else if (outcome.kind === 'rejected') {
         discarded += batch.length;
         this.counters.discarded += batch.length;
@@ -350,8 +368,11 @@ export class Client implements SpendguardClient {
 
   /** Waits (at most `timeoutMs`) for the events of finished calls to be built. */
   async settle(timeoutMs = DEFAULT_FLUSH_TIMEOUT_MS): Promise<void> {
-    if (this.pending.size === 0) return;
-    await Promise.race([Promise.allSettled([...this.pending]), sleep(Math.max(0, timeoutMs))]);
+    const deadline = Date.now() + timeoutMs;
+    // A finishing call adds its next step (the fingerprint) as a new task: wait until none is left.
+    while (this.pending.size > 0 && Date.now() < deadline) {
+      await Promise.race([Promise.allSettled([...this.pending]), sleep(deadline - Date.now())]);
+    }
   }
 
   async shutdown(options?: FlushOptions): Promise<FlushResult> {
@@ -403,23 +424,16 @@ export class Call {
       if (!(response instanceof Response)) return response;
       const status = response.status;
       const kind = bodyKindOf(response);
+      const ctx = usageContextOf(this.facts);
       if (kind === 'stream') {
-        const tapped = tapStream(response, this.facts.provider, usageContextOf(this.facts), (outcome) =>
+        const tapped = tapStream(response, this.facts.provider, ctx, (outcome) =>
           this.finish(status, outcome.usage, true),
         );
         if (tapped === response) this.finish(status, null, true);
         return tapped;
       }
-      if (kind === 'json') {
-        const clone = response.clone();
-        this.client.track(
-          readJsonUsage(clone, this.facts.provider, usageContextOf(this.facts)).then(
-            (usage) => this.finish(status, usage, false),
-            () => this.finish(status, null, false),
-          ),
-        );
-        return response;
-      }
+      if (kind === 'json')
+        return observeJson(response, this.facts.provider, ctx, (usage) => this.finish(status, usage, false));
       this.finish(status, null, false);
       return response;
     } catch (err) {
@@ -434,9 +448,25 @@ export class Call {
     this.client.log.debug(`call to ${this.facts.provider.id} failed before a response`, describe(err));
   }
 
-  private finish(status: number, usage: UsageResult | null, stream: boolean): void {
+  /**
+   * Records the call in a later task: pricing, fingerprinting and event building never delay the
+   * application, which receives the last bytes (or the response) first.
+   */
+  private finish(status: number, usage: UsageResult | (() => UsageResult) | null, stream: boolean): void {
     if (this.done) return;
     this.done = true;
-    this.client.complete(this.facts, status, usage, stream, monotonicNow() - this.startMono);
+    const latencyMs = monotonicNow() - this.startMono;
+    this.client.track(
+      new Promise<void>((resolve) => {
+        setTimeout(() => {
+          try {
+            const result = typeof usage === 'function' ? usage() : usage;
+            this.client.complete(this.facts, status, result, stream, latencyMs);
+          } finally {
+            resolve();
+          }
+        }, 0);
+      }),
+    );
   }
 }

@@ -39,14 +39,24 @@ export function usageContextOf(call: CallFacts): UsageContext {
  * The usage to record: the parsed one; for a successful call whose response carried none, an estimate
  * of the prompt from the request (marked estimated); for failed calls, zero tokens.
  */
-export function usageToRecord(call: CallFacts, result: UsageResult | null, statusCode: number): NormalizedUsage {
+export function usageToRecord(
+  call: CallFacts,
+  result: UsageResult | null,
+  statusCode: number,
+): NormalizedUsage {
   if (result?.ok === true) return result.usage;
   const ctx = usageContextOf(call);
   const model = safe(() => requestedModel(ctx), null);
   if (statusCode < 200 || statusCode >= 300 || call.body === undefined) return makeUsage({ model });
   const flavor = requestFlavorOf(call.provider, call.url);
   const inputTokens = safe(
-    () => estimateRequestTokens(flavor, requestJson(ctx), familyOfModel(model, call.provider.id === 'anthropic' ? 'anthropic' : 'other'), undefined),
+    () =>
+      estimateRequestTokens(
+        flavor,
+        requestJson(ctx),
+        familyOfModel(model, call.provider.id === 'anthropic' ? 'anthropic' : 'other'),
+        undefined,
+      ),
     0,
   );
   return makeUsage({ model, inputTokens, estimated: inputTokens > 0 });

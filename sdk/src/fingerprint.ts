@@ -25,15 +25,23 @@ let strictUtf8: InstanceType<typeof TextDecoder> | undefined;
  * canonicalRequestText('openai', '{"model":"gpt-4o","temperature":0.2,"messages":[{"role":"user","content":"hi"}]}')
  * // '{"flavor":"openai","messages":[{"content":"hi","role":"user"}],"model":"gpt-4o"}'
  */
-export function canonicalRequestText(flavor: RequestFlavor, body: string | Uint8Array, model?: string): string | null {
+export function canonicalRequestText(
+  flavor: RequestFlavor,
+  body: string | Uint8Array,
+  model?: string,
+): string | null {
   try {
     const spec = FLAVOR_SPECS[flavor];
-    const text = typeof body === 'string' ? body : (strictUtf8 ??= new TextDecoder('utf-8', { fatal: true })).decode(body);
+    const text =
+      typeof body === 'string'
+        ? body
+        : (strictUtf8 ??= new TextDecoder('utf-8', { fatal: true })).decode(body);
     const value: unknown = JSON.parse(text);
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
     const members = value as Record<string, unknown>;
     const present = (v: unknown): boolean => v !== undefined && v !== null;
-    const has = (key: string): boolean => Object.prototype.hasOwnProperty.call(members, key) && present(members[key]);
+    const has = (key: string): boolean =>
+      Object.prototype.hasOwnProperty.call(members, key) && present(members[key]);
     const out: Array<[string, string]> = [['flavor', JSON.stringify(flavor)]];
     if (spec.model === 'body' && has('model')) out.push(['model', canonical(members.model, 1)]);
     else if (model !== undefined) out.push(['model', JSON.stringify(normalizeOptionModel(model))]);
@@ -65,7 +73,11 @@ function canonical(value: unknown, depth: number): string {
 }
 
 /** `sha256:<hex>` of a request body, or undefined (not fingerprintable, or no WebCrypto). */
-export async function fingerprintBody(flavor: RequestFlavor, body: string | Uint8Array, model?: string): Promise<string | undefined> {
+export async function fingerprintBody(
+  flavor: RequestFlavor,
+  body: string | Uint8Array,
+  model?: string,
+): Promise<string | undefined> {
   const text = canonicalRequestText(flavor, body, model);
   if (text === null) return undefined;
   const hex = await sha256Hex(text);

@@ -25,11 +25,16 @@ interface ContextLike {
 }
 
 function budgetFor(context: unknown, options: LambdaFlushOptions | undefined): number {
-  const max = typeof options?.flushTimeoutMs === 'number' && options.flushTimeoutMs >= 0 ? options.flushTimeoutMs : 2000;
-  const margin = typeof options?.safetyMarginMs === 'number' && options.safetyMarginMs >= 0 ? options.safetyMarginMs : 500;
+  const max =
+    typeof options?.flushTimeoutMs === 'number' && options.flushTimeoutMs >= 0
+      ? options.flushTimeoutMs
+      : 2000;
+  const margin =
+    typeof options?.safetyMarginMs === 'number' && options.safetyMarginMs >= 0 ? options.safetyMarginMs : 500;
   try {
     const remaining = (context as ContextLike | undefined)?.getRemainingTimeInMillis?.();
-    if (typeof remaining === 'number' && Number.isFinite(remaining)) return Math.max(0, Math.min(max, remaining - margin));
+    if (typeof remaining === 'number' && Number.isFinite(remaining))
+      return Math.max(0, Math.min(max, remaining - margin));
   } catch {
     // not a Lambda context
   }

@@ -61,7 +61,10 @@ export function normalizeOptions(options: ServiceOptions | WrapFetchOptions | un
   const int = (name: string, fallback: number, min: number, max: number): number => {
     const value = raw[name];
     if (value === undefined) return fallback;
-    const n = typeof value === 'number' && Number.isFinite(value) ? Math.min(max, Math.max(min, Math.floor(value))) : fallback;
+    const n =
+      typeof value === 'number' && Number.isFinite(value)
+        ? Math.min(max, Math.max(min, Math.floor(value)))
+        : fallback;
     if (n !== value) problems.push(`${name}: using ${n}`);
     return n;
   };
@@ -72,7 +75,8 @@ export function normalizeOptions(options: ServiceOptions | WrapFetchOptions | un
   if (!ENVIRONMENTS.includes(environment)) {
     if (environment !== undefined) problems.push('environment: not production, staging or development');
     const env = envVar('SPENDGUARD_ENVIRONMENT') ?? envVar('NODE_ENV');
-    environment = env === 'staging' ? env : env === 'development' || env === 'test' ? 'development' : 'production';
+    environment =
+      env === 'staging' ? env : env === 'development' || env === 'test' ? 'development' : 'production';
   }
   let provider: string | undefined;
   if (raw.provider !== undefined) {
@@ -95,7 +99,8 @@ export function normalizeOptions(options: ServiceOptions | WrapFetchOptions | un
       serverFlags: raw.serverFlags !== false,
     },
     labels: {
-      projectId: text('projectId') ?? text('SPENDGUARD_PROJECT_ID', envVar('SPENDGUARD_PROJECT_ID')) ?? 'default',
+      projectId:
+        text('projectId') ?? text('SPENDGUARD_PROJECT_ID', envVar('SPENDGUARD_PROJECT_ID')) ?? 'default',
       environment,
       sessionId: text('sessionId'),
       featureId: text('featureId'),

@@ -1,6 +1,5 @@
 // GENERATED FILE — DO NOT EDIT. Source: core/pricing (genai-prices data + supplements),
 // generator: sdk/scripts/gen-prices.ts. Regenerate with `npx tsx sdk/scripts/gen-prices.ts`.
-/* eslint-disable */
 
 /**
  * USD per million tokens: input, output, then optionally cache read (default: input), 5-minute write

@@ -55,7 +55,14 @@ function rates(r: CompactRates): TokenRates {
     return v === undefined ? fallback : usdPerMTokToPicos(v);
   };
   const cacheWrite5m = at(3, input);
-  return { input, output, cacheRead: at(2, input), cacheWrite5m, cacheWrite1h: at(4, cacheWrite5m), reasoning: at(5, output) };
+  return {
+    input,
+    output,
+    cacheRead: at(2, input),
+    cacheWrite5m,
+    cacheWrite1h: at(4, cacheWrite5m),
+    reasoning: at(5, output),
+  };
 }
 
 function period(p: CompactPeriod): PricePeriod {
@@ -91,7 +98,8 @@ function lookup(provider: string, model: string): TableEntry | undefined {
   const exact = t.get(`${provider}\u0000${model.trim().toLowerCase()}`);
   if (exact !== undefined) return exact;
   for (const candidate of normalizeModelName(model).candidates) {
-    const list = candidate.list.kind === 'requested' ? provider : spendguardProviderId(candidate.list.providerId);
+    const list =
+      candidate.list.kind === 'requested' ? provider : spendguardProviderId(candidate.list.providerId);
     const hit = t.get(`${list}\u0000${candidate.model}`);
     if (hit !== undefined) return hit;
   }
@@ -112,7 +120,12 @@ function tokens(value: number): number {
  * // = 150,000 + 300,000 nanos = $0.00045
  * estimateCost('openai', 'gpt-4o-mini', usage, Date.now()).costNanos === 450_000;
  */
-export function estimateCost(provider: string, model: string, usage: NormalizedUsage, atMs: number): ClientCost {
+export function estimateCost(
+  provider: string,
+  model: string,
+  usage: NormalizedUsage,
+  atMs: number,
+): ClientCost {
   const requested = provider.trim().toLowerCase();
   const entry = model.length > 0 ? lookup(requested, model) : undefined;
   let price: ModelPrice;

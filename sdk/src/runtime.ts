@@ -61,7 +61,11 @@ export function envVar(name: string): string | undefined {
 /** Lets a timer not keep the process alive (Node, Bun: `unref()`; Deno: `Deno.unrefTimer`). */
 export function unrefTimer(timer: unknown): void {
   try {
-    if (typeof timer === 'object' && timer !== null && typeof (timer as { unref?: unknown }).unref === 'function') {
+    if (
+      typeof timer === 'object' &&
+      timer !== null &&
+      typeof (timer as { unref?: unknown }).unref === 'function'
+    ) {
       (timer as { unref: () => void }).unref();
     } else if (typeof timer === 'number' && typeof g.Deno?.unrefTimer === 'function') {
       g.Deno.unrefTimer(timer);

@@ -55,7 +55,9 @@ export class ServerStatus {
     this.inFlight = fetchOrgStatus(this.fetchFn, target.url, target.apiKey, 5000)
       .then((result) => {
         if (result.kind !== 'ok') {
-          this.log.debug(`status refresh failed: ${result.kind === 'http' ? `HTTP ${result.status}` : result.reason}`);
+          this.log.debug(
+            `status refresh failed: ${result.kind === 'http' ? `HTTP ${result.status}` : result.reason}`,
+          );
           return;
         }
         const suspended = result.flagState === 'SUSPENDED';
@@ -82,7 +84,12 @@ export type OrgStatusResult =
   | { readonly kind: 'error'; readonly reason: string };
 
 /** Calls `GET <url>` with the key and reads the answer. Never rejects. */
-export function fetchOrgStatus(fetchFn: FetchLike, url: string, apiKey: string, timeoutMs: number): Promise<OrgStatusResult> {
+export function fetchOrgStatus(
+  fetchFn: FetchLike,
+  url: string,
+  apiKey: string,
+  timeoutMs: number,
+): Promise<OrgStatusResult> {
   const init = { method: 'GET', headers: { 'Service-API-Key': apiKey } };
   return timedRequest(fetchFn, url, init, timeoutMs, async (r): Promise<OrgStatusResult> => {
     if (r.status !== 200) {
@@ -90,7 +97,10 @@ export function fetchOrgStatus(fetchFn: FetchLike, url: string, apiKey: string, 
       return { kind: 'http', status: r.status };
     }
     return readOrgStatus(await r.json());
-  }).catch((err: unknown) => ({ kind: 'error', reason: err instanceof Error ? err.message : 'request failed' }));
+  }).catch((err: unknown) => ({
+    kind: 'error',
+    reason: err instanceof Error ? err.message : 'request failed',
+  }));
 }
 
 /**
@@ -106,12 +116,21 @@ export function readOrgStatus(body: unknown): OrgStatusResult {
   const status = typeof b.status === 'string' ? b.status : 'unknown';
   const flag = typeof b.flag === 'object' && b.flag !== null ? b.flag : null;
   const state =
-    typeof flag?.state === 'string' ? flag.state.toUpperCase() : status.toLowerCase() === 'suspended' ? 'SUSPENDED' : null;
+    typeof flag?.state === 'string'
+      ? flag.state.toUpperCase()
+      : status.toLowerCase() === 'suspended'
+        ? 'SUSPENDED'
+        : null;
   const expires = typeof flag?.expiresAt === 'string' ? Date.parse(flag.expiresAt) : NaN;
   const org: OrgStatus = { status };
   const spend = b.spend;
   if (typeof spend?.todayUsd === 'number' && typeof spend.monthUsd === 'number') {
     org.spend = { todayUsd: spend.todayUsd, monthUsd: spend.monthUsd };
   }
-  return { kind: 'ok', status: org, flagState: state, flagExpiresAtMs: Number.isNaN(expires) ? null : expires };
+  return {
+    kind: 'ok',
+    status: org,
+    flagState: state,
+    flagExpiresAtMs: Number.isNaN(expires) ? null : expires,
+  };
 }

@@ -46,7 +46,12 @@ export function sdkState(): SdkState {
   let state = holder[STATE];
   if (state === undefined) {
     state = { depth: 0, claimed: new WeakSet(), auto: null, clients: new Map(), removeExitHook: null };
-    Object.defineProperty(globalThis, STATE, { value: state, configurable: true, enumerable: false, writable: false });
+    Object.defineProperty(globalThis, STATE, {
+      value: state,
+      configurable: true,
+      enumerable: false,
+      writable: false,
+    });
   }
   return state;
 }

@@ -99,7 +99,8 @@ export async function postBatch(input: PostBatchInput): Promise<DeliveryOutcome>
     } else {
       delay = random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
     }
-    if (Date.now() + delay >= input.deadline) return { kind: 'retry-later', reason: `deadline (${lastReason})` };
+    if (Date.now() + delay >= input.deadline)
+      return { kind: 'retry-later', reason: `deadline (${lastReason})` };
     log.debug(`flush retry in ${Math.round(delay)} ms (${lastReason})`);
     if (!(await input.wait(delay))) return { kind: 'retry-later', reason: `interrupted (${lastReason})` };
   }

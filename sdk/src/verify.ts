@@ -43,7 +43,8 @@ export async function verifyService(options?: VerifyOptions): Promise<VerifyResu
     const opts: VerifyOptions = typeof options === 'object' && options !== null ? options : {};
     const timeoutMs = typeof opts.timeoutMs === 'number' && opts.timeoutMs > 0 ? opts.timeoutMs : 5000;
     const fetchFn: FetchLike | undefined = typeof opts.fetch === 'function' ? opts.fetch : originalFetch();
-    const apiKey = (typeof opts.apiKey === 'string' ? opts.apiKey.trim() : '') || envVar('SPENDGUARD_API_KEY');
+    const apiKey =
+      (typeof opts.apiKey === 'string' ? opts.apiKey.trim() : '') || envVar('SPENDGUARD_API_KEY');
     const parsed = parseApiKey(apiKey);
     const keyOk = check(
       'apiKeyFormat',
@@ -54,21 +55,31 @@ export async function verifyService(options?: VerifyOptions): Promise<VerifyResu
           ? 'no API key: pass apiKey or set SPENDGUARD_API_KEY (dashboard: Settings, API Keys)'
           : `API key ${KEY_PROBLEMS[apiKey.startsWith('abn_') ? parsed.reason : 'wrong_prefix']}`,
     );
-    const raw = (typeof opts.endpoint === 'string' ? opts.endpoint : undefined) ?? envVar('SPENDGUARD_ENDPOINT');
+    const raw =
+      (typeof opts.endpoint === 'string' ? opts.endpoint : undefined) ?? envVar('SPENDGUARD_ENDPOINT');
     const endpoint = raw === undefined ? null : parseBaseUrl(raw);
     check(
       'endpoint',
       endpoint !== null,
-      endpoint ?? (raw === undefined ? 'no endpoint: pass endpoint or set SPENDGUARD_ENDPOINT' : `not an http(s) URL: ${raw}`),
+      endpoint ??
+        (raw === undefined
+          ? 'no endpoint: pass endpoint or set SPENDGUARD_ENDPOINT'
+          : `not an http(s) URL: ${raw}`),
     );
     let reachable = false;
     if (endpoint === null || fetchFn === undefined) {
       check('backendReachable', false, fetchFn === undefined ? 'no fetch in this runtime' : 'skipped');
     } else {
-      const status = await timedRequest(fetchFn, `${endpoint}/v1/health`, { method: 'GET' }, timeoutMs, (r) => {
-        drain(r);
-        return r.status;
-      }).catch((err: unknown) => (err instanceof Error ? err.message : 'request failed'));
+      const status = await timedRequest(
+        fetchFn,
+        `${endpoint}/v1/health`,
+        { method: 'GET' },
+        timeoutMs,
+        (r) => {
+          drain(r);
+          return r.status;
+        },
+      ).catch((err: unknown) => (err instanceof Error ? err.message : 'request failed'));
       reachable = check(
         'backendReachable',
         status === 200,
@@ -88,7 +99,9 @@ export async function verifyService(options?: VerifyOptions): Promise<VerifyResu
         check(
           'organizationActive',
           !suspended,
-          suspended ? 'SUSPENDED by a guardrail: calls are blocked until the flag expires or is cleared' : status.status.status,
+          suspended
+            ? 'SUSPENDED by a guardrail: calls are blocked until the flag expires or is cleared'
+            : status.status.status,
         );
       } else {
         check(

@@ -36,7 +36,7 @@ const CALL_NANOS = 10_350;
 
 async function call(f: typeof fetch): Promise<Response> {
   const response = await f(OPENAI_URL, chatInit());
-  await response.clone().text();
+  await response.text();
   await onlyClient().settle();
   return response;
 }
@@ -106,7 +106,10 @@ describe('budget: warn and log', () => {
     const events = ingest.events();
     expect(events.filter((e) => e.kind === 'budget_warning')).toHaveLength(1);
     expect(events.filter((e) => e.kind === 'call')).toHaveLength(4);
-    expect(events.find((e) => e.kind === 'budget_warning')).toMatchObject({ provider: 'openai', model: 'gpt-4o-mini' });
+    expect(events.find((e) => e.kind === 'budget_warning')).toMatchObject({
+      provider: 'openai',
+      model: 'gpt-4o-mini',
+    });
     expectValidClientEvents(ingest.batches.map((b) => b.body));
     expect(warn).not.toHaveBeenCalled(); // debug is off: nothing is logged
   });
@@ -141,7 +144,10 @@ describe('server kill flag', () => {
   it('blocks locally while the organization is SUSPENDED, and resumes when the flag is cleared', async () => {
     const provider = inProcessProvider();
     const expiresAt = new Date(Date.now() + 2 * 3600_000).toISOString();
-    ingest.budget = { status: 'suspended', flag: { state: 'SUSPENDED', expiresAt, triggerType: 'token_loop_identical' } };
+    ingest.budget = {
+      status: 'suspended',
+      flag: { state: 'SUSPENDED', expiresAt, triggerType: 'token_loop_identical' },
+    };
     const f = wrapFetch(provider.fetch, { apiKey: TEST_API_KEY, endpoint: ingest.url }) as typeof fetch;
     await onlyClient().refreshServerStatus();
     const blocked = await f(OPENAI_URL, chatInit());
@@ -171,7 +177,10 @@ describe('server kill flag', () => {
 
   it('fails open when the backend is unreachable', async () => {
     const provider = inProcessProvider();
-    const f = wrapFetch(provider.fetch, { apiKey: TEST_API_KEY, endpoint: 'http://127.0.0.1:9' }) as typeof fetch;
+    const f = wrapFetch(provider.fetch, {
+      apiKey: TEST_API_KEY,
+      endpoint: 'http://127.0.0.1:9',
+    }) as typeof fetch;
     await onlyClient().refreshServerStatus();
     expect((await f(OPENAI_URL, chatInit())).status).toBe(200);
   });
@@ -200,13 +209,20 @@ describe('SpendCounter', () => {
     counter.add(900_000_000, feb1);
     counter.add(900_000_000, Date.UTC(2026, 1, 2));
     counter.add(300_000_000, Date.UTC(2026, 1, 3));
-    expect(counter.breach(budget, Date.UTC(2026, 1, 3, 1))).toMatchObject({ period: 'monthly', resetAtMs: Date.UTC(2026, 2, 1) });
+    expect(counter.breach(budget, Date.UTC(2026, 1, 3, 1))).toMatchObject({
+      period: 'monthly',
+      resetAtMs: Date.UTC(2026, 2, 1),
+    });
   });
 
   it('ignores invalid limits and reports them', () => {
     const problems: string[] = [];
-    expect(normalizeBudget({ dailyLimitUsd: -1, monthlyLimitUsd: Number.NaN, action: 'block' }, problems)).toBeNull();
+    expect(
+      normalizeBudget({ dailyLimitUsd: -1, monthlyLimitUsd: Number.NaN, action: 'block' }, problems),
+    ).toBeNull();
     expect(problems).toHaveLength(2);
-    expect(normalizeBudget({ dailyLimitUsd: 5, action: 'explode' as 'block' }, problems)?.action).toBe('block');
+    expect(normalizeBudget({ dailyLimitUsd: 5, action: 'explode' as 'block' }, problems)?.action).toBe(
+      'block',
+    );
   });
 });

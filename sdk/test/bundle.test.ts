@@ -47,13 +47,30 @@ describe('the bundles', () => {
 
   it('export the public API in both formats', () => {
     const esm = readFileSync(bundles.esm, 'utf8');
-    for (const name of ['initServiceAuto', 'wrapFetch', 'verifyService', 'flush', 'shutdown', 'withSpendguard', 'spendguardMiddleware']) {
+    for (const name of [
+      'initServiceAuto',
+      'wrapFetch',
+      'verifyService',
+      'flush',
+      'shutdown',
+      'withSpendguard',
+      'spendguardMiddleware',
+    ]) {
       expect(esm).toMatch(new RegExp(`export\\s*\\{[^}]*\\b${name}\\b`));
     }
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- loading the built CommonJS bundle is the point
     const sdk = require(bundles.cjs) as Record<string, unknown>;
     expect(Object.keys(sdk).sort()).toEqual(
-      ['flush', 'getServiceClient', 'initServiceAuto', 'shutdown', 'spendguardMiddleware', 'verifyService', 'withSpendguard', 'wrapFetch'].sort(),
+      [
+        'flush',
+        'getServiceClient',
+        'initServiceAuto',
+        'shutdown',
+        'spendguardMiddleware',
+        'verifyService',
+        'withSpendguard',
+        'wrapFetch',
+      ].sort(),
     );
   });
 
@@ -63,7 +80,11 @@ describe('the bundles', () => {
     const result = await build({
       ...esbuildOptions('esm', join(outdir, 'app.mjs')),
       entryPoints: undefined,
-      stdin: { contents: "export { initServiceAuto, wrapFetch, flush } from './index';", resolveDir: join(__dirname, '..', 'src'), loader: 'ts' },
+      stdin: {
+        contents: "export { initServiceAuto, wrapFetch, flush } from './index';",
+        resolveDir: join(__dirname, '..', 'src'),
+        loader: 'ts',
+      },
       minify: true,
       write: false,
     });
@@ -76,15 +97,28 @@ describe('the bundles', () => {
     const sdk = require(bundles.cjs) as typeof import('../src');
     const provider = (): Promise<Response> =>
       Promise.resolve(
-        new Response(JSON.stringify({ model: 'gpt-4o-mini', usage: { prompt_tokens: 5, completion_tokens: 7 } }), {
-          headers: { 'content-type': 'application/json' },
-        }),
+        new Response(
+          JSON.stringify({ model: 'gpt-4o-mini', usage: { prompt_tokens: 5, completion_tokens: 7 } }),
+          {
+            headers: { 'content-type': 'application/json' },
+          },
+        ),
       );
     const f = sdk.wrapFetch(provider, { apiKey: TEST_API_KEY, endpoint: ingest.url, serverFlags: false });
-    await (await f('https://api.openai.com/v1/chat/completions', { method: 'POST', body: '{"model":"gpt-4o-mini","messages":[]}' })).json();
+    await (
+      await f('https://api.openai.com/v1/chat/completions', {
+        method: 'POST',
+        body: '{"model":"gpt-4o-mini","messages":[]}',
+      })
+    ).json();
     await sdk.shutdown();
     const events = await ingest.waitForEvents(1);
-    expect(events[0]).toMatchObject({ provider: 'openai', promptTokens: 5, completionTokens: 7, costSource: 'PROVIDER_REGISTRY' });
+    expect(events[0]).toMatchObject({
+      provider: 'openai',
+      promptTokens: 5,
+      completionTokens: 7,
+      costSource: 'PROVIDER_REGISTRY',
+    });
     expectValidClientEvents(ingest.batches.map((b) => b.body));
   });
 
@@ -103,11 +137,27 @@ describe('the bundles', () => {
 
   it.each([
     ['CommonJS', (file: string) => `const sdk = require(${JSON.stringify(file)});`, 'cjs' as const, []],
-    ['ESM', (file: string) => `const sdk = await import(${JSON.stringify(`file://${file}`)});`, 'esm' as const, ['--input-type=module']],
-  ])('%s: a process that simply ends still delivers its events (beforeExit flush)', async (_name, load, format, flags) => {
-    const source = program(load(bundles[format])).replace('INGEST', ingest.url);
-    await run(process.execPath, [...flags, '-e', source], { timeout: 15_000 });
-    const events = await ingest.waitForEvents(1, 2000);
-    expect(events[0]).toMatchObject({ model: 'gpt-4o', promptTokens: 11, completionTokens: 3 });
+    [
+      'ESM',
+      (file: string) => `const sdk = await import(${JSON.stringify(`file://${file}`)});`,
+      'esm' as const,
+      ['--input-type=module'],
+    ],
+  ])(
+    '%s: a process that simply ends still delivers its events (beforeExit flush)',
+    async (_name, load, format, flags) => {
+      const source = program(load(bundles[format])).replace('INGEST', ingest.url);
+      await run(process.execPath, [...flags, '-e', source], { timeout: 15_000 });
+      const events = await ingest.waitForEvents(1, 2000);
+      expect(events[0]).toMatchObject({ model: 'gpt-4o', promptTokens: 11, completionTokens: 3 });
+    },
+  );
+
+  it('a process whose backend is unreachable still ends promptly', async () => {
+    const load = `const sdk = require(${JSON.stringify(bundles.cjs)});`;
+    const source = program(load).replace('INGEST', 'http://127.0.0.1:9');
+    const start = Date.now();
+    await run(process.execPath, ['-e', source], { timeout: 15_000 });
+    expect(Date.now() - start).toBeLessThan(10_000);
   });
 });

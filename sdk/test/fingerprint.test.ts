@@ -3,7 +3,12 @@
  * same canonical text, hashed with WebCrypto instead of node:crypto.
  */
 import fc from 'fast-check';
-import { canonicalRequest, fingerprintRequest, REQUEST_FLAVORS, type RequestFlavor } from '../../core/fingerprint';
+import {
+  canonicalRequest,
+  fingerprintRequest,
+  REQUEST_FLAVORS,
+  type RequestFlavor,
+} from '../../core/fingerprint';
 import { canonicalRequestText, fingerprintBody } from '../src/fingerprint';
 
 const memberArb = fc.oneof(fc.json(), fc.constant('null'), fc.constant('"x"'));
@@ -25,19 +30,26 @@ const bodyArb = fc
   )
   .map((members) => {
     // members are JSON texts; assemble an object text (keys in random-ish order, duplicates allowed)
-    const entries = Object.entries(members).map(([k, v]) => `${JSON.stringify(k)}: ${typeof v === 'string' ? v : JSON.stringify(v)}`);
+    const entries = Object.entries(members).map(
+      ([k, v]) => `${JSON.stringify(k)}: ${typeof v === 'string' ? v : JSON.stringify(v)}`,
+    );
     return `{ ${entries.join(' ,\n')} }`;
   });
 
 describe('canonicalRequestText', () => {
   it('equals core canonicalRequest for random bodies of every flavor (text and bytes)', () => {
     fc.assert(
-      fc.property(fc.constantFrom(...REQUEST_FLAVORS), bodyArb, fc.option(fc.string(), { nil: undefined }), (flavor, body, model) => {
-        const opts = model === undefined ? undefined : { model };
-        expect(canonicalRequestText(flavor, body, model)).toBe(canonicalRequest(flavor, body, opts));
-        const bytes = new TextEncoder().encode(body);
-        expect(canonicalRequestText(flavor, bytes, model)).toBe(canonicalRequest(flavor, bytes, opts));
-      }),
+      fc.property(
+        fc.constantFrom(...REQUEST_FLAVORS),
+        bodyArb,
+        fc.option(fc.string(), { nil: undefined }),
+        (flavor, body, model) => {
+          const opts = model === undefined ? undefined : { model };
+          expect(canonicalRequestText(flavor, body, model)).toBe(canonicalRequest(flavor, body, opts));
+          const bytes = new TextEncoder().encode(body);
+          expect(canonicalRequestText(flavor, bytes, model)).toBe(canonicalRequest(flavor, bytes, opts));
+        },
+      ),
       { numRuns: 1500 },
     );
   });
@@ -57,7 +69,9 @@ describe('canonicalRequestText', () => {
   it('hashes to the same fingerprint as core', async () => {
     const body = '{"model":"gpt-4o","temperature":0.2,"messages":[{"role":"user","content":"hi"}]}';
     await expect(fingerprintBody('openai', body)).resolves.toBe(fingerprintRequest('openai', body));
-    await expect(fingerprintBody('gemini', '{"contents":[{"parts":[{"text":"hi"}]}]}', 'models/gemini-2.5-pro')).resolves.toBe(
+    await expect(
+      fingerprintBody('gemini', '{"contents":[{"parts":[{"text":"hi"}]}]}', 'models/gemini-2.5-pro'),
+    ).resolves.toBe(
       fingerprintRequest('gemini', '{"contents":[{"parts":[{"text":"hi"}]}]}', { model: 'gemini-2.5-pro' }),
     );
   });

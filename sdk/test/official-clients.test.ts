@@ -35,7 +35,12 @@ afterEach(async () => {
   globalThis.fetch = realFetch;
 });
 
-const sdkOptions = { apiKey: TEST_API_KEY, flushIntervalMs: 60_000, projectId: 'proj-test', environment: 'staging' } as const;
+const sdkOptions = {
+  apiKey: TEST_API_KEY,
+  flushIntervalMs: 60_000,
+  projectId: 'proj-test',
+  environment: 'staging',
+} as const;
 
 function autoInit(): void {
   globalThis.fetch = provider.networkFetch; // the "network": provider hosts go to the fake provider
@@ -52,7 +57,9 @@ async function flushedEvents(n: number): Promise<Array<Record<string, unknown>>>
 
 const messages = [{ role: 'user' as const, content: PROMPT_TEXT }];
 
-async function readOpenAIStream(stream: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>): Promise<string> {
+async function readOpenAIStream(
+  stream: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>,
+): Promise<string> {
   let text = '';
   for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
   return text;
@@ -142,10 +149,20 @@ describe('initServiceAuto with the official clients', () => {
   it('records an Anthropic stream', async () => {
     autoInit();
     const anthropic = new Anthropic({ apiKey: PROVIDER_KEY, maxRetries: 0 });
-    const stream = await anthropic.messages.create({ model: 'claude-haiku-4-5', max_tokens: 100, messages, stream: true });
+    const stream = await anthropic.messages.create({
+      model: 'claude-haiku-4-5',
+      max_tokens: 100,
+      messages,
+      stream: true,
+    });
     expect(await readAnthropicStream(stream)).toBe(COMPLETION_TEXT);
     const [event] = await flushedEvents(1);
-    expect(event).toMatchObject({ provider: 'anthropic', promptTokens: 125, completionTokens: 15, stream: true });
+    expect(event).toMatchObject({
+      provider: 'anthropic',
+      promptTokens: 125,
+      completionTokens: 15,
+      stream: true,
+    });
   });
 });
 
@@ -155,7 +172,12 @@ describe('wrapFetch with the official clients', () => {
       apiKey: PROVIDER_KEY,
       maxRetries: 0,
       baseURL: `${provider.url}/openai/v1`,
-      fetch: wrapFetch(fetch, { ...sdkOptions, endpoint: ingest.url, provider: 'openai', featureId: 'search' }),
+      fetch: wrapFetch(fetch, {
+        ...sdkOptions,
+        endpoint: ingest.url,
+        provider: 'openai',
+        featureId: 'search',
+      }),
     });
     await openai.chat.completions.create({ model: 'gpt-4o-mini', messages });
     const stream = await openai.chat.completions.create({
@@ -167,7 +189,8 @@ describe('wrapFetch with the official clients', () => {
     expect(await readOpenAIStream(stream)).toBe(COMPLETION_TEXT);
     const events = await flushedEvents(2);
     expect(events.map((e) => e.stream)).toEqual([false, true]);
-    for (const e of events) expect(e).toMatchObject({ provider: 'openai', featureId: 'search', promptTokens: 21 });
+    for (const e of events)
+      expect(e).toMatchObject({ provider: 'openai', featureId: 'search', promptTokens: 21 });
   });
 
   it('tracks an Anthropic client through its fetch option (detected from the URL)', async () => {
@@ -177,10 +200,16 @@ describe('wrapFetch with the official clients', () => {
       fetch: wrapFetch(provider.networkFetch, { ...sdkOptions, endpoint: ingest.url, sessionId: 'sess-1' }),
     });
     await anthropic.messages.create({ model: 'claude-haiku-4-5', max_tokens: 10, messages });
-    const stream = await anthropic.messages.create({ model: 'claude-haiku-4-5', max_tokens: 10, messages, stream: true });
+    const stream = await anthropic.messages.create({
+      model: 'claude-haiku-4-5',
+      max_tokens: 10,
+      messages,
+      stream: true,
+    });
     expect(await readAnthropicStream(stream)).toBe(COMPLETION_TEXT);
     const events = await flushedEvents(2);
-    for (const e of events) expect(e).toMatchObject({ provider: 'anthropic', sessionId: 'sess-1', completionTokens: 15 });
+    for (const e of events)
+      expect(e).toMatchObject({ provider: 'anthropic', sessionId: 'sess-1', completionTokens: 15 });
   });
 
   it('tracks llama on a custom endpoint (OpenAI-compatible server) with provider: llama', async () => {
@@ -192,7 +221,11 @@ describe('wrapFetch with the official clients', () => {
     });
     await llama.chat.completions.create({ model: 'llama-3.1-8b-instruct', messages });
     const [event] = await flushedEvents(1);
-    expect(event).toMatchObject({ provider: 'llama', model: 'llama-3.1-8b-instruct', costSource: 'FALLBACK_ECONOMICS' });
+    expect(event).toMatchObject({
+      provider: 'llama',
+      model: 'llama-3.1-8b-instruct',
+      costSource: 'FALLBACK_ECONOMICS',
+    });
     expect(event?.estimatedCostUsd).toBeGreaterThan(0);
   });
 
@@ -201,7 +234,10 @@ describe('wrapFetch with the official clients', () => {
     const openai = new OpenAI({
       apiKey: PROVIDER_KEY,
       maxRetries: 0,
-      fetch: wrapFetch((input, init) => globalThis.fetch(input, init), { ...sdkOptions, endpoint: ingest.url }),
+      fetch: wrapFetch((input, init) => globalThis.fetch(input, init), {
+        ...sdkOptions,
+        endpoint: ingest.url,
+      }),
     });
     await openai.chat.completions.create({ model: 'gpt-4o-mini', messages });
     const async = new OpenAI({
@@ -227,9 +263,19 @@ describe('no prompts, completions or credentials leave the process', () => {
     const anthropic = new Anthropic({ apiKey: PROVIDER_KEY, maxRetries: 0 });
     await openai.chat.completions.create({ model: 'gpt-4o-mini', messages });
     await readOpenAIStream(
-      await openai.chat.completions.create({ model: 'gpt-4o-mini', messages, stream: true, user: 'jane.doe@example.com' }),
+      await openai.chat.completions.create({
+        model: 'gpt-4o-mini',
+        messages,
+        stream: true,
+        user: 'jane.doe@example.com',
+      }),
     );
-    await anthropic.messages.create({ model: 'claude-haiku-4-5', max_tokens: 10, messages, system: 'SYSTEM-SECRET' });
+    await anthropic.messages.create({
+      model: 'claude-haiku-4-5',
+      max_tokens: 10,
+      messages,
+      system: 'SYSTEM-SECRET',
+    });
     await readAnthropicStream(
       await anthropic.messages.create({ model: 'claude-haiku-4-5', max_tokens: 10, messages, stream: true }),
     );

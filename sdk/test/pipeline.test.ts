@@ -37,7 +37,10 @@ function onlyClient(): Client {
   return clients[0] as Client;
 }
 
-async function calls(fetchFn: (input: string, init: RequestInit) => Promise<Response>, n: number): Promise<void> {
+async function calls(
+  fetchFn: (input: string, init: RequestInit) => Promise<Response>,
+  n: number,
+): Promise<void> {
   for (let i = 0; i < n; i++) await (await fetchFn(OPENAI_URL, chatInit())).json();
 }
 
@@ -144,7 +147,13 @@ describe('flushing', () => {
 
   it('retries 503 after its Retry-After, then 500 with backoff, and delivers', async () => {
     const f = wrapFetch(inProcessProvider().fetch, { ...base, endpoint: ingest.url });
-    onlyClient().retryPolicy = { maxAttempts: 4, baseDelayMs: 20, maxDelayMs: 50, maxRetryAfterMs: 5000, attemptTimeoutMs: 2000 };
+    onlyClient().retryPolicy = {
+      maxAttempts: 4,
+      baseDelayMs: 20,
+      maxDelayMs: 50,
+      maxRetryAfterMs: 5000,
+      attemptTimeoutMs: 2000,
+    };
     ingest.script.push({ status: 503, headers: { 'retry-after': '1' } }, { status: 500 });
     await calls(f, 2);
     const result = await flush();
@@ -157,8 +166,17 @@ describe('flushing', () => {
 
   it('honours a 429 Retry-After given as an HTTP date', async () => {
     const f = wrapFetch(inProcessProvider().fetch, { ...base, endpoint: ingest.url });
-    onlyClient().retryPolicy = { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 1, maxRetryAfterMs: 5000, attemptTimeoutMs: 2000 };
-    ingest.script.push({ status: 429, headers: { 'retry-after': new Date(Date.now() + 2000).toUTCString() } });
+    onlyClient().retryPolicy = {
+      maxAttempts: 3,
+      baseDelayMs: 1,
+      maxDelayMs: 1,
+      maxRetryAfterMs: 5000,
+      attemptTimeoutMs: 2000,
+    };
+    ingest.script.push({
+      status: 429,
+      headers: { 'retry-after': new Date(Date.now() + 2000).toUTCString() },
+    });
     await calls(f, 1);
     await flush();
     const [a, b] = ingest.attempts;
@@ -168,7 +186,13 @@ describe('flushing', () => {
 
   it('keeps the events (and the drop count) when the backend stays down, and delivers them later', async () => {
     const f = wrapFetch(inProcessProvider().fetch, { ...base, endpoint: ingest.url, bufferCapacity: 3 });
-    onlyClient().retryPolicy = { maxAttempts: 2, baseDelayMs: 5, maxDelayMs: 5, maxRetryAfterMs: 1000, attemptTimeoutMs: 1000 };
+    onlyClient().retryPolicy = {
+      maxAttempts: 2,
+      baseDelayMs: 5,
+      maxDelayMs: 5,
+      maxRetryAfterMs: 1000,
+      attemptTimeoutMs: 1000,
+    };
     ingest.script.push({ status: 500 }, { status: 502 });
     await calls(f, 4);
     expect(await flush()).toEqual({ sent: 0, pending: 3, discarded: 0 });
@@ -186,7 +210,13 @@ describe('flushing', () => {
 
   it('survives a hung ingest and a reset connection', async () => {
     const f = wrapFetch(inProcessProvider().fetch, { ...base, endpoint: ingest.url });
-    onlyClient().retryPolicy = { maxAttempts: 3, baseDelayMs: 5, maxDelayMs: 5, maxRetryAfterMs: 1000, attemptTimeoutMs: 200 };
+    onlyClient().retryPolicy = {
+      maxAttempts: 3,
+      baseDelayMs: 5,
+      maxDelayMs: 5,
+      maxRetryAfterMs: 1000,
+      attemptTimeoutMs: 200,
+    };
     ingest.script.push('hang', 'reset');
     await calls(f, 1);
     expect(await flush()).toEqual({ sent: 1, pending: 0, discarded: 0 });
@@ -201,7 +231,13 @@ describe('flushing', () => {
 
   it('stops at the flush deadline and keeps the events', async () => {
     const f = wrapFetch(inProcessProvider().fetch, { ...base, endpoint: ingest.url });
-    onlyClient().retryPolicy = { maxAttempts: 3, baseDelayMs: 5, maxDelayMs: 5, maxRetryAfterMs: 1000, attemptTimeoutMs: 5000 };
+    onlyClient().retryPolicy = {
+      maxAttempts: 3,
+      baseDelayMs: 5,
+      maxDelayMs: 5,
+      maxRetryAfterMs: 1000,
+      attemptTimeoutMs: 5000,
+    };
     ingest.script.push('hang');
     await calls(f, 1);
     const start = Date.now();

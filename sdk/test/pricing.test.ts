@@ -62,7 +62,11 @@ describe('estimateCost', () => {
     const usage = makeUsage({ inputTokens: 1000, outputTokens: 500 });
     const client = estimateCost(provider, model, usage, Date.now());
     const core = calculateCost({ provider, usage: { ...usage, model }, at: Date.now() });
-    expect(client).toMatchObject({ costSource: 'PROVIDER_REGISTRY', matchedModel: core.matchedModel, costNanos: core.costNanos });
+    expect(client).toMatchObject({
+      costSource: 'PROVIDER_REGISTRY',
+      matchedModel: core.matchedModel,
+      costNanos: core.costNanos,
+    });
   });
 
   it.each([
@@ -77,7 +81,11 @@ describe('estimateCost', () => {
     const client = estimateCost(provider, model, usage, Date.now());
     const core = calculateCost({ provider, usage: { ...usage, model }, at: Date.now() });
     expect(getDefaultPriceRegistry().resolve(provider, model).costSource).toBe('FALLBACK_ECONOMICS');
-    expect(client).toEqual({ costSource: 'FALLBACK_ECONOMICS', matchedModel: core.matchedModel, costNanos: core.costNanos });
+    expect(client).toEqual({
+      costSource: 'FALLBACK_ECONOMICS',
+      matchedModel: core.matchedModel,
+      costNanos: core.costNanos,
+    });
     expect(client.costNanos).toBeGreaterThan(0);
   });
 

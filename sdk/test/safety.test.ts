@@ -248,10 +248,10 @@ describe('never throws, never changes what the host sees', () => {
 
   it('passes the exact argument objects and `this` to the inner fetch', async () => {
     const seen: unknown[][] = [];
-    let seenThis: unknown;
+    const seenThis: unknown[] = [];
     const inner = function (this: unknown, ...args: unknown[]): Promise<Response> {
       seen.push(args);
-      seenThis = this;
+      seenThis.push(this);
       return Promise.resolve(new Response('{}', { headers: { 'content-type': 'application/json' } }));
     };
     const f = wrapFetch(inner as typeof fetch, { apiKey: TEST_API_KEY });
@@ -260,7 +260,7 @@ describe('never throws, never changes what the host sees', () => {
     await f.call(receiver, OPENAI_URL, init);
     expect(seen[0]?.[0]).toBe(OPENAI_URL);
     expect(seen[0]?.[1]).toBe(init);
-    expect(seenThis).toBe(receiver);
+    expect(seenThis[0]).toBe(receiver);
   });
 
   it('rethrows the inner fetch’s synchronous throw and rejection unchanged', async () => {
@@ -428,14 +428,45 @@ describe('rule 2: payloads unchanged', () => {
     }
   });
 
-  it('returns the very same Response object for JSON, body intact', async () => {
-    const original = new Response('{"usage":{"prompt_tokens":1,"completion_tokens":1},"x":"é"}', {
-      headers: { 'content-type': 'application/json' },
-    });
-    const f = wrapFetch((() => Promise.resolve(original)) as typeof fetch, { apiKey: TEST_API_KEY });
+  it('returns the very same Response object for JSON, body intact, read any way', async () => {
+    const text = '{"usage":{"prompt_tokens":1,"completion_tokens":1},"x":"é"}';
+    const make = (): Response => new Response(text, { headers: { 'content-type': 'application/json' } });
+    let last: Response | undefined;
+    const f = wrapFetch((() => Promise.resolve((last = make()))) as typeof fetch, { apiKey: TEST_API_KEY });
+    const readers: Array<(r: Response) => Promise<unknown>> = [
+      (r) => r.json(),
+      (r) => r.text(),
+      async (r) => new TextDecoder().decode(await r.arrayBuffer()),
+      async (r) => (await r.blob()).text(),
+      (r) => new Response(r.body).text(),
+      (r) => r.clone().text(),
+    ];
+    for (const read of readers) {
+      const response = await f(OPENAI_URL, chatInit());
+      expect(response).toBe(last);
+      expect(Object.keys(response)).toEqual([]);
+      expect(await read(response)).toEqual(await read(make()));
+    }
+  });
+
+  it('passes a JSON body read error to the application as the same error', async () => {
+    const failure = new Error('connection reset mid-body');
+    const inner = (): Promise<Response> =>
+      Promise.resolve(
+        new Response(
+          new ReadableStream<Uint8Array>({
+            start(c) {
+              c.enqueue(new TextEncoder().encode('{"usage":'));
+              c.error(failure);
+            },
+          }),
+          { headers: { 'content-type': 'application/json' } },
+        ),
+      );
+    const f = wrapFetch(inner as typeof fetch, { apiKey: TEST_API_KEY });
     const response = await f(OPENAI_URL, chatInit());
-    expect(response).toBe(original);
-    expect(await response.text()).toBe('{"usage":{"prompt_tokens":1,"completion_tokens":1},"x":"é"}');
+    expect(response.status).toBe(200);
+    await expect(response.json()).rejects.toBe(failure);
   });
 
   it('passes chunks on as they arrive (no buffering) and cancels the provider when the host cancels', async () => {

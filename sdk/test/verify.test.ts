@@ -51,7 +51,9 @@ describe('verifyService', () => {
   });
 
   it('reports an unreachable backend and an invalid endpoint', async () => {
-    const down = byName((await verifyService({ apiKey: TEST_API_KEY, endpoint: 'http://127.0.0.1:9', timeoutMs: 2000 })).checks);
+    const down = byName(
+      (await verifyService({ apiKey: TEST_API_KEY, endpoint: 'http://127.0.0.1:9', timeoutMs: 2000 })).checks,
+    );
     expect(down.backendReachable).toMatchObject({ ok: false, message: expect.stringContaining('failed') });
     const invalid = byName((await verifyService({ apiKey: TEST_API_KEY, endpoint: 'nope' })).checks);
     expect(invalid.endpoint).toMatchObject({ ok: false });
@@ -60,10 +62,16 @@ describe('verifyService', () => {
   });
 
   it('reports a SUSPENDED organization', async () => {
-    ingest.budget = { status: 'suspended', flag: { state: 'SUSPENDED', expiresAt: new Date(Date.now() + 60_000).toISOString() } };
+    ingest.budget = {
+      status: 'suspended',
+      flag: { state: 'SUSPENDED', expiresAt: new Date(Date.now() + 60_000).toISOString() },
+    };
     const result = await verifyService({ apiKey: TEST_API_KEY, endpoint: ingest.url });
     expect(result.ok).toBe(false);
-    expect(byName(result.checks).organizationActive).toMatchObject({ ok: false, message: expect.stringContaining('SUSPENDED') });
+    expect(byName(result.checks).organizationActive).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('SUSPENDED'),
+    });
   });
 
   it('never throws, even with a fetch that throws', async () => {

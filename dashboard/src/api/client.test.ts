@@ -1,7 +1,13 @@
 import { describe, expect, it, vi } from 'vitest';
 
 import { apiError, mockApi } from '../test/mockApi';
-import { ApiError, createApiClient, normalizeBudget, normalizeForecast, normalizeLedgerEntry } from './client';
+import {
+  ApiError,
+  createApiClient,
+  normalizeBudget,
+  normalizeForecast,
+  normalizeLedgerEntry,
+} from './client';
 
 describe('API client', () => {
   it('sends the bearer token, JSON bodies and query strings to apiUrl', async () => {
@@ -14,14 +20,19 @@ describe('API client', () => {
     await client.getTrips(20);
     const [create, trips] = api.calls;
     expect(create?.url.href).toBe('https://api.example.com/v1/keys');
-    expect(create?.headers).toMatchObject({ authorization: 'Bearer tok', 'content-type': 'application/json' });
+    expect(create?.headers).toMatchObject({
+      authorization: 'Bearer tok',
+      'content-type': 'application/json',
+    });
     expect(create?.body).toEqual({ name: 'ci' });
     expect(trips?.url.search).toBe('?limit=20');
   });
 
   it('turns error bodies into ApiError with code, message and problems', async () => {
     mockApi({
-      'PUT /v1/budget': apiError(400, 'invalid_request', 'Invalid budget', [{ path: 'budget.action', message: 'Invalid option' }]),
+      'PUT /v1/budget': apiError(400, 'invalid_request', 'Invalid budget', [
+        { path: 'budget.action', message: 'Invalid option' },
+      ]),
     });
     const client = createApiClient({ apiUrl: '', getToken: () => 'tok' });
     const failure = client.putBudget({});
@@ -35,11 +46,17 @@ describe('API client', () => {
   });
 
   it('reports a non-JSON error and an unreachable API readably', async () => {
-    vi.stubGlobal('fetch', vi.fn(async () => new Response('<html>Bad gateway</html>', { status: 502, statusText: 'Bad Gateway' })));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => new Response('<html>Bad gateway</html>', { status: 502, statusText: 'Bad Gateway' })),
+    );
     const client = createApiClient({ apiUrl: 'http://api.test', getToken: () => 'tok' });
     await expect(client.getSpend()).rejects.toMatchObject({ status: 502, message: 'HTTP 502 Bad Gateway' });
 
-    vi.stubGlobal('fetch', vi.fn(async () => Promise.reject(new TypeError('Failed to fetch'))));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => Promise.reject(new TypeError('Failed to fetch'))),
+    );
     await expect(client.getSpend()).rejects.toMatchObject({
       status: 0,
       message: 'Could not reach the API at http://api.test: Failed to fetch',
@@ -50,7 +67,9 @@ describe('API client', () => {
     let token = 'old';
     const api = mockApi({
       'GET /v1/flags': (call) =>
-        call.headers.authorization === 'Bearer new' ? { body: { flags: [] } } : apiError(401, 'unauthorized', 'Token expired'),
+        call.headers.authorization === 'Bearer new'
+          ? { body: { flags: [] } }
+          : apiError(401, 'unauthorized', 'Token expired'),
     });
     const onUnauthorized = vi.fn(async () => {
       token = 'new';
@@ -65,7 +84,10 @@ describe('API client', () => {
 
 describe('normalizers', () => {
   it('reads ledger costs in USD or nano-USD, and the spec token names', () => {
-    expect(normalizeLedgerEntry({ costNanos: 123_000, inputTokens: 5 })).toMatchObject({ costUsd: 0.000123, inputTokens: 5 });
+    expect(normalizeLedgerEntry({ costNanos: 123_000, inputTokens: 5 })).toMatchObject({
+      costUsd: 0.000123,
+      inputTokens: 5,
+    });
     expect(normalizeLedgerEntry({ costUsd: 0.5, costNanos: 1 })).toMatchObject({ costUsd: 0.5 });
     expect(normalizeLedgerEntry({ promptTokens: 7, completionTokens: 3, timestamp: 't' })).toMatchObject({
       inputTokens: 7,
@@ -73,29 +95,76 @@ describe('normalizers', () => {
       ts: 't',
       estimated: false,
     });
-    expect(normalizeLedgerEntry({ cacheReadTokens: 10, cacheWrite5mTokens: 2, cacheWrite1hTokens: 1 }).cacheTokens).toBe(13);
+    expect(
+      normalizeLedgerEntry({ cacheReadTokens: 10, cacheWrite5mTokens: 2, cacheWrite1hTokens: 1 }).cacheTokens,
+    ).toBe(13);
   });
 
-  it('reads forecast horizons as an array or an object, and the daily fan', () => {
-    const fromArray = normalizeForecast({
-      computedAt: '2026-11-22T00:00:00Z',
+  it('reads the stored forecast view: horizons with toDateUsd and budgets, and the fan', () => {
+    const read = normalizeForecast({
+      computedAt: '2026-11-22T03:44:56.331Z',
       forecast: {
-        horizons: [{ horizon: 'endOfMonth', p50Usd: 1, p95Usd: 2, p99Usd: 3, meanUsd: 1.1, pExceedMonthlyHardCap: 0.2 }],
-        daily: [{ date: '2026-11-23', p50Usd: 1, p95Usd: 2, p99Usd: 3 }],
+        forecast: { now: 1, iterations: 10000 },
+        horizons: [
+          {
+            horizon: 'restOfMonth',
+            end: '2026-12-01T00:00:00.000Z',
+            meanUsd: 17.2,
+            p50Usd: 0,
+            p95Usd: 88,
+            p99Usd: 376.7,
+            toDateUsd: 0.3184,
+            budgets: [{ budget: 'monthly', capUsd: 20, probability: 0.3 }],
+          },
+        ],
+        fan: [{ date: '2026-11-22', p50Usd: 0.3184, p95Usd: 8.7, p99Usd: 36.3 }],
       },
     });
-    expect(fromArray.horizons[0]).toMatchObject({ name: 'endOfMonth', meanUsd: 1.1, probabilities: { pExceedMonthlyHardCap: 0.2 } });
-    expect(fromArray.daily).toHaveLength(1);
-    const fromObject = normalizeForecast({ forecast: { horizons: { endOfDay: { p50Usd: 1, p95Usd: 2, p99Usd: 3 } } } });
-    expect(fromObject).toEqual({
+    expect(read).toEqual({
+      computedAt: '2026-11-22T03:44:56.331Z',
+      horizons: [
+        {
+          name: 'restOfMonth',
+          endsAt: '2026-12-01T00:00:00.000Z',
+          p50Usd: 0,
+          p95Usd: 88,
+          p99Usd: 376.7,
+          meanUsd: 17.2,
+          toDateUsd: 0.3184,
+          budgets: [{ budget: 'monthly', capUsd: 20, probability: 0.3 }],
+        },
+      ],
+      daily: [{ date: '2026-11-22', p50Usd: 0.3184, p95Usd: 8.7, p99Usd: 36.3 }],
+    });
+  });
+
+  it('reads "no forecast yet" and horizons keyed by name', () => {
+    expect(normalizeForecast({ computedAt: null, forecast: null })).toEqual({
       computedAt: null,
-      horizons: [{ name: 'endOfDay', endsAt: null, p50Usd: 1, p95Usd: 2, p99Usd: 3, meanUsd: null, probabilities: {} }],
+      horizons: [],
       daily: [],
     });
+    expect(
+      normalizeForecast({ forecast: { horizons: { restOfDay: { p50Usd: 1, p95Usd: 2, p99Usd: 3 } } } })
+        .horizons,
+    ).toEqual([
+      {
+        name: 'restOfDay',
+        endsAt: null,
+        p50Usd: 1,
+        p95Usd: 2,
+        p99Usd: 3,
+        meanUsd: null,
+        toDateUsd: 0,
+        budgets: [],
+      },
+    ]);
   });
 
   it('reads a budget record: absent and null caps are no cap', () => {
-    expect(normalizeBudget({ dailyLimitUsd: 5, monthlyLimitUsd: 100, dailySoftLimitUsd: null, action: 'warn' })).toEqual({
+    expect(
+      normalizeBudget({ dailyLimitUsd: 5, monthlyLimitUsd: 100, dailySoftLimitUsd: null, action: 'warn' }),
+    ).toEqual({
       dailySoftLimitUsd: null,
       dailyLimitUsd: 5,
       monthlySoftLimitUsd: null,

@@ -81,7 +81,11 @@ export function createApiClient(options: ApiClientOptions) {
       });
     } catch (err) {
       if (err instanceof DOMException && err.name === 'AbortError') throw err;
-      throw new ApiError(0, 'network', `Could not reach the API at ${base || 'this site'}: ${errorText(err)}`);
+      throw new ApiError(
+        0,
+        'network',
+        `Could not reach the API at ${base || 'this site'}: ${errorText(err)}`,
+      );
     }
   }
 
@@ -150,7 +154,10 @@ export function createApiClient(options: ApiClientOptions) {
       return (await request<{ flags?: KillFlag[] }>('GET', '/v1/flags', { signal }))?.flags ?? [];
     },
     async getTrips(limit = 50, signal?: AbortSignal): Promise<Trip[]> {
-      return (await request<{ trips?: Trip[] }>('GET', '/v1/guardrails/trips', { query: { limit }, signal }))?.trips ?? [];
+      return (
+        (await request<{ trips?: Trip[] }>('GET', '/v1/guardrails/trips', { query: { limit }, signal }))
+          ?.trips ?? []
+      );
     },
     async enforce(body: EnforceRequest): Promise<EnforceResponse> {
       return request<EnforceResponse>('POST', '/api/guardrails/enforce', { body });
@@ -164,7 +171,8 @@ export type ApiClient = ReturnType<typeof createApiClient>;
 
 type Raw = Record<string, unknown>;
 
-const asRecord = (v: unknown): Raw => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Raw) : {});
+const asRecord = (v: unknown): Raw =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Raw) : {};
 
 function num(...candidates: unknown[]): number | undefined {
   for (const c of candidates) if (typeof c === 'number' && Number.isFinite(c)) return c;
@@ -198,7 +206,8 @@ export function normalizeLedgerEntry(value: unknown): LedgerEntry {
     model: str(r.model) ?? '',
     inputTokens: num(r.inputTokens, r.promptTokens, r.tokens_in) ?? 0,
     outputTokens: num(r.outputTokens, r.completionTokens, r.tokens_out) ?? 0,
-    cacheTokens: (num(r.cacheReadTokens) ?? 0) + (num(r.cacheWrite5mTokens) ?? 0) + (num(r.cacheWrite1hTokens) ?? 0),
+    cacheTokens:
+      (num(r.cacheReadTokens) ?? 0) + (num(r.cacheWrite5mTokens) ?? 0) + (num(r.cacheWrite1hTokens) ?? 0),
     costUsd: num(r.costUsd, r.cost_usd, r.estimatedCostUsd) ?? (nanos !== undefined ? nanos / 1e9 : 0),
     costSource: str(r.costSource) ?? 'PROVIDER_REGISTRY',
     estimated: r.estimated === true,
@@ -237,40 +246,34 @@ function normalizeSpend(value: unknown): SpendResponse {
   };
 }
 
-const PERCENTILE_FIELDS = new Set(['p50Usd', 'p95Usd', 'p99Usd', 'meanUsd']);
-
 function horizonOf(value: unknown, fallbackName: string): ForecastHorizon | undefined {
   const h = asRecord(value);
   const p50 = num(h.p50Usd);
   const p95 = num(h.p95Usd);
   const p99 = num(h.p99Usd);
   if (p50 === undefined || p95 === undefined || p99 === undefined) return undefined;
-  const probabilities: Record<string, number> = {};
-  const collect = (source: Raw, prefix: string): void => {
-    for (const [k, v] of Object.entries(source)) {
-      if (PERCENTILE_FIELDS.has(k)) continue;
-      if (typeof v === 'number' && v >= 0 && v <= 1 && /prob|^p[A-Z]|chance|exceed|cross/i.test(k)) {
-        probabilities[prefix + k] = v;
-      } else if (v && typeof v === 'object' && !Array.isArray(v) && /prob|cross|exceed/i.test(k)) {
-        collect(v as Raw, '');
-      }
-    }
-  };
-  collect(h, '');
+  const budgets = (Array.isArray(h.budgets) ? h.budgets : []).map(asRecord).flatMap((b) => {
+    const probability = num(b.probability);
+    return probability === undefined
+      ? []
+      : [{ budget: str(b.budget) ?? 'budget', capUsd: num(b.capUsd) ?? null, probability }];
+  });
   return {
-    name: str(h.name, h.horizon, h.label, h.id) ?? fallbackName,
-    endsAt: str(h.endsAt, h.end, h.until, h.to, h.at) ?? null,
+    name: str(h.horizon, h.name, h.id) ?? fallbackName,
+    endsAt: str(h.end, h.endsAt) ?? null,
     p50Usd: p50,
     p95Usd: p95,
     p99Usd: p99,
     meanUsd: num(h.meanUsd) ?? null,
-    probabilities,
+    toDateUsd: num(h.toDateUsd) ?? 0,
+    budgets,
   };
 }
 
 /**
- * Reads `{computedAt, forecast}`: horizons from `forecast.horizons` (an array, or an object keyed by
- * horizon name) and the daily fan from `forecast.daily` (or `fan`, `days`, `points`).
+ * Reads `GET /v1/forecast`: `{computedAt, forecast: {horizons, fan}}` (the stored view of the forecast
+ * task; `forecast.forecast` holds the raw nanos and is not used), or `{computedAt: null, forecast: null}`
+ * before the first run. Horizons may also come as an object keyed by name, the fan as `daily`.
  */
 export function normalizeForecast(value: unknown): ForecastResponse {
   const r = asRecord(value);
@@ -288,11 +291,11 @@ export function normalizeForecast(value: unknown): ForecastResponse {
       if (parsed) horizons.push(parsed);
     }
   }
-  const rawDaily = [f.daily, f.fan, f.days, f.points, f.dailyFan].find(Array.isArray) as unknown[] | undefined;
+  const rawDaily = [f.fan, f.daily].find(Array.isArray) as unknown[] | undefined;
   const daily: ForecastPoint[] = [];
   for (const p of rawDaily ?? []) {
     const d = asRecord(p);
-    const date = str(d.date, d.day, d.at, d.endsAt, d.ts);
+    const date = str(d.date, d.day);
     const p50 = num(d.p50Usd);
     const p95 = num(d.p95Usd);
     const p99 = num(d.p99Usd);

@@ -125,7 +125,20 @@ export interface SpendResponse {
 
 // ---- forecast ----
 
-/** One horizon of the Monte Carlo forecast (projected spend at `endsAt`). */
+/** The probability (0–1) that a cap is reached within a horizon, spend to date included. */
+export interface BudgetCrossing {
+  /** `daily` or `monthly`. */
+  budget: string;
+  capUsd: number | null;
+  probability: number;
+}
+
+/**
+ * One horizon of the Monte Carlo forecast (`restOfDay`, `restOfMonth`, `next7Days`, `next30Days`): the
+ * percentiles are the spend projected between now and `endsAt`; `toDateUsd` is what the period has
+ * already spent (today for restOfDay, this month for restOfMonth, else 0), so a period's projected
+ * total is `toDateUsd + pXXUsd`.
+ */
 export interface ForecastHorizon {
   name: string;
   endsAt: string | null;
@@ -133,11 +146,11 @@ export interface ForecastHorizon {
   p95Usd: number;
   p99Usd: number;
   meanUsd: number | null;
-  /** Budget-crossing probabilities (0–1) keyed by the API's field name, e.g. `pExceedMonthlyHardCap`. */
-  probabilities: Record<string, number>;
+  toDateUsd: number;
+  budgets: BudgetCrossing[];
 }
 
-/** One daily point of the fan chart: projected cumulative month spend at the end of `date`. */
+/** One daily point of the fan chart: projected cumulative month spend (to date included) at the end of `date`. */
 export interface ForecastPoint {
   date: string;
   p50Usd: number;

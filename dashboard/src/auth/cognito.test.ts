@@ -2,7 +2,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 import type { CognitoAuthConfig } from '../api/types';
 import { mockApi } from '../test/mockApi';
-import { buildAuthorizeUrl, completeSignIn, hostedUiBase, pkceChallenge, storedToken, tokenExpiry } from './cognito';
+import {
+  buildAuthorizeUrl,
+  completeSignIn,
+  hostedUiBase,
+  pkceChallenge,
+  storedToken,
+  tokenExpiry,
+} from './cognito';
 
 const CFG: CognitoAuthConfig = {
   mode: 'cognito',
@@ -13,7 +20,8 @@ const CFG: CognitoAuthConfig = {
 };
 
 function jwt(payload: object): string {
-  const b64 = (o: object) => btoa(JSON.stringify(o)).replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_');
+  const b64 = (o: object) =>
+    btoa(JSON.stringify(o)).replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_');
   return `${b64({ alg: 'RS256' })}.${b64(payload)}.sig`;
 }
 
@@ -27,13 +35,17 @@ describe('Cognito Hosted UI sign-in', () => {
   ])('hosted UI base of %s', (domain, base) => expect(hostedUiBase({ ...CFG, domain })).toBe(base));
 
   it('computes the S256 challenge of RFC 7636 appendix B', async () => {
-    expect(await pkceChallenge('dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk')).toBe('E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM');
+    expect(await pkceChallenge('dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk')).toBe(
+      'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+    );
   });
 
   it('builds the authorize URL with PKCE and state', async () => {
     window.history.replaceState(null, '', '/dashboard/#/ledger');
     const url = new URL(await buildAuthorizeUrl(CFG));
-    expect(url.origin + url.pathname).toBe('https://spendguard-demo.auth.eu-west-1.amazoncognito.com/oauth2/authorize');
+    expect(url.origin + url.pathname).toBe(
+      'https://spendguard-demo.auth.eu-west-1.amazoncognito.com/oauth2/authorize',
+    );
     expect(Object.fromEntries(url.searchParams)).toMatchObject({
       response_type: 'code',
       client_id: CFG.clientId,
@@ -41,7 +53,11 @@ describe('Cognito Hosted UI sign-in', () => {
       scope: 'openid email',
       code_challenge_method: 'S256',
     });
-    const saved = JSON.parse(sessionStorage.getItem('spendguard.pkce')!) as { verifier: string; state: string; returnTo: string };
+    const saved = JSON.parse(sessionStorage.getItem('spendguard.pkce')!) as {
+      verifier: string;
+      state: string;
+      returnTo: string;
+    };
     expect(url.searchParams.get('state')).toBe(saved.state);
     expect(url.searchParams.get('code_challenge')).toBe(await pkceChallenge(saved.verifier));
     expect(saved.returnTo).toBe('#/ledger');
@@ -50,10 +66,15 @@ describe('Cognito Hosted UI sign-in', () => {
   it('exchanges the code for an ID token, stores it and cleans the address bar', async () => {
     window.history.replaceState(null, '', '/dashboard/#/keys');
     await buildAuthorizeUrl(CFG);
-    const { state, verifier } = JSON.parse(sessionStorage.getItem('spendguard.pkce')!) as { state: string; verifier: string };
+    const { state, verifier } = JSON.parse(sessionStorage.getItem('spendguard.pkce')!) as {
+      state: string;
+      verifier: string;
+    };
     window.history.replaceState(null, '', `/dashboard/?code=abc123&state=${state}`);
     const idToken = jwt({ sub: 'u1', exp: Math.floor(Date.now() / 1000) + 3600 });
-    const api = mockApi({ 'POST /oauth2/token': { body: { id_token: idToken, access_token: 'a', token_type: 'Bearer' } } });
+    const api = mockApi({
+      'POST /oauth2/token': { body: { id_token: idToken, access_token: 'a', token_type: 'Bearer' } },
+    });
 
     await expect(completeSignIn(CFG)).resolves.toBe(idToken);
 

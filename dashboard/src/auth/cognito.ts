@@ -108,9 +108,14 @@ export async function completeSignIn(cfg: CognitoAuthConfig): Promise<string | n
     returnTo: string;
   } | null;
   sessionStorage.removeItem(PKCE_KEY);
-  window.history.replaceState(null, '', `${window.location.pathname}${saved?.returnTo ?? window.location.hash}`);
+  window.history.replaceState(
+    null,
+    '',
+    `${window.location.pathname}${saved?.returnTo ?? window.location.hash}`,
+  );
   if (error) throw new SignInError(`Sign-in failed: ${params.get('error_description') ?? error}`);
-  if (!saved || params.get('state') !== saved.state) throw new SignInError('Sign-in failed: the state did not match; try again');
+  if (!saved || params.get('state') !== saved.state)
+    throw new SignInError('Sign-in failed: the state did not match; try again');
 
   const response = await fetch(`${hostedUiBase(cfg)}/oauth2/token`, {
     method: 'POST',
@@ -125,7 +130,9 @@ export async function completeSignIn(cfg: CognitoAuthConfig): Promise<string | n
   });
   const body = (await response.json().catch(() => ({}))) as { id_token?: string; error?: string };
   if (!response.ok || !body.id_token) {
-    throw new SignInError(`Sign-in failed: ${body.error ?? `token endpoint answered HTTP ${response.status}`}`);
+    throw new SignInError(
+      `Sign-in failed: ${body.error ?? `token endpoint answered HTTP ${response.status}`}`,
+    );
   }
   sessionStorage.setItem(TOKEN_KEY, body.id_token);
   return body.id_token;

@@ -12,7 +12,15 @@ export function Loading({ label = 'Loading…' }: { label?: string }) {
 }
 
 /** The API's `error.message`, with a Retry button when one is given. */
-export function ErrorNotice({ error, onRetry, title }: { error: Error; onRetry?: () => void; title?: string }) {
+export function ErrorNotice({
+  error,
+  onRetry,
+  title,
+}: {
+  error: Error;
+  onRetry?: () => void;
+  title?: string;
+}) {
   const status = error instanceof ApiError && error.status > 0 ? ` (HTTP ${error.status})` : '';
   return (
     <div className="status status-error" role="alert">

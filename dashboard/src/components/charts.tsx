@@ -53,7 +53,12 @@ function capLines(caps: Caps, period: string) {
         stroke={COLORS.soft}
         strokeDasharray="6 4"
         ifOverflow="extendDomain"
-        label={{ value: `${period} soft cap ${formatUsd(caps.soft)}`, position: 'insideBottomLeft', fill: COLORS.soft, fontSize: 11 }}
+        label={{
+          value: `${period} soft cap ${formatUsd(caps.soft)}`,
+          position: 'insideBottomRight',
+          fill: COLORS.soft,
+          fontSize: 11,
+        }}
       />
     ),
     caps.hard !== null && (
@@ -63,7 +68,12 @@ function capLines(caps: Caps, period: string) {
         stroke={COLORS.hard}
         strokeWidth={2}
         ifOverflow="extendDomain"
-        label={{ value: `${period} hard cap ${formatUsd(caps.hard)}`, position: 'insideTopLeft', fill: COLORS.hard, fontSize: 11 }}
+        label={{
+          value: `${period} hard cap ${formatUsd(caps.hard)}`,
+          position: 'insideTopLeft',
+          fill: COLORS.hard,
+          fontSize: 11,
+        }}
       />
     ),
   ];
@@ -82,7 +92,12 @@ function ChartFrame({
 }) {
   return (
     <div className="chart" data-testid={testId} role="img" aria-label={label} style={{ height }}>
-      <ResponsiveContainer width="100%" height={height} minWidth={0} initialDimension={{ width: 600, height }}>
+      <ResponsiveContainer
+        width="100%"
+        height={height}
+        minWidth={0}
+        initialDimension={{ width: 600, height }}
+      >
         {children}
       </ResponsiveContainer>
     </div>
@@ -117,7 +132,14 @@ export function SpendTodayChart({ points, caps }: { points: TodayPoint[]; caps: 
         />
         <YAxis tick={AXIS_TICK} tickFormatter={formatUsdShort} width={56} />
         <Tooltip formatter={(v) => tooltipValue(v)} labelFormatter={(t) => `${hourTick(Number(t))} UTC`} />
-        <Area dataKey="band" name="Projected P50–P95" stroke="none" fill={COLORS.band95} fillOpacity={0.6} isAnimationActive={false} />
+        <Area
+          dataKey="band"
+          name="Projected P50–P95"
+          stroke="none"
+          fill={COLORS.band95}
+          fillOpacity={0.6}
+          isAnimationActive={false}
+        />
         <Line
           dataKey="projectedUsd"
           name="Projected P50"
@@ -144,18 +166,21 @@ export function SpendTodayChart({ points, caps }: { points: TodayPoint[]; caps: 
   );
 }
 
-/** Spend per hour over the last 48 hours. */
-export function HourlyChart({ hourly }: { hourly: HourlySpend[] }) {
-  const data = [...hourly]
-    .sort((a, b) => bucketTime(a.hour) - bucketTime(b.hour))
-    .map((h) => {
-      const d = new Date(bucketTime(h.hour));
-      return {
-        label: `${String(d.getUTCDate()).padStart(2, '0')} ${String(d.getUTCHours()).padStart(2, '0')}h`,
-        costUsd: h.costUsd,
-        calls: h.calls,
-      };
-    });
+/** Spend per UTC hour over the last 48 hours (hours without calls shown as zero). */
+export function HourlyChart({ hourly, now }: { hourly: HourlySpend[]; now: number }) {
+  const HOUR = 3_600_000;
+  const byHour = new Map<number, HourlySpend>();
+  for (const h of hourly) byHour.set(bucketTime(h.hour), h);
+  const current = Math.floor(now / HOUR) * HOUR;
+  const data = Array.from({ length: 48 }, (_, i) => {
+    const t = current - (47 - i) * HOUR;
+    const d = new Date(t);
+    return {
+      label: `${String(d.getUTCDate()).padStart(2, '0')} ${String(d.getUTCHours()).padStart(2, '0')}h`,
+      costUsd: byHour.get(t)?.costUsd ?? 0,
+      calls: byHour.get(t)?.calls ?? 0,
+    };
+  });
   return (
     <ChartFrame testId="hourly-chart" height={200} label="Spend per hour over the last 48 hours (UTC)">
       <BarChart data={data} margin={{ top: 8, right: 16, bottom: 4, left: 4 }}>
@@ -286,7 +311,13 @@ function HorizontalBars({
         />
         <Tooltip formatter={(v) => tooltipValue(v)} />
         <Bar dataKey="costUsd" name="Spend" fill={COLORS.bar} isAnimationActive={false}>
-          <LabelList dataKey="costUsd" position="right" formatter={(v) => formatUsdShort(Number(v))} fill={COLORS.axis} fontSize={11} />
+          <LabelList
+            dataKey="costUsd"
+            position="right"
+            formatter={(v) => formatUsdShort(Number(v))}
+            fill={COLORS.axis}
+            fontSize={11}
+          />
         </Bar>
       </BarChart>
     </ChartFrame>

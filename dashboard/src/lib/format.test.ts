@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 
-import { estimateMarker, formatDuration, formatUsd, formatUsdShort, humanize, formatTriggerValue } from './format';
+import {
+  estimateMarker,
+  formatDuration,
+  formatUsd,
+  formatUsdShort,
+  humanize,
+  formatTriggerValue,
+} from './format';
 
 describe('formatUsd', () => {
   it.each([
@@ -28,6 +35,8 @@ describe('formatUsdShort', () => {
   it.each([
     [0, '$0'],
     [0.004, '$0.004'],
+    [0.035, '$0.035'],
+    [0.00012, '$0.00012'],
     [0.25, '$0.25'],
     [12.4, '$12'],
     [1200, '$1.2k'],
@@ -41,7 +50,8 @@ describe('labels and markers', () => {
     ['resetAfterIdleMs', 'Reset after idle'],
     ['maxRequestsPerMinute', 'Max requests per minute'],
     ['rps_burst', 'Rps burst'],
-    ['endOfMonth', 'End of month'],
+    ['restOfMonth', 'Rest of month'],
+    ['next7Days', 'Next 7 days'],
   ])('humanize(%s) = %s', (key, label) => expect(humanize(key)).toBe(label));
 
   it('marks estimates est / ~est', () => {

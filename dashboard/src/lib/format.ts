@@ -28,8 +28,9 @@ export function formatUsdShort(value: number): string {
   if (abs >= 1e6) return `${sign}$${trimZeros((abs / 1e6).toFixed(1), 0)}M`;
   if (abs >= 1e3) return `${sign}$${trimZeros((abs / 1e3).toFixed(1), 0)}k`;
   if (abs >= 10) return `${sign}$${Math.round(abs)}`;
-  if (abs >= 0.01) return `${sign}$${trimZeros(abs.toFixed(2), 0)}`;
-  return `${sign}$${Number(abs.toPrecision(1))}`;
+  if (abs >= 0.1) return `${sign}$${trimZeros(abs.toFixed(2), 0)}`;
+  if (abs >= 0.001) return `${sign}$${trimZeros(abs.toFixed(3), 0)}`;
+  return `${sign}$${Number(abs.toPrecision(2))}`;
 }
 
 function trimZeros(fixed: string, minDecimals: number): string {
@@ -76,6 +77,7 @@ export function humanize(key: string): string {
     .replace(/(Nanos|Usd|Ms)$/, '')
     .replace(/[_-]+/g, ' ')
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([a-zA-Z])(\d)/g, '$1 $2')
     .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
     .trim()
     .toLowerCase();

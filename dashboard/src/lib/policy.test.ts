@@ -31,7 +31,12 @@ describe('policy editing', () => {
   it('round-trips the draft: nanos as dollars, an emptied nullable field back to null, errors keyed by layer', () => {
     const view = policyView({ layers });
     const draft = draftOf(view.layers);
-    expect(draft.rpsBurst).toEqual({ enabled: true, maxRequests: '10', windowMs: '60000', mode: 'hard_stop' });
+    expect(draft.rpsBurst).toEqual({
+      enabled: true,
+      maxRequests: '10',
+      windowMs: '60000',
+      mode: 'hard_stop',
+    });
     draft.financialLimits!.dailySoftCapNanos = '12.5';
     expect(sectionsOf(view.layers, draft).sections.financialLimits?.dailySoftCapNanos).toBe(12_500_000_000);
     draft.financialLimits!.dailySoftCapNanos = '';

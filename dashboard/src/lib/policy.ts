@@ -17,17 +17,20 @@ export const LAYER_META: Readonly<Record<string, LayerMeta>> = {
   financialLimits: {
     ordinal: 1,
     name: 'Financial Limits',
-    description: 'Daily and monthly soft and hard caps on the organization’s spend (UTC periods). A soft cap warns; a hard cap suspends.',
+    description:
+      'Daily and monthly soft and hard caps on the organization’s spend (UTC periods). A soft cap warns; a hard cap suspends.',
   },
   identicalLoop: {
     ordinal: 2,
     name: 'Dumb Loop Detector',
-    description: 'Kills an agent that sends the same request (model + messages + tools fingerprint) several times in a row.',
+    description:
+      'Kills an agent that sends the same request (model + messages + tools fingerprint) several times in a row.',
   },
   contextGrowth: {
     ordinal: 3,
     name: 'Smart Loop Detector',
-    description: 'Kills an agent whose context grows monotonically and linearly — re-appending the same error turn after turn.',
+    description:
+      'Kills an agent whose context grows monotonically and linearly — re-appending the same error turn after turn.',
   },
   rpsBurst: {
     ordinal: 4,
@@ -37,7 +40,8 @@ export const LAYER_META: Readonly<Record<string, LayerMeta>> = {
   premiumConcentration: {
     ordinal: 5,
     name: 'Premium Model Concentration',
-    description: 'Flags spend that concentrates on the most expensive models (injection, hijacked routing, a bad selector).',
+    description:
+      'Flags spend that concentrates on the most expensive models (injection, hijacked routing, a bad selector).',
   },
 };
 

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 
-import { activeFlags, averageHourlyRate, bucketTime, endOfDayHorizon, lastHourRate, todayCurve } from './spend';
+import {
+  activeFlags,
+  averageHourlyRate,
+  bucketTime,
+  endOfDayHorizon,
+  lastHourRate,
+  todayCurve,
+} from './spend';
 
 const NOW = Date.parse('2026-11-22T03:30:00Z');
 
@@ -52,14 +59,34 @@ describe('spend helpers', () => {
   });
 
   it('finds the end-of-day horizon by its end time, else by name', () => {
-    const h = (name: string, endsAt: string | null) => ({ name, endsAt, p50Usd: 1, p95Usd: 2, p99Usd: 3, meanUsd: null, probabilities: {} });
-    expect(endOfDayHorizon([h('endOfMonth', '2026-11-30T23:59:59Z'), h('next', '2026-11-23T00:00:00Z')], NOW)?.name).toBe('next');
-    expect(endOfDayHorizon([h('endOfDay', null)], NOW)?.name).toBe('endOfDay');
+    const h = (name: string, endsAt: string | null) => ({
+      name,
+      endsAt,
+      p50Usd: 1,
+      p95Usd: 2,
+      p99Usd: 3,
+      meanUsd: null,
+      toDateUsd: 0,
+      budgets: [],
+    });
+    expect(
+      endOfDayHorizon([h('endOfMonth', '2026-11-30T23:59:59Z'), h('next', '2026-11-23T00:00:00Z')], NOW)
+        ?.name,
+    ).toBe('next');
+    expect(endOfDayHorizon([h('restOfDay', null)], NOW)?.name).toBe('restOfDay');
     expect(endOfDayHorizon([h('endOfMonth', null)], NOW)).toBeUndefined();
   });
 
   it('keeps only flags that have not expired (TTL deletion is lazy)', () => {
-    const base = { state: 'SUSPENDED', triggerType: 'x', observedValue: 1, thresholdValue: 1, mode: 'hard_stop', setAt: '', keysFlagged: 1 };
+    const base = {
+      state: 'SUSPENDED',
+      triggerType: 'x',
+      observedValue: 1,
+      thresholdValue: 1,
+      mode: 'hard_stop',
+      setAt: '',
+      keysFlagged: 1,
+    };
     const flags = [
       { ...base, expiresAt: '2026-11-22T03:29:59Z' },
       { ...base, expiresAt: '2026-11-22T05:30:00Z' },

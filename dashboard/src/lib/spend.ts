@@ -83,7 +83,10 @@ export function activeFlags(flags: readonly KillFlag[], now: number): KillFlag[]
 }
 
 /** Caps of one period, for progress meters and cap lines. */
-export function capsOf(budget: Budget | undefined, period: 'daily' | 'monthly'): { soft: number | null; hard: number | null } {
+export function capsOf(
+  budget: Budget | undefined,
+  period: 'daily' | 'monthly',
+): { soft: number | null; hard: number | null } {
   if (!budget) return { soft: null, hard: null };
   return period === 'daily'
     ? { soft: budget.dailySoftLimitUsd, hard: budget.dailyLimitUsd }
@@ -91,18 +94,26 @@ export function capsOf(budget: Budget | undefined, period: 'daily' | 'monthly'):
 }
 
 /**
- * The forecast horizon that ends with the current UTC day (its `endsAt` within an hour of midnight,
- * else one named like `endOfDay` / `today`). Its percentiles are the projected total of the day.
+ * The forecast horizon that ends with the current UTC day (`restOfDay`: its `endsAt` within an hour of
+ * midnight, else one named like it).
  */
-export function endOfDayHorizon(horizons: readonly ForecastHorizon[], now: number): ForecastHorizon | undefined {
+export function endOfDayHorizon(
+  horizons: readonly ForecastHorizon[],
+  now: number,
+): ForecastHorizon | undefined {
   const midnight = Math.floor(now / DAY) * DAY + DAY;
   return (
     horizons.find((h) => h.endsAt !== null && Math.abs(Date.parse(h.endsAt) - midnight) <= HOUR) ??
-    horizons.find((h) => /^(end_?of_?day|today|day)$/i.test(h.name))
+    horizons.find((h) => /^(rest_?of_?day|end_?of_?day|today)$/i.test(h.name))
   );
 }
 
-/** The forecast horizon of the month end (named like `endOfMonth`, else the last one). */
+/** The forecast horizon that ends with the current UTC month (`restOfMonth`). */
 export function endOfMonthHorizon(horizons: readonly ForecastHorizon[]): ForecastHorizon | undefined {
-  return horizons.find((h) => /month/i.test(h.name)) ?? horizons[horizons.length - 1];
+  return horizons.find((h) => /^(rest|end)_?of_?month$/i.test(h.name));
+}
+
+/** A period's projected total at a percentile: spend to date plus the projection from now. */
+export function projectedTotal(h: ForecastHorizon, p: 'p50Usd' | 'p95Usd' | 'p99Usd'): number {
+  return h.toDateUsd + h[p];
 }

@@ -86,7 +86,9 @@ describe('Budgets', () => {
   it("shows the API's error message when the budget cannot be loaded", async () => {
     mockApi({ 'GET /v1/budget': apiError(401, 'unauthorized', 'The ID token has expired') });
     renderWithApi(<Budgets />);
-    await waitFor(() => expect(screen.getByRole('alert')).toHaveTextContent('The ID token has expired (HTTP 401)'));
+    await waitFor(() =>
+      expect(screen.getByRole('alert')).toHaveTextContent('The ID token has expired (HTTP 401)'),
+    );
     expect(screen.getByRole('button', { name: 'Retry' })).toBeInTheDocument();
   });
 });

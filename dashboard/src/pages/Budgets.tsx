@@ -1,4 +1,4 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 
 import { ApiError } from '../api/client';
 import { useApiClient } from '../api/context';
@@ -46,7 +46,10 @@ function draftOf(budget: Budget): Draft {
  * Client-side checks: numbers, not negative, soft ≤ hard per period. Empty means "no cap" and is left
  * out of the PUT body (the API refuses null members).
  */
-export function validateBudget(draft: Draft): { budget?: BudgetInput; errors: Partial<Record<FormField, string>> } {
+export function validateBudget(draft: Draft): {
+  budget?: BudgetInput;
+  errors: Partial<Record<FormField, string>>;
+} {
   const errors: Partial<Record<FormField, string>> = {};
   const values = {} as Record<CapField, number | null>;
   for (const { key } of CAP_FIELDS) {
@@ -98,7 +101,12 @@ function BudgetForm({ data, onSaved }: { data: BudgetResponse; onSaved: (next: B
   const [saving, setSaving] = useState(false);
   const [saved, setSaved] = useState(false);
 
-  useEffect(() => setDraft(draftOf(data.budget)), [data.budget]);
+  // A new budget from the API (after a save) replaces the draft; done while rendering (see Guardrails).
+  const [draftSource, setDraftSource] = useState(data.budget);
+  if (draftSource !== data.budget) {
+    setDraftSource(data.budget);
+    setDraft(draftOf(data.budget));
+  }
 
   async function save(e: FormEvent) {
     e.preventDefault();
@@ -231,13 +239,17 @@ export function Budgets() {
             <Card title="Spent today">
               <p className="stat-value">{formatUsd(data.spend.todayUsd)}</p>
               <p className="muted">
-                {data.remaining.dailyUsd === null ? 'No daily cap' : `${formatUsd(data.remaining.dailyUsd)} remaining`}
+                {data.remaining.dailyUsd === null
+                  ? 'No daily cap'
+                  : `${formatUsd(data.remaining.dailyUsd)} remaining`}
               </p>
             </Card>
             <Card title="Spent this month">
               <p className="stat-value">{formatUsd(data.spend.monthUsd)}</p>
               <p className="muted">
-                {data.remaining.monthlyUsd === null ? 'No monthly cap' : `${formatUsd(data.remaining.monthlyUsd)} remaining`}
+                {data.remaining.monthlyUsd === null
+                  ? 'No monthly cap'
+                  : `${formatUsd(data.remaining.monthlyUsd)} remaining`}
               </p>
             </Card>
             <Card title="Status">
@@ -247,8 +259,9 @@ export function Budgets() {
           </div>
           <Card title="Caps">
             <p className="muted small">
-              Periods are UTC days and months. The soft cap warns the dashboard and notification channels; the hard cap writes a
-              SUSPENDED flag and the edge answers 429 until the period resets or the cap is raised.
+              Periods are UTC days and months. The soft cap warns the dashboard and notification channels; the
+              hard cap writes a SUSPENDED flag and the edge answers 429 until the period resets or the cap is
+              raised.
             </p>
             <BudgetForm data={data} onSaved={setLatest} />
           </Card>

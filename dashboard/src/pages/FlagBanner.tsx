@@ -40,7 +40,11 @@ export function FlagBanner({
   const keys = Array.isArray(flag.keysFlagged) ? flag.keysFlagged.length : flag.keysFlagged;
   const severe = flag.state === 'SUSPENDED';
   return (
-    <div className={`flag-banner ${severe ? 'flag-suspended' : 'flag-throttled'}`} role="alert" data-testid="flag-banner">
+    <div
+      className={`flag-banner ${severe ? 'flag-suspended' : 'flag-throttled'}`}
+      role="alert"
+      data-testid="flag-banner"
+    >
       <div className="flag-text">
         <p className="flag-title">
           <span className="badge badge-danger">{flag.state}</span> {triggerLabel(flag.triggerType)}

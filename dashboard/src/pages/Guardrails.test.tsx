@@ -6,7 +6,8 @@ import { apiError, mockApi } from '../test/mockApi';
 import { renderWithApi } from '../test/render';
 import { Guardrails } from './Guardrails';
 
-const layersOf = (body: unknown) => (body as { policy: { layers: Record<string, Record<string, unknown>> } }).policy.layers;
+const layersOf = (body: unknown) =>
+  (body as { policy: { layers: Record<string, Record<string, unknown>> } }).policy.layers;
 
 describe('Guardrails', () => {
   it('renders the five layers in order with a labelled control per policy field, and the recent trips', async () => {
@@ -45,7 +46,9 @@ describe('Guardrails', () => {
     expect(financial.getByLabelText('Soft cap mode')).toHaveValue('alert');
     expect(financial.getByLabelText('Hard cap mode')).toHaveValue('hard_stop');
     expect(financial.getByRole('link', { name: 'Budgets' })).toHaveAttribute('href', '#/budgets');
-    expect(financial.getByText('Daily and monthly soft and hard caps on organization spend.')).toBeInTheDocument();
+    expect(
+      financial.getByText('Daily and monthly soft and hard caps on organization spend.'),
+    ).toBeInTheDocument();
     const loop = within(screen.getByRole('group', { name: '2 · Dumb Loop Detector' }));
     expect(loop.getByLabelText('Consecutive')).toHaveValue(4);
     expect(loop.getByLabelText('Reset after idle (ms)')).toHaveValue(900000);
@@ -67,7 +70,9 @@ describe('Guardrails', () => {
     const api = mockApi({
       'GET /v1/budget': { body: budgetResponse() },
       'GET /v1/guardrails/trips': { body: { trips: [] } },
-      'PUT /v1/budget': (call) => ({ body: { ...budgetResponse(), policy: (call.body as { policy: unknown }).policy } }),
+      'PUT /v1/budget': (call) => ({
+        body: { ...budgetResponse(), policy: (call.body as { policy: unknown }).policy },
+      }),
     });
     const { user } = renderWithApi(<Guardrails />);
     const loop = within(await screen.findByRole('group', { name: '2 · Dumb Loop Detector' }));
@@ -86,8 +91,17 @@ describe('Guardrails', () => {
     expect(Object.keys(put?.body as object)).toEqual(['policy']);
     expect(Object.keys((put?.body as { policy: object }).policy)).toEqual(['layers']);
     const layers = layersOf(put?.body);
-    expect(layers.identicalLoop).toEqual({ enabled: true, consecutive: 6, resetAfterIdleMs: 900_000, mode: 'throttle' });
-    expect(layers.premiumConcentration).toMatchObject({ enabled: true, minSpendNanos: 7_500_000_000, maxShare: 0.9 });
+    expect(layers.identicalLoop).toEqual({
+      enabled: true,
+      consecutive: 6,
+      resetAfterIdleMs: 900_000,
+      mode: 'throttle',
+    });
+    expect(layers.premiumConcentration).toMatchObject({
+      enabled: true,
+      minSpendNanos: 7_500_000_000,
+      maxShare: 0.9,
+    });
     expect(layers.financialLimits).toEqual({ enabled: true, softCapMode: 'alert', hardCapMode: 'hard_stop' });
     expect(layers.contextGrowth).toEqual(layersOf(budgetResponse()).contextGrowth);
   });
@@ -124,7 +138,9 @@ describe('Guardrails', () => {
 
     expect(await loop.findByText('Too small: expected number to be >=2')).toBeInTheDocument();
     expect(screen.getByRole('alert')).toHaveTextContent('The policy is not valid');
-    expect(screen.getByRole('list', { name: 'Problems' })).toHaveTextContent('policy.version: Unknown policy version');
+    expect(screen.getByRole('list', { name: 'Problems' })).toHaveTextContent(
+      'policy.version: Unknown policy version',
+    );
   });
 
   it('shows empty and error states', async () => {
@@ -134,6 +150,8 @@ describe('Guardrails', () => {
     });
     renderWithApi(<Guardrails />);
     expect(await screen.findByText(/No guardrail has tripped/)).toBeInTheDocument();
-    await waitFor(() => expect(screen.getByRole('alert')).toHaveTextContent('Internal error (request id 7f3a)'));
+    await waitFor(() =>
+      expect(screen.getByRole('alert')).toHaveTextContent('Internal error (request id 7f3a)'),
+    );
   });
 });

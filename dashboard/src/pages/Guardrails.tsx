@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useMemo, useState, type FormEvent } from 'react';
 
 import { ApiError } from '../api/client';
 import { useApiClient } from '../api/context';
@@ -30,7 +30,13 @@ function PolicyEditor({ data, onSaved }: { data: BudgetResponse; onSaved: (next:
   const [saving, setSaving] = useState(false);
   const [saved, setSaved] = useState(false);
 
-  useEffect(() => setDraft(draftOf(view.layers)), [view]);
+  // A new policy from the API (after a save) replaces the draft. Done while rendering, not in an effect:
+  // an effect would run after the form is already usable and could wipe what the user just typed.
+  const [draftSource, setDraftSource] = useState(view);
+  if (draftSource !== view) {
+    setDraftSource(view);
+    setDraft(draftOf(view.layers));
+  }
 
   if (view.layers.length === 0) return <Empty>The API returned no guardrail layers.</Empty>;
 
@@ -53,7 +59,8 @@ function PolicyEditor({ data, onSaved }: { data: BudgetResponse; onSaved: (next:
       setSaved(true);
       onSaved(next);
     } catch (err) {
-      const problems = err instanceof ApiError ? policyProblems(err.problems, draft) : { byField: {}, general: [] };
+      const problems =
+        err instanceof ApiError ? policyProblems(err.problems, draft) : { byField: {}, general: [] };
       setErrors(problems.byField);
       setGeneral(problems.general);
       setSaveError(err instanceof Error ? err : new Error(String(err)));
@@ -101,7 +108,11 @@ function PolicyEditor({ data, onSaved }: { data: BudgetResponse; onSaved: (next:
                     <div className="field" key={key}>
                       <label htmlFor={inputId}>{fieldLabel(key)}</label>
                       {kind === 'mode' ? (
-                        <select id={inputId} value={String(value)} onChange={(e) => update(id, key, e.target.value)}>
+                        <select
+                          id={inputId}
+                          value={String(value)}
+                          onChange={(e) => update(id, key, e.target.value)}
+                        >
                           {MODES.map((m) => (
                             <option key={m} value={m}>
                               {modeLabel(m)}
@@ -171,8 +182,8 @@ export function Guardrails() {
     <div className="page">
       <h1>Guardrails</h1>
       <p className="muted">
-        Five layers evaluate every call during ingestion. A tripped layer in hard-stop mode suspends the organization’s keys at the
-        edge for 2 hours; throttle mode for 30 minutes; alert mode only notifies.
+        Five layers evaluate every call during ingestion. A tripped layer in hard-stop mode suspends the
+        organization’s keys at the edge for 2 hours; throttle mode for 30 minutes; alert mode only notifies.
       </p>
 
       <Card title="Policy">
@@ -228,7 +239,9 @@ export function Guardrails() {
                     <td className="num">{formatTriggerValue(t.triggerType, t.observedValue)}</td>
                     <td className="num">{formatTriggerValue(t.triggerType, t.thresholdValue)}</td>
                     <td>
-                      <span className={`badge ${t.action === 'WARN' ? 'badge-warn' : 'badge-danger'}`}>{t.action}</span>
+                      <span className={`badge ${t.action === 'WARN' ? 'badge-warn' : 'badge-danger'}`}>
+                        {t.action}
+                      </span>
                       <span className="muted small"> {modeLabel(t.mode)}</span>
                     </td>
                     <td className="small">

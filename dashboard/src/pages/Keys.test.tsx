@@ -24,7 +24,13 @@ describe('API keys', () => {
 
   it('creates a key and shows its secret once, with a copy button and a warning', async () => {
     let keys = [KEYS[0]];
-    const created = { publicId: 'n3wk3y01abcd', prefix: 'abn_n3wk3y01abcd', name: 'ci smoke tests', createdAt: '2026-11-22T13:00:00.000Z', revokedAt: null };
+    const created = {
+      publicId: 'n3wk3y01abcd',
+      prefix: 'abn_n3wk3y01abcd',
+      name: 'ci smoke tests',
+      createdAt: '2026-11-22T13:00:00.000Z',
+      revokedAt: null,
+    };
     const api = mockApi({
       'GET /v1/keys': () => ({ body: { keys } }),
       'POST /v1/keys': () => {
@@ -41,7 +47,7 @@ describe('API keys', () => {
     const panel = await screen.findByTestId('new-key');
     expect(api.callsTo('POST /v1/keys')[0]?.body).toEqual({ name: 'ci smoke tests' });
     expect(within(panel).getByLabelText('New API key')).toHaveValue(SECRET);
-    expect(panel).toHaveTextContent("Copy this key now — you won’t see it again.");
+    expect(panel).toHaveTextContent('Copy this key now — you won’t see it again.');
     await waitFor(() => expect(screen.getAllByTestId('key-row')).toHaveLength(2));
     // the list shows prefixes only, never the secret
     expect(screen.getByText('abn_n3wk3y01abcd…')).toBeInTheDocument();
@@ -61,7 +67,9 @@ describe('API keys', () => {
   it('asks for a name, and shows why creating failed', async () => {
     const api = mockApi({
       'GET /v1/keys': { body: { keys: [] } },
-      'POST /v1/keys': apiError(400, 'invalid_request', 'Invalid request', [{ path: 'name', message: 'Too long: at most 100 characters' }]),
+      'POST /v1/keys': apiError(400, 'invalid_request', 'Invalid request', [
+        { path: 'name', message: 'Too long: at most 100 characters' },
+      ]),
     });
     const { user } = renderWithApi(<Keys />);
     expect(await screen.findByText(/No API keys yet/)).toBeInTheDocument();
@@ -71,7 +79,9 @@ describe('API keys', () => {
 
     await user.type(screen.getByLabelText('Key name'), 'x');
     await user.click(screen.getByRole('button', { name: 'Create key' }));
-    expect(await screen.findByText(/Invalid request \(Too long: at most 100 characters\)/)).toBeInTheDocument();
+    expect(
+      await screen.findByText(/Invalid request \(Too long: at most 100 characters\)/),
+    ).toBeInTheDocument();
   });
 
   it('revokes a key with DELETE /v1/keys/{publicId} after confirmation; Cancel sends nothing', async () => {
@@ -101,6 +111,8 @@ describe('API keys', () => {
   it("shows the API's error message when the keys cannot be loaded", async () => {
     mockApi({ 'GET /v1/keys': apiError(403, 'forbidden', 'Your token has no organization (custom:orgId)') });
     renderWithApi(<Keys />);
-    expect(await screen.findByRole('alert')).toHaveTextContent('Your token has no organization (custom:orgId) (HTTP 403)');
+    expect(await screen.findByRole('alert')).toHaveTextContent(
+      'Your token has no organization (custom:orgId) (HTTP 403)',
+    );
   });
 });

@@ -43,12 +43,21 @@ function NewKeySecret({ created, onDone }: { created: CreatedKey; onDone: () => 
           onFocus={(e) => e.target.select()}
           spellCheck={false}
         />
-        <button type="button" className="btn btn-primary" onClick={() => void copy()} aria-label="Copy API key">
+        <button
+          type="button"
+          className="btn btn-primary"
+          onClick={() => void copy()}
+          aria-label="Copy API key"
+        >
           Copy
         </button>
       </div>
       <p role="status" className="small">
-        {copied === 'copied' ? 'Copied to the clipboard.' : copied === 'failed' ? 'Copy failed: the key is selected, press Ctrl+C.' : ''}
+        {copied === 'copied'
+          ? 'Copied to the clipboard.'
+          : copied === 'failed'
+            ? 'Copy failed: the key is selected, press Ctrl+C.'
+            : ''}
       </p>
       <button type="button" className="btn" onClick={onDone}>
         I’ve saved it — hide the key
@@ -108,10 +117,20 @@ function KeyRow({ apiKey, onRevoked }: { apiKey: ApiKey; onRevoked: () => void }
         {confirming && (
           <div className="confirm" role="group" aria-label={`Confirm revoking ${apiKey.prefix}`}>
             <span className="small">Programs using this key will get 401. Revoke?</span>
-            <button type="button" className="btn btn-small btn-danger" onClick={() => void revoke()} disabled={busy}>
+            <button
+              type="button"
+              className="btn btn-small btn-danger"
+              onClick={() => void revoke()}
+              disabled={busy}
+            >
               {busy ? 'Revoking…' : 'Yes, revoke'}
             </button>
-            <button type="button" className="btn btn-small" onClick={() => setConfirming(false)} disabled={busy}>
+            <button
+              type="button"
+              className="btn btn-small"
+              onClick={() => setConfirming(false)}
+              disabled={busy}
+            >
               Cancel
             </button>
           </div>
@@ -144,7 +163,10 @@ export function Keys() {
       setName('');
       keys.reload();
     } catch (err) {
-      const problems = err instanceof ApiError && err.problems.length ? ` (${err.problems.map((p) => p.message).join('; ')})` : '';
+      const problems =
+        err instanceof ApiError && err.problems.length
+          ? ` (${err.problems.map((p) => p.message).join('; ')})`
+          : '';
       setCreateError(new Error(`${err instanceof Error ? err.message : String(err)}${problems}`));
     } finally {
       setCreating(false);
@@ -152,15 +174,16 @@ export function Keys() {
   }
 
   const sorted = [...(keys.data ?? [])].sort(
-    (a, b) => Number(a.revokedAt !== null) - Number(b.revokedAt !== null) || b.createdAt.localeCompare(a.createdAt),
+    (a, b) =>
+      Number(a.revokedAt !== null) - Number(b.revokedAt !== null) || b.createdAt.localeCompare(a.createdAt),
   );
 
   return (
     <div className="page">
       <h1>API keys</h1>
       <p className="muted">
-        Programs authenticate with a key: the SDK’s <code>apiKey</code>, the proxy’s <code>Service-API-Key</code> header, or{' '}
-        <code>apiKey</code> in <code>POST /api/ingest</code>.
+        Programs authenticate with a key: the SDK’s <code>apiKey</code>, the proxy’s{' '}
+        <code>Service-API-Key</code> header, or <code>apiKey</code> in <code>POST /api/ingest</code>.
       </p>
 
       <Card title="Create a key">

@@ -16,7 +16,12 @@ describe('Ledger', () => {
         body: {
           entries: [
             ledgerEntry(1),
-            ledgerEntry(2, { source: 'sdk', provider: 'anthropic', model: 'claude-sonnet-4-5', costUsd: 0.0153 }),
+            ledgerEntry(2, {
+              source: 'sdk',
+              provider: 'anthropic',
+              model: 'claude-sonnet-4-5',
+              costUsd: 0.0153,
+            }),
             ledgerEntry(3, { source: 'ingest', costUsd: undefined, costNanos: 2_500_000_000 }),
           ],
           nextCursor: null,
@@ -72,7 +77,9 @@ describe('Ledger', () => {
   });
 
   it('sends the filters in the query string and starts again from the first page', async () => {
-    const api = mockApi({ 'GET /v1/ledger': { body: { entries: [ledgerEntry(1)], nextCursor: 'c-page-2' } } });
+    const api = mockApi({
+      'GET /v1/ledger': { body: { entries: [ledgerEntry(1)], nextCursor: 'c-page-2' } },
+    });
     const { user } = renderWithApi(<Ledger />);
     await screen.findAllByTestId('ledger-row');
 
@@ -137,7 +144,11 @@ describe('Ledger', () => {
       'GET /v1/ledger': {
         body: {
           entries: [
-            ledgerEntry(1, { model: 'ft:gpt-4o-mini:acme,inc:"triage"', estimated: true, costSource: 'FALLBACK_ECONOMICS' }),
+            ledgerEntry(1, {
+              model: 'ft:gpt-4o-mini:acme,inc:"triage"',
+              estimated: true,
+              costSource: 'FALLBACK_ECONOMICS',
+            }),
             ledgerEntry(2, { featureId: 'line1\nline2', projectId: null }),
           ],
           nextCursor: null,
@@ -186,6 +197,8 @@ describe('Ledger', () => {
   it("shows the API's error message", async () => {
     mockApi({ 'GET /v1/ledger': apiError(400, 'invalid_cursor', 'The cursor is not valid for this query') });
     renderWithApi(<Ledger />);
-    expect(await screen.findByRole('alert')).toHaveTextContent('The cursor is not valid for this query (HTTP 400)');
+    expect(await screen.findByRole('alert')).toHaveTextContent(
+      'The cursor is not valid for this query (HTTP 400)',
+    );
   });
 });

@@ -143,7 +143,10 @@ export function Ledger() {
   const cursor = cursors[cursors.length - 1] ?? null;
   const page = useAsync((signal) => api.getLedger(queryOf(applied, cursor), signal), [api, applied, cursor]);
 
-  const set = <K extends keyof Filters>(key: K) => (value: Filters[K]) => setDraft((d) => ({ ...d, [key]: value }));
+  const set =
+    <K extends keyof Filters>(key: K) =>
+    (value: Filters[K]) =>
+      setDraft((d) => ({ ...d, [key]: value }));
 
   function apply(e: FormEvent) {
     e.preventDefault();
@@ -173,19 +176,45 @@ export function Ledger() {
       <form className="card filters" onSubmit={apply} aria-label="Ledger filters">
         <div className="field field-wide">
           <label htmlFor="f-from">From</label>
-          <input id="f-from" type="datetime-local" value={draft.from} onChange={(e) => set('from')(e.target.value)} />
+          <input
+            id="f-from"
+            type="datetime-local"
+            value={draft.from}
+            onChange={(e) => set('from')(e.target.value)}
+          />
         </div>
         <div className="field field-wide">
           <label htmlFor="f-to">To</label>
-          <input id="f-to" type="datetime-local" value={draft.to} onChange={(e) => set('to')(e.target.value)} />
+          <input
+            id="f-to"
+            type="datetime-local"
+            value={draft.to}
+            onChange={(e) => set('to')(e.target.value)}
+          />
         </div>
-        <TextFilter id="f-provider" label="Provider" value={draft.provider} onChange={set('provider')} placeholder="openai" />
-        <TextFilter id="f-model" label="Model" value={draft.model} onChange={set('model')} placeholder="gpt-4o-mini" />
+        <TextFilter
+          id="f-provider"
+          label="Provider"
+          value={draft.provider}
+          onChange={set('provider')}
+          placeholder="openai"
+        />
+        <TextFilter
+          id="f-model"
+          label="Model"
+          value={draft.model}
+          onChange={set('model')}
+          placeholder="gpt-4o-mini"
+        />
         <TextFilter id="f-project" label="Project" value={draft.projectId} onChange={set('projectId')} />
         <TextFilter id="f-feature" label="Feature" value={draft.featureId} onChange={set('featureId')} />
         <div className="field">
           <label htmlFor="f-source">Source</label>
-          <select id="f-source" value={draft.source} onChange={(e) => set('source')(e.target.value as Filters['source'])}>
+          <select
+            id="f-source"
+            value={draft.source}
+            onChange={(e) => set('source')(e.target.value as Filters['source'])}
+          >
             <option value="">Any</option>
             <option value="sdk">SDK</option>
             <option value="proxy">Proxy</option>
@@ -234,7 +263,12 @@ export function Ledger() {
           >
             Next →
           </button>
-          <button type="button" className="btn" onClick={exportCsv} disabled={entries.length === 0 || page.status !== 'ready'}>
+          <button
+            type="button"
+            className="btn"
+            onClick={exportCsv}
+            disabled={entries.length === 0 || page.status !== 'ready'}
+          >
             Export CSV
           </button>
         </div>

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { budgetResponse, flag, forecastResponse, KEYS, spendResponse } from '../test/fixtures';
 import { apiError, deferred, mockApi } from '../test/mockApi';
 import { renderWithApi, TEST_TOKEN } from '../test/render';
+import { formatUsd } from '../lib/format';
 import { Overview } from './Overview';
 
 function happyRoutes(extra: Record<string, Parameters<typeof mockApi>[0][string]> = {}) {
@@ -39,10 +40,28 @@ describe('Overview', () => {
     expect(screen.getByText('$312.50')).toBeInTheDocument();
     // 60 one-cent minutes → $0.60/h
     expect(screen.getByText('$0.60')).toBeInTheDocument();
-    // month-end forecast card uses the endOfMonth horizon
-    expect(screen.getAllByText('$612.40').length).toBeGreaterThan(0);
-    expect(screen.getByText(/Exceed monthly hard cap: 1\.0%/)).toBeInTheDocument();
-    expect(screen.getByRole('meter', { name: /daily spend against the hard cap/i })).toHaveAttribute('aria-valuemax', '50');
+    // month-end forecast card: the fan's last (cumulative) day
+    const forecast = forecastResponse();
+    const last = forecast.forecast.fan!.at(-1)!;
+    expect(screen.getByText(formatUsd(last.p50Usd), { selector: '.stat-value' })).toBeInTheDocument();
+    // horizons: projection from now, the period total (to date + projection) and budget crossings
+    const horizons = within(screen.getByRole('list', { name: 'Forecast horizons' }));
+    expect(horizons.getByText('Rest of day')).toBeInTheDocument();
+    const restOfDay = within(horizons.getByText('Rest of day').closest('li')!);
+    expect(restOfDay.getByRole('row', { name: 'From now $5.65 $12.60 $19.05' })).toBeInTheDocument();
+    // period total = 12.3456 spent today + the projection
+    expect(restOfDay.getByRole('row', { name: 'Period total $18.00 $24.95 $31.40' })).toBeInTheDocument();
+    expect(horizons.getByText(/Daily cap \$50\.00 reached: 0\.4%/)).toBeInTheDocument();
+    expect(horizons.getByText('Next 7 days')).toBeInTheDocument();
+    // today's chart projects the restOfDay total to midnight
+    expect(screen.getByTestId('spend-chart')).toHaveAttribute(
+      'aria-label',
+      expect.stringContaining('projected $18.00 by midnight (P50)'),
+    );
+    expect(screen.getByRole('meter', { name: /daily spend against the hard cap/i })).toHaveAttribute(
+      'aria-valuemax',
+      '50',
+    );
     expect(screen.getByLabelText(/Spend by model: gpt-4o \$180\.25/)).toBeInTheDocument();
     expect(screen.queryByTestId('flag-banner')).toBeNull();
 
@@ -54,7 +73,9 @@ describe('Overview', () => {
     renderWithApi(<Overview />);
     const chart = await screen.findByTestId('forecast-chart');
     expect(chart).toHaveAttribute('aria-label', expect.stringMatching(/by horizon/));
-    expect(within(screen.getByRole('list', { name: 'Forecast horizons' })).getByText('End of month')).toBeInTheDocument();
+    expect(
+      within(screen.getByRole('list', { name: 'Forecast horizons' })).getByText('Rest of month'),
+    ).toBeInTheDocument();
   });
 
   it('shows empty states when nothing has been recorded yet', async () => {
@@ -63,7 +84,7 @@ describe('Overview', () => {
         'GET /v1/spend': {
           body: { todayUsd: 0, monthUsd: 0, byModel: [], byProvider: [], hourly: [], minutes: [] },
         },
-        'GET /v1/forecast': { body: { computedAt: null, forecast: { horizons: [], daily: [] } } },
+        'GET /v1/forecast': { body: { computedAt: null, forecast: null } },
       }),
     );
     renderWithApi(<Overview />);
@@ -74,7 +95,9 @@ describe('Overview', () => {
   });
 
   it("shows the API's error message when a request fails", async () => {
-    mockApi(happyRoutes({ 'GET /v1/spend': apiError(503, 'unavailable', 'The aggregate store is unavailable') }));
+    mockApi(
+      happyRoutes({ 'GET /v1/spend': apiError(503, 'unavailable', 'The aggregate store is unavailable') }),
+    );
     renderWithApi(<Overview />);
     const alerts = await screen.findAllByText(/The aggregate store is unavailable/);
     expect(alerts.length).toBeGreaterThan(0);
@@ -85,7 +108,12 @@ describe('Overview', () => {
     const now = Date.now();
     let flags = [
       flag(now),
-      flag(now, { state: 'THROTTLED', triggerType: 'budget_daily_hard', observedValue: 51.2, thresholdValue: 50 }),
+      flag(now, {
+        state: 'THROTTLED',
+        triggerType: 'budget_daily_hard',
+        observedValue: 51.2,
+        thresholdValue: 50,
+      }),
       flag(now, { expiresAt: new Date(now - 1000).toISOString(), triggerType: 'rps_burst' }), // expired: not shown
     ];
     const api = mockApi(
@@ -112,7 +140,7 @@ describe('Overview', () => {
 
     await user.click(first.getByTestId('resume-button'));
 
-    await waitFor(() => expect(screen.queryByTestId('flag-banner')).toBeNull());
+    await waitFor(() => expect(screen.queryAllByTestId('flag-banner')).toHaveLength(0));
     const [enforce] = api.callsTo('POST /api/guardrails/enforce');
     // the first non-revoked key of the organization, by prefix
     expect(enforce?.body).toEqual({ apiKey: 'abn_k3v9x0q2m7za', action: 'ACTIVE' });
@@ -126,7 +154,11 @@ describe('Overview', () => {
       happyRoutes({
         'GET /v1/flags': { body: { flags: [flag()] } },
         'GET /v1/keys': { body: { keys: [KEYS[0]] } },
-        'POST /api/guardrails/enforce': apiError(403, 'forbidden', 'The key does not belong to your organization'),
+        'POST /api/guardrails/enforce': apiError(
+          403,
+          'forbidden',
+          'The key does not belong to your organization',
+        ),
       }),
     );
     const { user } = renderWithApi(<Overview />);

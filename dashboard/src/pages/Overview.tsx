@@ -13,6 +13,7 @@ import {
   endOfDayHorizon,
   endOfMonthHorizon,
   lastHourRate,
+  projectedTotal,
   todayCurve,
 } from '../lib/spend';
 import { useAsync } from '../lib/useAsync';
@@ -37,7 +38,17 @@ function LegendItem({ swatch, children }: { swatch: string; children: string }) 
   );
 }
 
-function BudgetMeter({ label, spent, soft, hard }: { label: string; spent: number; soft: number | null; hard: number | null }) {
+function BudgetMeter({
+  label,
+  spent,
+  soft,
+  hard,
+}: {
+  label: string;
+  spent: number;
+  soft: number | null;
+  hard: number | null;
+}) {
   const max = hard ?? soft;
   if (max === null || max <= 0) {
     return <p className="muted">No {label.toLowerCase()} cap set.</p>;
@@ -56,7 +67,9 @@ function BudgetMeter({ label, spent, soft, hard }: { label: string; spent: numbe
         aria-valuetext={`${formatUsd(spent)} of ${formatUsd(max)}`}
       >
         <div className="meter-fill" style={{ width: pct(spent) }} />
-        {soft !== null && hard !== null && <div className="meter-mark meter-soft" style={{ left: pct(soft) }} />}
+        {soft !== null && hard !== null && (
+          <div className="meter-mark meter-soft" style={{ left: pct(soft) }} />
+        )}
       </div>
       <p className="meter-legend">
         {soft !== null && <span>soft {formatUsd(soft)}</span>}
@@ -115,8 +128,17 @@ export function Overview() {
 
   const monthEnd = forecast.data ? endOfMonthHorizon(forecast.data.horizons) : undefined;
   const dayEnd = forecast.data ? endOfDayHorizon(forecast.data.horizons, now) : undefined;
+  // Month-end totals: the fan's last day (cumulative), else spend to date + the restOfMonth projection.
   const lastPoint = forecast.data?.daily[forecast.data.daily.length - 1];
-  const projected = monthEnd ?? lastPoint;
+  const projected =
+    lastPoint ??
+    (monthEnd && {
+      p50Usd: projectedTotal(monthEnd, 'p50Usd'),
+      p95Usd: projectedTotal(monthEnd, 'p95Usd'),
+      p99Usd: projectedTotal(monthEnd, 'p99Usd'),
+    });
+  const dailyCaps = capsOf(b, 'daily');
+  const monthlyCaps = capsOf(b, 'monthly');
 
   return (
     <div className="page">
@@ -164,7 +186,10 @@ export function Overview() {
               <p className="stat-value">{formatUsd(budget.data.spend.monthUsd)}</p>
               <BudgetMeter label="Monthly" spent={budget.data.spend.monthUsd} {...capsOf(b, 'monthly')} />
               <p className="muted">
-                Status: <span className={`badge badge-${budget.data.status === 'ok' ? 'ok' : 'warn'}`}>{humanize(budget.data.status)}</span>
+                Status:{' '}
+                <span className={`badge badge-${budget.data.status === 'ok' ? 'ok' : 'warn'}`}>
+                  {humanize(budget.data.status)}
+                </span>
               </p>
             </>
           )}
@@ -177,11 +202,17 @@ export function Overview() {
           ) : (
             <>
               <p className="stat-value">
-                {formatUsd(spend.data.minutes.length ? lastHourRate(spend.data.minutes, now) : averageHourlyRate(spend.data.hourly, now, 1))}
+                {formatUsd(
+                  spend.data.minutes.length
+                    ? lastHourRate(spend.data.minutes, now)
+                    : averageHourlyRate(spend.data.hourly, now, 1),
+                )}
                 <span className="unit">/h</span>
               </p>
               <p className="muted">over the last 60 minutes</p>
-              <p className="muted">{formatUsd(averageHourlyRate(spend.data.hourly, now, 6))}/h average over 6 h</p>
+              <p className="muted">
+                {formatUsd(averageHourlyRate(spend.data.hourly, now, 6))}/h average over 6 h
+              </p>
             </>
           )}
         </Card>
@@ -212,16 +243,29 @@ export function Overview() {
           ) : (
             <>
               <SpendTodayChart
-                points={todayCurve(spend.data.hourly, now, Math.max(spend.data.todayUsd, budget.data?.spend.todayUsd ?? 0), dayEnd)}
-                caps={capsOf(b, 'daily')}
+                points={todayCurve(
+                  spend.data.hourly,
+                  now,
+                  Math.max(spend.data.todayUsd, budget.data?.spend.todayUsd ?? 0),
+                  dayEnd && {
+                    p50Usd: projectedTotal(dayEnd, 'p50Usd'),
+                    p95Usd: projectedTotal(dayEnd, 'p95Usd'),
+                  },
+                )}
+                caps={dailyCaps}
               />
               <p className="legend">
                 <LegendItem swatch="actual">spent</LegendItem>
                 {dayEnd && <LegendItem swatch="p50 swatch-dashed">projected P50</LegendItem>}
                 {dayEnd && <LegendItem swatch="95">P50–P95</LegendItem>}
-                <LegendItem swatch="soft">soft cap</LegendItem>
-                <LegendItem swatch="hard">hard cap</LegendItem>
+                {dailyCaps.soft !== null && <LegendItem swatch="soft">soft cap</LegendItem>}
+                {dailyCaps.hard !== null && <LegendItem swatch="hard">hard cap</LegendItem>}
               </p>
+              {dailyCaps.soft === null && dailyCaps.hard === null && (
+                <p className="muted small">
+                  No daily cap is set: add one on the <a href="#/budgets">Budgets</a> page.
+                </p>
+              )}
             </>
           )}
         </Card>
@@ -230,7 +274,12 @@ export function Overview() {
           title="Forecast to month end"
           className="span-2"
           actions={
-            <button type="button" className="btn btn-small" onClick={() => void runForecast()} disabled={running}>
+            <button
+              type="button"
+              className="btn btn-small"
+              onClick={() => void runForecast()}
+              disabled={running}
+            >
               {running ? 'Running…' : 'Run forecast now'}
             </button>
           }
@@ -240,24 +289,32 @@ export function Overview() {
           ) : !forecast.data ? (
             <Loading />
           ) : forecast.data.daily.length === 0 && forecast.data.horizons.length === 0 ? (
-            <Empty>No forecast has been computed yet. It needs some spend history; try “Run forecast now”.</Empty>
+            <Empty>
+              No forecast has been computed yet. It needs some spend history; try “Run forecast now”.
+            </Empty>
           ) : (
             <>
               <ForecastChart
                 forecast={forecast.data}
                 monthUsd={budget.data?.spend.monthUsd ?? spend.data?.monthUsd ?? 0}
-                caps={capsOf(b, 'monthly')}
+                caps={monthlyCaps}
                 now={now}
               />
               <p className="legend">
                 <LegendItem swatch="p50">P50</LegendItem>
                 <LegendItem swatch="95">P50–P95</LegendItem>
                 <LegendItem swatch="99">P95–P99</LegendItem>
-                {forecast.data.daily.length > 0 && <LegendItem swatch="soft">soft cap</LegendItem>}
-                {forecast.data.daily.length > 0 && <LegendItem swatch="hard">hard cap</LegendItem>}
+                {forecast.data.daily.length > 0 && monthlyCaps.soft !== null && (
+                  <LegendItem swatch="soft">soft cap</LegendItem>
+                )}
+                {forecast.data.daily.length > 0 && monthlyCaps.hard !== null && (
+                  <LegendItem swatch="hard">hard cap</LegendItem>
+                )}
               </p>
               {forecast.data.computedAt && (
-                <p className="muted small">Monte Carlo, computed {formatDateTime(forecast.data.computedAt)}</p>
+                <p className="muted small">
+                  Monte Carlo, computed {formatDateTime(forecast.data.computedAt)}
+                </p>
               )}
               {forecast.data.horizons.length > 0 && (
                 <ul className="horizons" aria-label="Forecast horizons">
@@ -265,18 +322,46 @@ export function Overview() {
                     <li key={h.name}>
                       <p className="horizon-name">
                         <strong>{humanize(h.name)}</strong>
-                        {h.endsAt && <span className="muted small"> · to {formatDateTime(h.endsAt).slice(0, 16)}</span>}
+                        {h.endsAt && (
+                          <span className="muted small"> · to {formatDateTime(h.endsAt).slice(0, 16)}</span>
+                        )}
                       </p>
-                      <p className="horizon-values">
-                        <span>P50 {formatUsd(h.p50Usd)}</span>
-                        <span>P95 {formatUsd(h.p95Usd)}</span>
-                        <span>P99 {formatUsd(h.p99Usd)}</span>
-                        {h.meanUsd !== null && <span className="muted">mean {formatUsd(h.meanUsd)}</span>}
-                      </p>
-                      {Object.keys(h.probabilities).length > 0 && (
-                        <p className="small muted">
-                          {Object.entries(h.probabilities)
-                            .map(([k, p]) => `${humanize(k)}: ${formatPercent(p)}`)
+                      <table className="horizon-table">
+                        <thead>
+                          <tr>
+                            <td />
+                            <th scope="col">P50</th>
+                            <th scope="col">P95</th>
+                            <th scope="col">P99</th>
+                          </tr>
+                        </thead>
+                        <tbody>
+                          <tr>
+                            <th scope="row">From now</th>
+                            <td>{formatUsd(h.p50Usd)}</td>
+                            <td>{formatUsd(h.p95Usd)}</td>
+                            <td>{formatUsd(h.p99Usd)}</td>
+                          </tr>
+                          {h.toDateUsd > 0 && (
+                            <tr>
+                              <th scope="row">Period total</th>
+                              <td>{formatUsd(projectedTotal(h, 'p50Usd'))}</td>
+                              <td>{formatUsd(projectedTotal(h, 'p95Usd'))}</td>
+                              <td>{formatUsd(projectedTotal(h, 'p99Usd'))}</td>
+                            </tr>
+                          )}
+                        </tbody>
+                      </table>
+                      {h.meanUsd !== null && (
+                        <p className="muted small">Mean from now {formatUsd(h.meanUsd)}</p>
+                      )}
+                      {h.budgets.length > 0 && (
+                        <p className="small">
+                          {h.budgets
+                            .map(
+                              (c) =>
+                                `${humanize(c.budget)} cap${c.capUsd !== null ? ` ${formatUsd(c.capUsd)}` : ''} reached: ${formatPercent(c.probability)}`,
+                            )
                             .join(' · ')}
                         </p>
                       )}
@@ -329,7 +414,7 @@ export function Overview() {
           ) : spend.data.hourly.length === 0 ? (
             <Empty>No spend in the last 48 hours.</Empty>
           ) : (
-            <HourlyChart hourly={spend.data.hourly} />
+            <HourlyChart hourly={spend.data.hourly} now={now} />
           )}
         </Card>
       </div>

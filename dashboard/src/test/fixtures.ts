@@ -37,11 +37,36 @@ export function budgetResponse(overrides: Record<string, unknown> = {}) {
         },
       },
       layerInfo: [
-        { id: 'financialLimits', ordinal: 1, name: 'Financial Limits', description: 'Daily and monthly soft and hard caps on organization spend.' },
-        { id: 'identicalLoop', ordinal: 2, name: 'Dumb Loop Detector', description: 'Identical request fingerprints in a row.' },
-        { id: 'contextGrowth', ordinal: 3, name: 'Smart Loop Detector', description: 'Linearly growing context per session.' },
-        { id: 'rpsBurst', ordinal: 4, name: 'RPS Burst Protection', description: 'Requests per key in a sliding window.' },
-        { id: 'premiumConcentration', ordinal: 5, name: 'Premium Model Concentration', description: 'Spend share of premium models.' },
+        {
+          id: 'financialLimits',
+          ordinal: 1,
+          name: 'Financial Limits',
+          description: 'Daily and monthly soft and hard caps on organization spend.',
+        },
+        {
+          id: 'identicalLoop',
+          ordinal: 2,
+          name: 'Dumb Loop Detector',
+          description: 'Identical request fingerprints in a row.',
+        },
+        {
+          id: 'contextGrowth',
+          ordinal: 3,
+          name: 'Smart Loop Detector',
+          description: 'Linearly growing context per session.',
+        },
+        {
+          id: 'rpsBurst',
+          ordinal: 4,
+          name: 'RPS Burst Protection',
+          description: 'Requests per key in a sliding window.',
+        },
+        {
+          id: 'premiumConcentration',
+          ordinal: 5,
+          name: 'Premium Model Concentration',
+          description: 'Spend share of premium models.',
+        },
       ],
     },
     updatedAt: '2026-11-20T10:00:00.000Z',
@@ -80,41 +105,60 @@ export function spendResponse(now = Date.now()) {
   };
 }
 
-export function forecastResponse(now = Date.now(), withDaily = true) {
+/**
+ * GET /v1/forecast as the forecast task stores it (lambdas/forecast/tasks.ts): horizons are the spend
+ * projected from now to `end`, plus `toDateUsd`; the fan is cumulative month spend per day.
+ */
+export function forecastResponse(now = Date.now(), withFan = true) {
   const d = new Date(now);
-  const monthEnd = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) - 1;
-  const days: { date: string; p50Usd: number; p95Usd: number; p99Usd: number }[] = [];
-  let p50 = 312.5;
-  for (let t = now + 86_400_000; t <= monthEnd + 86_400_000; t += 86_400_000) {
-    p50 += 14;
-    const spread = (t - now) / 86_400_000;
-    days.push({ date: iso(Math.min(t, monthEnd)).slice(0, 10), p50Usd: p50, p95Usd: p50 + 6 * spread, p99Usd: p50 + 11 * spread });
+  const dayEnd = Math.floor(now / 86_400_000) * 86_400_000 + 86_400_000;
+  const monthEnd = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+  const fan: { date: string; p50Usd: number; p95Usd: number; p99Usd: number }[] = [];
+  for (let t = dayEnd - 1, i = 1; t < monthEnd; t += 86_400_000, i++) {
+    const p50 = 312.5 + 10 * i;
+    fan.push({ date: iso(t).slice(0, 10), p50Usd: p50, p95Usd: p50 + 4 * i, p99Usd: p50 + 8 * i });
   }
+  const last = fan[fan.length - 1] ?? { p50Usd: 322.5, p95Usd: 326.5, p99Usd: 330.5 };
   return {
     computedAt: iso(now - 10 * 60_000),
     forecast: {
-      iterations: 10_000,
+      forecast: { now, iterations: 10_000, seed: 7, horizons: [] },
       horizons: [
         {
-          horizon: 'endOfDay',
-          endsAt: iso(Math.floor(now / 86_400_000) * 86_400_000 + 86_400_000),
-          p50Usd: 18.2,
-          p95Usd: 24.9,
-          p99Usd: 31.4,
-          meanUsd: 18.9,
-          probabilities: { exceedDailySoftCap: 0.02, exceedDailyHardCap: 0.004 },
+          horizon: 'restOfDay',
+          end: iso(dayEnd),
+          meanUsd: 6.2,
+          p50Usd: 5.65,
+          p95Usd: 12.6,
+          p99Usd: 19.05,
+          toDateUsd: 12.3456,
+          budgets: [
+            { budget: 'daily', capUsd: 40, probability: 0.02 },
+            { budget: 'daily', capUsd: 50, probability: 0.004 },
+          ],
         },
         {
-          horizon: 'endOfMonth',
-          endsAt: iso(monthEnd),
-          p50Usd: 612.4,
-          p95Usd: 741.9,
-          p99Usd: 833.0,
-          meanUsd: 627.7,
-          probabilities: { exceedMonthlySoftCap: 0.04, exceedMonthlyHardCap: 0.01 },
+          horizon: 'restOfMonth',
+          end: iso(monthEnd),
+          meanUsd: last.p50Usd - 312.5 + 5,
+          p50Usd: last.p50Usd - 312.5,
+          p95Usd: last.p95Usd - 312.5,
+          p99Usd: last.p99Usd - 312.5,
+          toDateUsd: 312.5,
+          budgets: [{ budget: 'monthly', capUsd: 1000, probability: 0.01 }],
+        },
+        {
+          horizon: 'next7Days',
+          end: iso(now + 7 * 86_400_000),
+          meanUsd: 80,
+          p50Usd: 70,
+          p95Usd: 120,
+          p99Usd: 160,
+          toDateUsd: 0,
+          budgets: [],
         },
       ],
-      ...(withDaily ? { daily: days } : {}),
+      ...(withFan ? { fan } : {}),
     },
   };
 }

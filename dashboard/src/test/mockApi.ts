@@ -32,7 +32,10 @@ function parseBody(text: string): unknown {
 export function mockApi(routes: Record<string, Handler>) {
   const calls: RecordedCall[] = [];
   const fetchMock = vi.fn(async (input: RequestInfo | URL, init: RequestInit = {}) => {
-    const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url, 'http://dashboard.test/');
+    const url = new URL(
+      typeof input === 'string' ? input : input instanceof URL ? input.href : input.url,
+      'http://dashboard.test/',
+    );
     const method = (init.method ?? 'GET').toUpperCase();
     const headers: Record<string, string> = {};
     new Headers(init.headers).forEach((v, k) => (headers[k] = v));
@@ -46,10 +49,13 @@ export function mockApi(routes: Record<string, Handler>) {
     };
     calls.push(call);
     const handler = routes[`${method} ${url.pathname}`];
-    const reply: Reply = typeof handler === 'function' ? handler(call) : (handler ?? {
-      status: 404,
-      body: { error: { code: 'not_found', message: `no route ${method} ${url.pathname}` } },
-    });
+    const reply: Reply =
+      typeof handler === 'function'
+        ? handler(call)
+        : (handler ?? {
+            status: 404,
+            body: { error: { code: 'not_found', message: `no route ${method} ${url.pathname}` } },
+          });
     if (reply.wait) await reply.wait;
     const status = reply.status ?? 200;
     return new Response(reply.body === undefined ? null : JSON.stringify(reply.body), {
@@ -66,7 +72,12 @@ export function mockApi(routes: Record<string, Handler>) {
   };
 }
 
-export function apiError(status: number, code: string, message: string, problems?: { path: string; message: string }[]): Reply {
+export function apiError(
+  status: number,
+  code: string,
+  message: string,
+  problems?: { path: string; message: string }[],
+): Reply {
   return { status, body: { error: { code, message, ...(problems ? { problems } : {}) } } };
 }
 

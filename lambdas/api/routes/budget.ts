@@ -1,22 +1,13 @@
-import { z } from 'zod';
 import { GUARDRAIL_LAYERS, LAYER_IDS, guardrailPolicySchema, parseGuardrailPolicy } from '../../../core/guardrails';
 import { effectivePolicy, type BudgetCaps } from '../../../core/guardrails/org-policy';
 import { periodsOf, aggregateSk } from '../../../core/ledger/aggregate-deltas';
 import { nanosToUsd } from '../../../core/pricing';
-import { budgetConfigSchema, formatZodIssues } from '../../../core/schemas';
+import { formatZodIssues } from '../../../core/schemas';
+import { putBudgetRequestSchema } from '../../../core/schemas/api';
 import { httpErrors, json, parseJsonBody } from '../../shared/http';
 import type { Services } from '../../shared/services';
 import { flagViews } from '../views';
 import type { Route } from './types';
-
-/**
- * PUT /v1/budget body. `budget` is the spec 1.4 record extended with soft caps; `policy.layers` holds the
- * layer sections of the guardrail policy, keyed by layer id (layer 1's caps come from `budget`).
- */
-const putBudgetSchema = z.strictObject({
-  budget: budgetConfigSchema.optional(),
-  policy: z.strictObject({ layers: z.partialRecord(z.enum(LAYER_IDS), z.record(z.string(), z.unknown())) }).optional(),
-});
 
 /** The layer sections an organization edits; `financialLimits` shows only its switch and modes. */
 function layersView(stored: unknown) {
@@ -100,7 +91,7 @@ export const getBudget: Route = {
 export const putBudget: Route = {
   auth: 'person',
   handle: async ({ event, principal, services }) => {
-    const parsed = putBudgetSchema.safeParse(parseJsonBody(event));
+    const parsed = putBudgetRequestSchema.safeParse(parseJsonBody(event));
     if (!parsed.success) throw httpErrors.badRequest('invalid budget update', formatZodIssues(parsed.error));
     const current = await services.config.get(principal.orgId);
     const budget = parsed.data.budget ?? current?.budget ?? {};

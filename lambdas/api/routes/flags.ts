@@ -1,5 +1,5 @@
-import { z } from 'zod';
 import { formatZodIssues } from '../../../core/schemas';
+import { tripsQuerySchema } from '../../../core/schemas/api';
 import { httpErrors, json } from '../../shared/http';
 import { flagViews } from '../views';
 import type { Route } from './types';
@@ -9,8 +9,6 @@ export const listFlags: Route = {
   handle: async ({ principal, services }) =>
     json(200, { flags: flagViews(await services.flags.listByOrg(principal.orgId, services.now())) }),
 };
-
-const tripsQuerySchema = z.strictObject({ limit: z.coerce.number().int().min(1).max(200).default(50) });
 
 export const listTrips: Route = {
   auth: 'person',

@@ -1,12 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { z } from 'zod';
 import { generateApiKey, hashApiKey } from '../../../core/keys';
 import { formatZodIssues } from '../../../core/schemas';
+import { createKeyRequestSchema, keyPublicIdSchema } from '../../../core/schemas/api';
 import { httpErrors, json, parseJsonBody } from '../../shared/http';
 import { apiKeyView } from '../views';
 import type { Route } from './types';
-
-const createKeySchema = z.strictObject({ name: z.string().trim().min(1).max(100) });
 
 export const listKeys: Route = {
   auth: 'person',
@@ -20,7 +18,7 @@ export const listKeys: Route = {
 export const createKey: Route = {
   auth: 'person',
   handle: async ({ event, principal, services }) => {
-    const parsed = createKeySchema.safeParse(parseJsonBody(event));
+    const parsed = createKeyRequestSchema.safeParse(parseJsonBody(event));
     if (!parsed.success) throw httpErrors.badRequest('invalid key request', formatZodIssues(parsed.error));
     const generated = generateApiKey((n) => randomBytes(n));
     const record = {
@@ -42,7 +40,7 @@ export const revokeKey: Route = {
   auth: 'person',
   handle: async ({ event, principal, services }) => {
     const publicId = event.pathParameters?.publicId ?? '';
-    if (!/^[a-z0-9]{1,64}$/.test(publicId)) {
+    if (!keyPublicIdSchema.safeParse(publicId).success) {
       throw httpErrors.badRequest('invalid key id', [{ path: 'publicId', message: 'expected the key public id' }]);
     }
     const revoked = await services.keys.revoke(principal.orgId, publicId, new Date(services.now()).toISOString());

@@ -1,24 +1,9 @@
-import { z } from 'zod';
 import { formatZodIssues } from '../../../core/schemas';
+import { ledgerQuerySchema } from '../../../core/schemas/api';
 import { httpErrors, json } from '../../shared/http';
 import { InvalidCursorError } from '../../shared/stores/ledger-store';
 import { ledgerEntryView } from '../views';
 import type { Route } from './types';
-
-const isoTime = z.iso.datetime({ offset: true });
-
-/** Query of GET /v1/ledger. Unknown parameters are rejected so that a typo is not silently ignored. */
-export const ledgerQuerySchema = z.strictObject({
-  from: isoTime.optional(),
-  to: isoTime.optional(),
-  provider: z.string().max(64).optional(),
-  model: z.string().max(256).optional(),
-  projectId: z.string().max(256).optional(),
-  featureId: z.string().max(256).optional(),
-  source: z.enum(['sdk', 'proxy', 'ingest']).optional(),
-  limit: z.coerce.number().int().min(1).max(500).default(50),
-  cursor: z.string().max(2048).optional(),
-});
 
 /** Normalizes a query time to the ledger's sort-key form (UTC ISO with milliseconds). */
 function utc(t: string | undefined): string | undefined {

@@ -17,7 +17,11 @@ export function openaiViaSpendguard(proxyUrl: string, spendguardKey: string, ope
 }
 
 /** Anthropic: the SDK appends `/v1/messages` itself. */
-export function anthropicViaSpendguard(proxyUrl: string, spendguardKey: string, anthropicKey: string): Anthropic {
+export function anthropicViaSpendguard(
+  proxyUrl: string,
+  spendguardKey: string,
+  anthropicKey: string,
+): Anthropic {
   return new Anthropic({
     apiKey: anthropicKey,
     baseURL: `${proxyUrl}/anthropic`,
@@ -26,7 +30,11 @@ export function anthropicViaSpendguard(proxyUrl: string, spendguardKey: string, 
 }
 
 /** OpenRouter speaks OpenAI's format under `/api/v1`: the OpenAI client with another base URL. */
-export function openrouterViaSpendguard(proxyUrl: string, spendguardKey: string, openrouterKey: string): OpenAI {
+export function openrouterViaSpendguard(
+  proxyUrl: string,
+  spendguardKey: string,
+  openrouterKey: string,
+): OpenAI {
   return new OpenAI({
     apiKey: openrouterKey,
     baseURL: `${proxyUrl}/openrouter/api/v1`,

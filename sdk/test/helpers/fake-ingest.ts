@@ -40,7 +40,11 @@ export async function startFakeIngest(): Promise<FakeIngest> {
   const attempts: FakeIngest['attempts'] = [];
   const script: IngestAnswer[] = [];
   const waiters: Array<() => void> = [];
-  const self = { budget: { status: 'ok', flag: null, spend: { todayUsd: 1, monthUsd: 2 } } as unknown, budgetStatus: 200, budgetRequests: 0 };
+  const self = {
+    budget: { status: 'ok', flag: null, spend: { todayUsd: 1, monthUsd: 2 } } as unknown,
+    budgetStatus: 200,
+    budgetRequests: 0,
+  };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -49,14 +53,20 @@ export async function startFakeIngest(): Promise<FakeIngest> {
       const path = (req.url ?? '/').split('?')[0];
       if (req.method === 'GET' && path === '/v1/health') {
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ status: 'ok', version: 'test', time: new Date().toISOString(), checks: {} }));
+        res.end(
+          JSON.stringify({ status: 'ok', version: 'test', time: new Date().toISOString(), checks: {} }),
+        );
         return;
       }
       if (req.method === 'GET' && path === '/v1/budget') {
         self.budgetRequests++;
         if (req.headers['service-api-key'] !== TEST_API_KEY) {
           res.writeHead(401, { 'content-type': 'application/json' });
-          res.end(JSON.stringify({ error: { code: 'unauthorized', message: 'API key is unknown, malformed or revoked' } }));
+          res.end(
+            JSON.stringify({
+              error: { code: 'unauthorized', message: 'API key is unknown, malformed or revoked' },
+            }),
+          );
           return;
         }
         res.writeHead(self.budgetStatus, { 'content-type': 'application/json' });
@@ -77,11 +87,20 @@ export async function startFakeIngest(): Promise<FakeIngest> {
         const status = answer?.status ?? 202;
         attempts.push({ at: Date.now(), status });
         if (status === 202) {
-          batches.push({ headers: req.headers, raw, body: JSON.parse(raw) as IngestBatch['body'], at: Date.now() });
+          batches.push({
+            headers: req.headers,
+            raw,
+            body: JSON.parse(raw) as IngestBatch['body'],
+            at: Date.now(),
+          });
           waiters.splice(0).forEach((w) => w());
         }
         res.writeHead(status, { 'content-type': 'application/json', ...(answer?.headers ?? {}) });
-        res.end(JSON.stringify(status === 202 ? { status: 'accepted', count: 1 } : { error: { code: 'x', message: 'scripted' } }));
+        res.end(
+          JSON.stringify(
+            status === 202 ? { status: 'accepted', count: 1 } : { error: { code: 'x', message: 'scripted' } },
+          ),
+        );
         return;
       }
       res.writeHead(404);
@@ -114,7 +133,10 @@ export async function startFakeIngest(): Promise<FakeIngest> {
     events,
     waitForEvents(n, timeoutMs = 5000) {
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`only ${events().length} of ${n} events arrived`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`only ${events().length} of ${n} events arrived`)),
+          timeoutMs,
+        );
         const check = (): void => {
           if (events().length >= n) {
             clearTimeout(timer);

@@ -70,7 +70,12 @@ export function anthropicJson(model: string): unknown {
     content: [{ type: 'text', text: COMPLETION_TEXT }],
     stop_reason: 'end_turn',
     stop_sequence: null,
-    usage: { input_tokens: 25, cache_read_input_tokens: 100, cache_creation_input_tokens: 0, output_tokens: 15 },
+    usage: {
+      input_tokens: 25,
+      cache_read_input_tokens: 100,
+      cache_creation_input_tokens: 0,
+      output_tokens: 15,
+    },
   };
 }
 
@@ -87,14 +92,27 @@ export function anthropicSse(model: string): string[] {
         content: [],
         stop_reason: null,
         stop_sequence: null,
-        usage: { input_tokens: 25, cache_read_input_tokens: 100, cache_creation_input_tokens: 0, output_tokens: 1 },
+        usage: {
+          input_tokens: 25,
+          cache_read_input_tokens: 100,
+          cache_creation_input_tokens: 0,
+          output_tokens: 1,
+        },
       },
     }),
-    ev('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
+    ev('content_block_start', {
+      type: 'content_block_start',
+      index: 0,
+      content_block: { type: 'text', text: '' },
+    }),
   ];
   for (const word of COMPLETION_TEXT.split(' ')) {
     frames.push(
-      ev('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: word + ' ' } }),
+      ev('content_block_delta', {
+        type: 'content_block_delta',
+        index: 0,
+        delta: { type: 'text_delta', text: word + ' ' },
+      }),
     );
   }
   frames.push(
@@ -134,7 +152,11 @@ export async function startFakeProvider(): Promise<FakeProvider> {
     const model = typeof parsed.model === 'string' ? parsed.model : 'unknown-model';
     const stream = parsed.stream === true;
     const send = async (frames: string[]): Promise<void> => {
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-fake': 'sse' });
+      res.writeHead(200, {
+        'content-type': 'text/event-stream',
+        'cache-control': 'no-cache',
+        'x-fake': 'sse',
+      });
       for (const frame of frames) {
         res.write(frame);
         if (state.frameDelayMs > 0) await new Promise((r) => setTimeout(r, state.frameDelayMs));
@@ -143,7 +165,8 @@ export async function startFakeProvider(): Promise<FakeProvider> {
     };
     if (path.endsWith('/chat/completions')) {
       if (stream) {
-        const include = (parsed.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
+        const include =
+          (parsed.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
         await send(openaiSse(model, include));
       } else {
         res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': 'req_fake' });
@@ -171,7 +194,9 @@ export async function startFakeProvider(): Promise<FakeProvider> {
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const realFetch = globalThis.fetch;
   const route = (raw: string): string =>
-    raw.replace(/^https:\/\/api\.openai\.com/, `${url}/openai`).replace(/^https:\/\/api\.anthropic\.com/, `${url}/anthropic`);
+    raw
+      .replace(/^https:\/\/api\.openai\.com/, `${url}/openai`)
+      .replace(/^https:\/\/api\.anthropic\.com/, `${url}/anthropic`);
   const networkFetch = ((input: string | URL | Request, init?: RequestInit) => {
     if (typeof input === 'string') return realFetch(route(input), init);
     if (input instanceof URL) return realFetch(route(input.href), init);

@@ -33,7 +33,8 @@ export function inProcessProvider(status = 200): InProcessProvider {
   const realFetch = globalThis.fetch;
   const fetchFn = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-    if (!/^https:\/\/(api\.openai\.com|api\.anthropic\.com|example\.com)\//.test(url)) return realFetch(input, init);
+    if (!/^https:\/\/(api\.openai\.com|api\.anthropic\.com|example\.com)\//.test(url))
+      return realFetch(input, init);
     calls.push({ url, init });
     if (status !== 200) {
       return new Response(JSON.stringify({ error: { message: 'nope', type: 'server_error' } }), {

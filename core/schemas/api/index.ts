@@ -1,0 +1,73 @@
+/**
+ * The v1 API's request queries and response bodies (zod 4), the source of the OpenAPI document
+ * (lambdas/api/openapi.ts) and of the response-conformance tests. Request bodies of ingest and
+ * enforcement live beside the other wire formats in core/schemas.
+ * @module
+ */
+export {
+  ERROR_CODES,
+  errorBodySchema,
+  errorCodeSchema,
+  gatewayErrorSchema,
+  problemSchema,
+  type ErrorBody,
+  type ErrorCode,
+  type GatewayError,
+  type Problem,
+} from './errors';
+export { healthResponseSchema, type HealthResponse } from './health';
+export {
+  MAX_LEDGER_PAGE,
+  ledgerEntryViewSchema,
+  ledgerPageSchema,
+  ledgerQuerySchema,
+  ledgerSourceSchema,
+  type LedgerEntryView,
+  type LedgerPage,
+  type LedgerQuery,
+} from './ledger';
+export { spendResponseSchema, type SpendResponse } from './spend';
+export {
+  forecastFanPointSchema,
+  forecastHorizonViewSchema,
+  forecastResponseSchema,
+  forecastResultSchema,
+  forecastViewSchema,
+  horizonForecastSchema,
+  type ForecastResponse,
+  type ForecastViewBody,
+} from './forecast';
+export {
+  budgetStatusSchema,
+  putBudgetRequestSchema,
+  type BudgetStatus,
+  type PutBudgetRequest,
+} from './budget';
+export {
+  apiKeyViewSchema,
+  createKeyRequestSchema,
+  createKeyResponseSchema,
+  keyListResponseSchema,
+  keyPathSchema,
+  keyPublicIdSchema,
+  revokeKeyResponseSchema,
+  type ApiKeyView,
+  type CreateKeyRequest,
+  type CreateKeyResponse,
+  type KeyListResponse,
+  type RevokeKeyResponse,
+} from './keys';
+export {
+  MAX_TRIPS,
+  flagListResponseSchema,
+  flagViewSchema,
+  tripListResponseSchema,
+  tripSchema,
+  tripsQuerySchema,
+  type FlagListResponse,
+  type FlagView,
+  type Trip,
+  type TripListResponse,
+  type TripsQuery,
+} from './flags';
+export { openApiDocumentSchema, type OpenApiDocumentBody } from './openapi-document';
