@@ -87,3 +87,15 @@ describeWithHandlers('cdk-nag AWS Solutions checks (whole app)', () => {
     );
   });
 });
+
+describeWithHandlers('cdk-nag AWS Solutions checks (home region us-east-1: one stack)', () => {
+  it('synthesizes the single-stack shape (what `cdk synth` builds without a configured region) cleanly', () => {
+    const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'spendguard-nag-use1-'));
+    const { app } = createTestApp({ outdir, context: { region: 'us-east-1' } });
+    Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+    const assembly = app.synth();
+    // The guard lives in the home stack; the pepper needs no replica.
+    expect(assembly.stacks.map((s) => s.stackName)).toEqual(['Spendguard']);
+    fs.rmSync(outdir, { recursive: true, force: true });
+  });
+});

@@ -1,9 +1,10 @@
+import OpenAI from 'openai';
 import { flagKeyFor, parseApiKey } from '../core/keys';
 import { startLocalStack, type LocalStack } from './stack';
 
 let stack: LocalStack;
 beforeAll(async () => {
-  stack = await startLocalStack({ memory: true, apiPort: 0, proxyPort: 0, dashboardDir: '/nonexistent' });
+  stack = await startLocalStack({ memory: true, apiPort: 0, proxyPort: 0, mockProviders: true, dashboardDir: '/nonexistent' });
 });
 afterAll(() => stack.stop());
 
@@ -79,5 +80,34 @@ describe('the local stack, end to end over HTTP', () => {
     const h = f.body.forecast.horizons[1];
     expect(h.p50Usd).toBeLessThanOrEqual(h.p95Usd);
     expect(h.p95Usd).toBeLessThanOrEqual(h.p99Usd);
+  });
+});
+
+describe('the proxy in the local stack', () => {
+  it('records calls from the official OpenAI client, trips layer 2 on the 4th identical prompt, then answers 429 without contacting the provider or being retried', async () => {
+    // A fresh organization and key, so that the earlier tests' calls do not count toward layer 4.
+    const token = await stack.issueIdToken('org_proxy');
+    const created = await post('/v1/keys', { name: 'agent' }, { authorization: `Bearer ${token}` });
+    const apiKey = created.body.apiKey as string;
+    const client = new OpenAI({
+      apiKey: 'sk-test',
+      baseURL: `${stack.proxyUrl}/openai/v1`,
+      defaultHeaders: { 'Service-API-Key': apiKey, 'x-spendguard-session': 'proxy-loop' },
+    });
+    const ask = () => client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'retry the failing step' }] });
+    for (let i = 0; i < 4; i++) expect((await ask()).usage?.prompt_tokens).toBeGreaterThan(0);
+    await stack.drain();
+    const ledger = await get('/v1/ledger?source=proxy', { 'service-api-key': apiKey });
+    expect(ledger.body.entries).toHaveLength(4);
+    expect(ledger.body.entries[0]).toMatchObject({ provider: 'openai', model: expect.stringContaining('gpt-4o-mini'), source: 'proxy' });
+
+    // The guard caches flags for about a second: the documented propagation bound.
+    await new Promise((r) => setTimeout(r, 1200));
+    const before = stack.mockProviderRequests!();
+    const err = await ask().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.APIError);
+    expect((err as InstanceType<typeof OpenAI.APIError>).status).toBe(429);
+    expect((err as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({ type: 'budget_exceeded', code: 'token_loop_identical' });
+    expect(stack.mockProviderRequests!()).toBe(before);
   });
 });

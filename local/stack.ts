@@ -27,6 +27,8 @@ import {
   type GatewayMethod,
   type GatewayRoute,
 } from './runtime';
+import { startMockProviders } from './mock-providers';
+import { createLocalProxy } from './proxy';
 import { loadOrCreateSecrets } from './secrets-file';
 import { seedLocalOrganization } from './seed';
 
@@ -186,7 +188,19 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     ttlSeconds: 30 * 24 * 3600,
   });
 
-  const proxyUrl = `http://${host}:${options.proxyPort ?? 8788}`;
+  status('starting the proxy');
+  const mock = options.mockProviders ? await startMockProviders({ host }) : undefined;
+  const proxy = await createLocalProxy({
+    host,
+    port: options.proxyPort ?? 8788,
+    flags: services.flags,
+    apiKeys: services.apiKeys,
+    sink: services.sink,
+    pepper: services.pepper,
+    upstreams: { ...(mock?.baseUrls ?? {}), ...(options.upstreams ?? {}) },
+    now,
+  });
+  const proxyUrl = proxy.url;
   const info: LocalStackInfo = { apiUrl, proxyUrl, dashboardUrl: `${apiUrl}/`, orgId: seeded.orgId, apiKey: seeded.apiKey, idToken };
   gateway.addRawRoute({
     method: 'GET',
@@ -210,13 +224,17 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   return {
     ...info,
     services,
+    ...(mock ? { mockProviderUrls: { ...mock.baseUrls }, mockProviderRequests: () => mock.requests().length } : {}),
     drain,
     runForecasts: () => forecast.runAll(),
     issueIdToken: (orgId, sub = `user-${orgId}`) =>
       issuer.issueIdToken({ sub, email: `${sub}@localhost`, orgId, ttlSeconds: 3600 }),
     stop: async () => {
       clearInterval(forecastTimer);
+      // Close the doors first (nothing new is acknowledged), then let in-flight relays put their events.
+      await proxy.close();
       await gateway.close();
+      await mock?.close();
       await drain();
       await Promise.all(pollers.map((p) => p.stop()));
       clients.destroy();

@@ -211,6 +211,39 @@ export class Client implements SpendguardClient {
     }
   }
 
+  /** Work queued for the next {@link later} task. */
+  private laterQueue: Array<() => void> = [];
+
+  /**
+   * Runs `work` in a task of its own (one 0 ms timer for everything queued meanwhile), never inside
+   * the application's own chain of promise callbacks; `flush()` waits for it.
+   */
+  later(work: () => void): void {
+    this.laterQueue.push(work);
+    if (this.laterQueue.length > 1) return;
+    this.track(
+      new Promise<void>((resolve) => {
+        setTimeout(() => {
+          this.runLater();
+          resolve();
+        }, 0);
+      }),
+    );
+  }
+
+  /** Runs the queued {@link later} work now. */
+  private runLater(): void {
+    const queue = this.laterQueue;
+    this.laterQueue = [];
+    for (const job of queue) {
+      try {
+        job();
+      } catch (err) {
+        this.internalError(err);
+      }
+    }
+  }
+
   /** Keeps a background task so that `flush()` can wait for it. */
   track(task: Promise<unknown>): void {
     const p: Promise<void> = task.then(
@@ -309,7 +342,9 @@ export class Client implements SpendguardClient {
     const timeout = options?.timeoutMs;
     const deadline =
       Date.now() + (typeof timeout === 'number' && timeout >= 0 ? timeout : DEFAULT_FLUSH_TIMEOUT_MS);
-    await this.settle(deadline - Date.now());
+    // A page going away may never run another timer: send what is ready, now.
+    if (mode === 'page') this.runLater();
+    else await this.settle(deadline - Date.now());
     let sent = 0;
     let discarded = 0;
     const target = this.ingestTarget();
@@ -328,6 +363,9 @@ export class Client implements SpendguardClient {
     const fetchFn = this.baseFetch();
     if (fetchFn === undefined) return { sent, pending: this.buffer.size, discarded };
     while (this.buffer.size > 0) {
+      // Serialize in a task of its own, not inside whatever promise chain resumed this flush.
+      if (mode !== 'page') await new Promise<void>((resolve) => setTimeout(resolve, 0));
+      if (this.buffer.size === 0) break;
       const batch = this.buffer.take(this.config.maxBatchSize);
       const dropped = this.buffer.takeDropped();
       const body = JSON.stringify(
@@ -456,17 +494,9 @@ export class Call {
     if (this.done) return;
     this.done = true;
     const latencyMs = monotonicNow() - this.startMono;
-    this.client.track(
-      new Promise<void>((resolve) => {
-        setTimeout(() => {
-          try {
-            const result = typeof usage === 'function' ? usage() : usage;
-            this.client.complete(this.facts, status, result, stream, latencyMs);
-          } finally {
-            resolve();
-          }
-        }, 0);
-      }),
-    );
+    this.client.later(() => {
+      const result = typeof usage === 'function' ? usage() : usage;
+      this.client.complete(this.facts, status, result, stream, latencyMs);
+    });
   }
 }
