@@ -14,7 +14,12 @@ function quantile(sorted: number[], q: number): number {
 }
 
 export default async function backendBench(): Promise<void> {
-  const stack = await startLocalStack({ memory: true, apiPort: 0, proxyPort: 0, dashboardDir: '/nonexistent' });
+  const stack = await startLocalStack({
+    memory: true,
+    apiPort: 0,
+    proxyPort: 0,
+    dashboardDir: '/nonexistent',
+  });
   try {
     const parsed = parseApiKey(stack.apiKey);
     if (!parsed.ok) throw new Error('bad seeded key');
@@ -74,9 +79,17 @@ export default async function backendBench(): Promise<void> {
     latencies.sort((a, b) => a - b);
     console.table([
       { metric: 'ingest accepted (events/s)', value: Math.round(total / ingestSeconds), target: '—' },
-      { metric: 'ingested + priced + guarded (events/s)', value: Math.round(total / drainedSeconds), target: '—' },
+      {
+        metric: 'ingested + priced + guarded (events/s)',
+        value: Math.round(total / drainedSeconds),
+        target: '—',
+      },
       { metric: 'detection latency p50 (ms)', value: Math.round(quantile(latencies, 0.5)), target: '—' },
-      { metric: 'detection latency p99 (ms)', value: Math.round(quantile(latencies, 0.99)), target: '≤ 1000' },
+      {
+        metric: 'detection latency p99 (ms)',
+        value: Math.round(quantile(latencies, 0.99)),
+        target: '≤ 1000',
+      },
     ]);
   } finally {
     await stack.stop();

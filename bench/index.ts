@@ -14,7 +14,9 @@ async function main(): Promise<void> {
     .filter((f) => only.length === 0 || only.some((o) => f.startsWith(o)))
     .sort();
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
-  console.log(`Spendguard benchmarks — ${cpu}, ${os.cpus().length} cores, Node ${process.version}, ${new Date().toISOString()}`);
+  console.log(
+    `Spendguard benchmarks — ${cpu}, ${os.cpus().length} cores, Node ${process.version}, ${new Date().toISOString()}`,
+  );
   for (const f of files) {
     console.log(`\n=== ${f.replace('.bench.ts', '')} ===`);
     const mod = (await import(join(__dirname, f))) as { default: () => Promise<void> };

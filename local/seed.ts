@@ -17,7 +17,12 @@ export async function seedLocalOrganization(
   if (previousKey) {
     const parsed = parseApiKey(previousKey);
     const record = parsed.ok ? await services.keys.get(parsed.publicId) : undefined;
-    if (record && record.revokedAt === null && record.orgId === LOCAL_ORG_ID && verifyApiKey(previousKey, record.hash, pepper)) {
+    if (
+      record &&
+      record.revokedAt === null &&
+      record.orgId === LOCAL_ORG_ID &&
+      verifyApiKey(previousKey, record.hash, pepper)
+    ) {
       return { orgId: LOCAL_ORG_ID, apiKey: previousKey };
     }
   }

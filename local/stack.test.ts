@@ -4,7 +4,13 @@ import { startLocalStack, type LocalStack } from './stack';
 
 let stack: LocalStack;
 beforeAll(async () => {
-  stack = await startLocalStack({ memory: true, apiPort: 0, proxyPort: 0, mockProviders: true, dashboardDir: '/nonexistent' });
+  stack = await startLocalStack({
+    memory: true,
+    apiPort: 0,
+    proxyPort: 0,
+    mockProviders: true,
+    dashboardDir: '/nonexistent',
+  });
 });
 afterAll(() => stack.stop());
 
@@ -31,14 +37,21 @@ describe('the local stack, end to end over HTTP', () => {
       eventId: `evt_e2e_${i}`,
       featureId: 'support',
     }));
-    expect(await post('/api/ingest', { apiKey: stack.apiKey, events })).toEqual({ status: 200, body: { status: 'ok', count: 3 } });
+    expect(await post('/api/ingest', { apiKey: stack.apiKey, events })).toEqual({
+      status: 200,
+      body: { status: 'ok', count: 3 },
+    });
     // The same batch again is accepted and counted once.
     await post('/api/ingest', { apiKey: stack.apiKey, events });
     await stack.drain();
     const ledger = await get('/v1/ledger?featureId=support', { 'service-api-key': stack.apiKey });
     expect(ledger.body.entries).toHaveLength(3);
     // claude-sonnet-4 at $3 / $15 per MTok: 10,000 × $3/M + 1,000 × $15/M = $0.045 per call.
-    expect(ledger.body.entries[0]).toMatchObject({ provider: 'anthropic', costUsd: 0.045, costSource: 'PROVIDER_REGISTRY' });
+    expect(ledger.body.entries[0]).toMatchObject({
+      provider: 'anthropic',
+      costUsd: 0.045,
+      costSource: 'PROVIDER_REGISTRY',
+    });
     const spend = await get('/v1/spend', { authorization: `Bearer ${stack.idToken}` });
     expect(spend.body.todayUsd).toBeCloseTo(0.135, 9);
   });
@@ -58,9 +71,17 @@ describe('the local stack, end to end over HTTP', () => {
     const flag = await stack.services.flags.get(flagKeyFor(parsed.prefix, pepper), Date.now());
     expect(flag).toMatchObject({ state: 'SUSPENDED', triggerType: 'token_loop_identical' });
     const flags = await get('/v1/flags', { authorization: `Bearer ${stack.idToken}` });
-    expect(flags.body.flags[0]).toMatchObject({ state: 'SUSPENDED', triggerType: 'token_loop_identical', keysFlagged: 1 });
+    expect(flags.body.flags[0]).toMatchObject({
+      state: 'SUSPENDED',
+      triggerType: 'token_loop_identical',
+      keysFlagged: 1,
+    });
 
-    const resumed = await post('/api/guardrails/enforce', { apiKey: parsed.prefix, action: 'ACTIVE' }, { authorization: `Bearer ${stack.idToken}` });
+    const resumed = await post(
+      '/api/guardrails/enforce',
+      { apiKey: parsed.prefix, action: 'ACTIVE' },
+      { authorization: `Bearer ${stack.idToken}` },
+    );
     expect(resumed).toEqual({ status: 200, body: { success: true, action: 'RESUMED' } });
     expect(await stack.services.flags.get(flagKeyFor(parsed.prefix, pepper), Date.now())).toBeUndefined();
   });
@@ -76,7 +97,12 @@ describe('the local stack, end to end over HTTP', () => {
     await stack.runForecasts();
     const f = await get('/v1/forecast', { authorization: `Bearer ${stack.idToken}` });
     expect(f.status).toBe(200);
-    expect(f.body.forecast.horizons.map((h: { horizon: string }) => h.horizon)).toEqual(['restOfDay', 'restOfMonth', 'next7Days', 'next30Days']);
+    expect(f.body.forecast.horizons.map((h: { horizon: string }) => h.horizon)).toEqual([
+      'restOfDay',
+      'restOfMonth',
+      'next7Days',
+      'next30Days',
+    ]);
     const h = f.body.forecast.horizons[1];
     expect(h.p50Usd).toBeLessThanOrEqual(h.p95Usd);
     expect(h.p95Usd).toBeLessThanOrEqual(h.p99Usd);
@@ -94,12 +120,20 @@ describe('the proxy in the local stack', () => {
       baseURL: `${stack.proxyUrl}/openai/v1`,
       defaultHeaders: { 'Service-API-Key': apiKey, 'x-spendguard-session': 'proxy-loop' },
     });
-    const ask = () => client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'retry the failing step' }] });
+    const ask = () =>
+      client.chat.completions.create({
+        model: 'gpt-4o-mini',
+        messages: [{ role: 'user', content: 'retry the failing step' }],
+      });
     for (let i = 0; i < 4; i++) expect((await ask()).usage?.prompt_tokens).toBeGreaterThan(0);
     await stack.drain();
     const ledger = await get('/v1/ledger?source=proxy', { 'service-api-key': apiKey });
     expect(ledger.body.entries).toHaveLength(4);
-    expect(ledger.body.entries[0]).toMatchObject({ provider: 'openai', model: expect.stringContaining('gpt-4o-mini'), source: 'proxy' });
+    expect(ledger.body.entries[0]).toMatchObject({
+      provider: 'openai',
+      model: expect.stringContaining('gpt-4o-mini'),
+      source: 'proxy',
+    });
 
     // The guard caches flags for about a second: the documented propagation bound.
     await new Promise((r) => setTimeout(r, 1200));
@@ -107,7 +141,10 @@ describe('the proxy in the local stack', () => {
     const err = await ask().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.APIError);
     expect((err as InstanceType<typeof OpenAI.APIError>).status).toBe(429);
-    expect((err as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({ type: 'budget_exceeded', code: 'token_loop_identical' });
+    expect((err as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({
+      type: 'budget_exceeded',
+      code: 'token_loop_identical',
+    });
     expect(stack.mockProviderRequests!()).toBe(before);
   });
 });

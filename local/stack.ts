@@ -116,7 +116,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     notifier: new WebhookNotifier(options.notifyWebhookUrl),
     now,
   });
-  const logger = new Logger({ serviceName: 'spendguard-local', logLevel: (process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN') as 'WARN' });
+  const logger = new Logger({
+    serviceName: 'spendguard-local',
+    logLevel: (process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN') as 'WARN',
+  });
   const metrics = new Metrics({ namespace: 'Spendguard', serviceName: 'spendguard-local' });
   const registry = (): Promise<PriceRegistry> => Promise.resolve(getDefaultPriceRegistry());
 
@@ -149,22 +152,39 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const routes: GatewayRoute[] = [
     { method: 'POST', path: '/api/ingest', auth: 'none', handler: ingest, functionName: 'ingest' },
     { method: 'POST', path: '/v1/events', auth: 'none', handler: ingest, functionName: 'ingest' },
-    { method: 'POST', path: '/api/guardrails/enforce', auth: 'jwt', handler: enforce, functionName: 'enforce' },
+    {
+      method: 'POST',
+      path: '/api/guardrails/enforce',
+      auth: 'jwt',
+      handler: enforce,
+      functionName: 'enforce',
+    },
     ...Object.entries(ROUTES).map(([routeKey, route]): GatewayRoute => {
       const [method, path] = routeKey.split(' ') as [GatewayMethod, string];
       // As in AWS: the JWT authorizer guards the people-only routes; the others authenticate in the handler.
-      return { method, path, auth: route.auth === 'person' ? 'jwt' : 'none', handler: api, functionName: 'api' };
+      return {
+        method,
+        path,
+        auth: route.auth === 'person' ? 'jwt' : 'none',
+        handler: api,
+        functionName: 'api',
+      };
     }),
   ];
   for (const r of routes) gateway.addRoute(r);
 
   status('starting the consumers');
   const checkpoints = (name: string) =>
-    dataDir ? createFileCheckpointStore(join(dataDir, 'checkpoints', `${name}.json`)) : createMemoryCheckpointStore();
+    dataDir
+      ? createFileCheckpointStore(join(dataDir, 'checkpoints', `${name}.json`))
+      : createMemoryCheckpointStore();
   const pollers = await Promise.all(
     [
       { name: 'pricing-consumer', handler: createPricingConsumer({ services, registry, logger, metrics }) },
-      { name: 'guardrail-consumer', handler: createGuardrailConsumer({ services, registry, logger, metrics }) },
+      {
+        name: 'guardrail-consumer',
+        handler: createGuardrailConsumer({ services, registry, logger, metrics }),
+      },
     ].map(({ name, handler }) =>
       startKinesisPoller({
         kinesis: clients.kinesis,
@@ -173,7 +193,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         handler,
         checkpoints: checkpoints(name),
         onDeadLetter: (records, error) =>
-          logger.error('records sent to the dead-letter queue', { consumer: name, count: records.length, error }),
+          logger.error('records sent to the dead-letter queue', {
+            consumer: name,
+            count: records.length,
+            error,
+          }),
       }),
     ),
   );
@@ -201,7 +225,14 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     now,
   });
   const proxyUrl = proxy.url;
-  const info: LocalStackInfo = { apiUrl, proxyUrl, dashboardUrl: `${apiUrl}/`, orgId: seeded.orgId, apiKey: seeded.apiKey, idToken };
+  const info: LocalStackInfo = {
+    apiUrl,
+    proxyUrl,
+    dashboardUrl: `${apiUrl}/`,
+    orgId: seeded.orgId,
+    apiKey: seeded.apiKey,
+    idToken,
+  };
   gateway.addRawRoute({
     method: 'GET',
     path: '/config.json',
@@ -212,9 +243,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   });
   if (dataDir) await writeFile(join(dataDir, 'local.json'), JSON.stringify(info, null, 2), { mode: 0o600 });
 
-  const forecastTimer = setInterval(() => {
-    forecast.runAll().catch((err: unknown) => logger.warn('forecast run failed', { error: err as Error }));
-  }, options.forecastIntervalMs ?? 5 * 60_000);
+  const forecastTimer = setInterval(
+    () => {
+      forecast.runAll().catch((err: unknown) => logger.warn('forecast run failed', { error: err as Error }));
+    },
+    options.forecastIntervalMs ?? 5 * 60_000,
+  );
   forecastTimer.unref();
 
   const drain = async () => {
@@ -224,7 +258,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   return {
     ...info,
     services,
-    ...(mock ? { mockProviderUrls: { ...mock.baseUrls }, mockProviderRequests: () => mock.requests().length } : {}),
+    ...(mock
+      ? { mockProviderUrls: { ...mock.baseUrls }, mockProviderRequests: () => mock.requests().length }
+      : {}),
     drain,
     runForecasts: () => forecast.runAll(),
     issueIdToken: (orgId, sub = `user-${orgId}`) =>

@@ -59,7 +59,9 @@ async function main(): Promise<void> {
     `  Org        ${stack.orgId}`,
     `  API key    ${stack.apiKey}`,
     `  ID token   ${stack.idToken.slice(0, 24)}… (full token in .spendguard/local.json)`,
-    ...(stack.mockProviderUrls ? [`  Mock providers: ${Object.values(stack.mockProviderUrls).join(', ')}`] : []),
+    ...(stack.mockProviderUrls
+      ? [`  Mock providers: ${Object.values(stack.mockProviderUrls).join(', ')}`]
+      : []),
     '',
     'Ctrl-C stops it; everything acknowledged is processed before exit.',
   ];

@@ -7,7 +7,12 @@ import type { Notification, Notifier } from '../lambdas/shared/notifier';
 import { StaticSecret } from '../lambdas/shared/secrets';
 import { createServices, type Services } from '../lambdas/shared/services';
 import { LOCAL_RESOURCE_NAMES } from '../lambdas/shared/table-definitions';
-import { createLocalAwsClients, provisionLocalResources, startStandIns, type StandIns } from '../local/runtime';
+import {
+  createLocalAwsClients,
+  provisionLocalResources,
+  startStandIns,
+  type StandIns,
+} from '../local/runtime';
 
 /** Real stores on in-process dynalite and kinesalite, for integration tests of handlers and consumers. */
 export interface BackendHarness {

@@ -92,7 +92,11 @@ export function fromClientEvent(e: ClientEventFields): TelemetryEvent {
  * An ingest event. Without `eventId` the server assigns a random one, so only events that carry an
  * `eventId` are idempotent (send it to make retries safe). Without `timestamp`, the time of receipt.
  */
-export function fromIngestEvent(e: IngestEventFields, receivedAt: number, newId: () => string): TelemetryEvent {
+export function fromIngestEvent(
+  e: IngestEventFields,
+  receivedAt: number,
+  newId: () => string,
+): TelemetryEvent {
   const u = e.usage;
   return {
     eventId: s(e.eventId) ?? `evt_${newId()}`,

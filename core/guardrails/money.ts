@@ -1,20 +1,9 @@
 /** Money at the edges: state and sums are integer nano-USD; verdicts speak dollars. */
 import { MAX_NANOS } from './limits';
+import { nanosToUsd } from '../pricing/money';
 
-// Math functions bound once: a global lookup per call costs ~300 ns inside Jest's vm sandbox.
-const { round } = Math;
-
-export const NANOS_PER_USD = 1_000_000_000;
-
-/** Dollars of an integer nano-USD amount (for verdicts and messages only). */
-export function nanosToUsd(nanos: number): number {
-  return nanos / NANOS_PER_USD;
-}
-
-/** Integer nano-USD of a dollar amount, rounded to the nearest nano. */
-export function usdToNanos(usd: number): number {
-  return round(usd * NANOS_PER_USD);
-}
+// One definition of the nano-USD conversions, shared with pricing (exact decimal scaling).
+export { NANOS_PER_USD, nanosToUsd, usdToNanos } from '../pricing/money';
 
 /** `$12.34` (cents, or sub-cent precision for amounts under a dollar). */
 export function formatUsd(nanos: number): string {

@@ -46,7 +46,14 @@ export function aggregateDeltas(calls: readonly PricedCall[]): AggregateDelta[] 
   const add = (sk: string, c: PricedCall, expiresAt?: number) => {
     let d = byKey.get(sk);
     if (!d) {
-      d = { sk, costNanos: 0, calls: 0, inputTokens: 0, outputTokens: 0, ...(expiresAt ? { expiresAt } : {}) };
+      d = {
+        sk,
+        costNanos: 0,
+        calls: 0,
+        inputTokens: 0,
+        outputTokens: 0,
+        ...(expiresAt ? { expiresAt } : {}),
+      };
       byKey.set(sk, d);
     }
     d.costNanos += c.costNanos;

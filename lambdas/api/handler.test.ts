@@ -29,7 +29,16 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 const ctx = createLambdaContext({ functionName: 'api' });
-function req(routeKey: string, opts: { token?: string; key?: string; body?: unknown; query?: Record<string, string>; params?: Record<string, string> } = {}): APIGatewayProxyEventV2 {
+function req(
+  routeKey: string,
+  opts: {
+    token?: string;
+    key?: string;
+    body?: unknown;
+    query?: Record<string, string>;
+    params?: Record<string, string>;
+  } = {},
+): APIGatewayProxyEventV2 {
   const [, path] = routeKey.split(' ');
   return {
     version: '2.0',
@@ -60,13 +69,27 @@ async function api(event: APIGatewayProxyEventV2) {
   return { status: res.statusCode, body: JSON.parse(res.body ?? 'null') as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
 }
 async function enforce(body: unknown, token?: string) {
-  const handler = createEnforceHandler({ services: h.services, idTokens, logger: h.logger, metrics: h.metrics });
-  const res = (await handler(req('POST /api/guardrails/enforce', { token, body }), ctx)) as APIGatewayProxyStructuredResultV2;
+  const handler = createEnforceHandler({
+    services: h.services,
+    idTokens,
+    logger: h.logger,
+    metrics: h.metrics,
+  });
+  const res = (await handler(
+    req('POST /api/guardrails/enforce', { token, body }),
+    ctx,
+  )) as APIGatewayProxyStructuredResultV2;
   return { status: res.statusCode, body: JSON.parse(res.body ?? 'null') as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
 }
 
 describe('POST /api/guardrails/enforce', () => {
-  const push = { action: 'SUSPENDED', triggerType: 'token_loop_identical', observedValue: 4, thresholdValue: 4, mode: 'hard_stop' };
+  const push = {
+    action: 'SUSPENDED',
+    triggerType: 'token_loop_identical',
+    observedValue: 4,
+    thresholdValue: 4,
+    mode: 'hard_stop',
+  };
 
   it('401 without a token, 401 with a forged one', async () => {
     expect((await enforce({ apiKey: keyA.apiKey, ...push })).status).toBe(401);
@@ -76,7 +99,9 @@ describe('POST /api/guardrails/enforce', () => {
   it('400 for a bad body, naming the field', async () => {
     const res = await enforce({ apiKey: keyA.apiKey, action: 'SUSPENDED' }, tokenA);
     expect(res.status).toBe(400);
-    expect(res.body.error.problems.map((p: { path: string }) => p.path)).toEqual(expect.arrayContaining(['triggerType']));
+    expect(res.body.error.problems.map((p: { path: string }) => p.path)).toEqual(
+      expect.arrayContaining(['triggerType']),
+    );
   });
 
   it('403 for a caller who does not own the key', async () => {
@@ -86,16 +111,31 @@ describe('POST /api/guardrails/enforce', () => {
 
   it('SUSPENDED writes a 2 h flag on the key; ACTIVE clears it and answers RESUMED', async () => {
     const res = await enforce({ apiKey: keyA.apiKey, ...push }, tokenA);
-    expect(res).toMatchObject({ status: 200, body: { success: true, action: 'SUSPENDED', ttlSeconds: 7200, triggerType: 'token_loop_identical', keysFlagged: 1 } });
+    expect(res).toMatchObject({
+      status: 200,
+      body: {
+        success: true,
+        action: 'SUSPENDED',
+        ttlSeconds: 7200,
+        triggerType: 'token_loop_identical',
+        keysFlagged: 1,
+      },
+    });
     const flag = await h.services.flags.get(flagKeyFor(keyA.prefix, h.pepper), Date.now());
     expect(flag).toMatchObject({ state: 'SUSPENDED', orgId: 'org_a', observedValue: 4 });
     // The dashboard resumes with the key prefix it lists (it never holds raw keys).
-    expect(await enforce({ apiKey: keyA.prefix, action: 'ACTIVE' }, tokenA)).toEqual({ status: 200, body: { success: true, action: 'RESUMED' } });
+    expect(await enforce({ apiKey: keyA.prefix, action: 'ACTIVE' }, tokenA)).toEqual({
+      status: 200,
+      body: { success: true, action: 'RESUMED' },
+    });
     expect(await h.services.flags.get(flagKeyFor(keyA.prefix, h.pepper), Date.now())).toBeUndefined();
   });
 
   it('THROTTLED lives 30 minutes', async () => {
-    const res = await enforce({ ...push, apiKey: keyA.apiKey, action: 'THROTTLED', mode: 'throttle' }, tokenA);
+    const res = await enforce(
+      { ...push, apiKey: keyA.apiKey, action: 'THROTTLED', mode: 'throttle' },
+      tokenA,
+    );
     expect(res.body).toMatchObject({ action: 'THROTTLED', ttlSeconds: 1800 });
     await enforce({ apiKey: keyA.apiKey, action: 'ACTIVE' }, tokenA);
   });
@@ -103,7 +143,10 @@ describe('POST /api/guardrails/enforce', () => {
 
 describe('v1 API', () => {
   it('health is public', async () => {
-    expect(await api(req('GET /v1/health'))).toMatchObject({ status: 200, body: { status: 'ok', checks: { dynamodb: 'ok' } } });
+    expect(await api(req('GET /v1/health'))).toMatchObject({
+      status: 200,
+      body: { status: 'ok', checks: { dynamodb: 'ok' } },
+    });
   });
 
   it('creates a key (secret shown once, only its hash stored), lists it by prefix, revokes it', async () => {
@@ -116,23 +159,35 @@ describe('v1 API', () => {
     const listed = await api(req('GET /v1/keys', { token: tokenA }));
     expect(listed.body.keys.map((k: { prefix: string }) => k.prefix)).toContain(created.body.key.prefix);
     expect(JSON.stringify(listed.body)).not.toContain(apiKey);
-    expect((await api(req('DELETE /v1/keys/{publicId}', { token: tokenA, params: { publicId: created.body.key.publicId } }))).status).toBe(200);
+    expect(
+      (
+        await api(
+          req('DELETE /v1/keys/{publicId}', {
+            token: tokenA,
+            params: { publicId: created.body.key.publicId },
+          }),
+        )
+      ).status,
+    ).toBe(200);
     expect(await h.services.apiKeys.verify(apiKey)).toBeUndefined();
   });
 
   it('keeps organizations apart: keys, ledger, budget and flags', async () => {
-    await h.services.ledger.putForRecord('org_b', '1', [
-      ledgerEntryOf('evt_b_secret'),
-    ]);
+    await h.services.ledger.putForRecord('org_b', '1', [ledgerEntryOf('evt_b_secret')]);
     const asA = await api(req('GET /v1/ledger', { token: tokenA }));
     expect(JSON.stringify(asA.body)).not.toContain('evt_b_secret');
     const asBKey = await api(req('GET /v1/ledger', { key: keyB.apiKey }));
     expect(JSON.stringify(asBKey.body)).toContain('evt_b_secret');
     // A cannot revoke B's key: 404, and the key still works.
-    expect((await api(req('DELETE /v1/keys/{publicId}', { token: tokenA, params: { publicId: keyB.publicId } }))).status).toBe(404);
+    expect(
+      (await api(req('DELETE /v1/keys/{publicId}', { token: tokenA, params: { publicId: keyB.publicId } })))
+        .status,
+    ).toBe(404);
     expect(await h.services.apiKeys.verify(keyB.apiKey)).toMatchObject({ orgId: 'org_b' });
     // A's budget change does not touch B's.
-    await api(req('PUT /v1/budget', { token: tokenA, body: { budget: { dailyLimitUsd: 5, action: 'block' } } }));
+    await api(
+      req('PUT /v1/budget', { token: tokenA, body: { budget: { dailyLimitUsd: 5, action: 'block' } } }),
+    );
     expect((await api(req('GET /v1/budget', { token: tokenB }))).body.budget.dailyLimitUsd).toBeNull();
     // People-only routes refuse API keys.
     expect((await api(req('GET /v1/keys', { key: keyA.apiKey }))).status).toBe(401);
@@ -141,30 +196,52 @@ describe('v1 API', () => {
   it('validates the ledger query and budget updates with field paths', async () => {
     const bad = await api(req('GET /v1/ledger', { token: tokenA, query: { limit: '0', source: 'fax' } }));
     expect(bad.status).toBe(400);
-    expect(bad.body.error.problems.map((p: { path: string }) => p.path)).toEqual(expect.arrayContaining(['limit', 'source']));
+    expect(bad.body.error.problems.map((p: { path: string }) => p.path)).toEqual(
+      expect.arrayContaining(['limit', 'source']),
+    );
     const cursor = await api(req('GET /v1/ledger', { token: tokenA, query: { cursor: 'garbage' } }));
     expect(cursor.status).toBe(400);
-    const budget = await api(req('PUT /v1/budget', { token: tokenA, body: { budget: { dailyLimitUsd: 1, dailySoftLimitUsd: 2, action: 'block' } } }));
+    const budget = await api(
+      req('PUT /v1/budget', {
+        token: tokenA,
+        body: { budget: { dailyLimitUsd: 1, dailySoftLimitUsd: 2, action: 'block' } },
+      }),
+    );
     expect(budget.status).toBe(400);
-    const policy = await api(req('PUT /v1/budget', { token: tokenA, body: { policy: { layers: { rpsBurst: { maxRequests: -3 } } } } }));
+    const policy = await api(
+      req('PUT /v1/budget', {
+        token: tokenA,
+        body: { policy: { layers: { rpsBurst: { maxRequests: -3 } } } },
+      }),
+    );
     expect(policy.status).toBe(400);
     expect(policy.body.error.problems[0].path).toBe('policy.layers.rpsBurst.maxRequests');
   });
 
   it('pages through the ledger with a cursor, newest first, with filters', async () => {
-    const entries = Array.from({ length: 7 }, (_, i) => ({ ...ledgerEntryOf(`evt_p${i}`), ts: `2026-11-20T10:00:0${i}.000Z`, provider: i % 2 ? 'anthropic' : 'openai' }));
+    const entries = Array.from({ length: 7 }, (_, i) => ({
+      ...ledgerEntryOf(`evt_p${i}`),
+      ts: `2026-11-20T10:00:0${i}.000Z`,
+      provider: i % 2 ? 'anthropic' : 'openai',
+    }));
     await h.services.ledger.putForRecord('org_page', '1', entries);
     const tok = await issuer.issueIdToken({ sub: 'p', email: 'p@example.com', orgId: 'org_page' });
     const seen: string[] = [];
     let cursor: string | undefined;
     do {
-      const page = await api(req('GET /v1/ledger', { token: tok, query: { limit: '3', ...(cursor ? { cursor } : {}) } }));
+      const page = await api(
+        req('GET /v1/ledger', { token: tok, query: { limit: '3', ...(cursor ? { cursor } : {}) } }),
+      );
       seen.push(...page.body.entries.map((e: { eventId: string }) => e.eventId));
       cursor = page.body.nextCursor ?? undefined;
     } while (cursor);
     expect(seen).toEqual(['evt_p6', 'evt_p5', 'evt_p4', 'evt_p3', 'evt_p2', 'evt_p1', 'evt_p0']);
     const filtered = await api(req('GET /v1/ledger', { token: tok, query: { provider: 'anthropic' } }));
-    expect(filtered.body.entries.map((e: { eventId: string }) => e.eventId)).toEqual(['evt_p5', 'evt_p3', 'evt_p1']);
+    expect(filtered.body.entries.map((e: { eventId: string }) => e.eventId)).toEqual([
+      'evt_p5',
+      'evt_p3',
+      'evt_p1',
+    ]);
     expect(filtered.body.entries[0]).toEqual(expect.objectContaining(ledgerEntryView({ ...entries[5]! })));
   });
 });

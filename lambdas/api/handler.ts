@@ -17,7 +17,10 @@ import type { ApiDeps, Route } from './routes/types';
 export const ROUTES: Readonly<Record<string, Route>> = {
   'GET /v1/health': getHealth,
   // Generated from the schemas (./openapi, which lists these routes: called at request time, not at load).
-  'GET /v1/openapi.json': { auth: 'public', handle: async (_ctx, deps) => json(200, openApiDocument(deps.version)) },
+  'GET /v1/openapi.json': {
+    auth: 'public',
+    handle: async (_ctx, deps) => json(200, openApiDocument(deps.version)),
+  },
   'GET /v1/ledger': getLedger,
   'GET /v1/spend': getSpend,
   'GET /v1/forecast': getForecast,
@@ -45,7 +48,12 @@ export function createApiHandler(deps: ApiDeps) {
       route.auth === 'public'
         ? PUBLIC
         : await requirePrincipal(event, deps.services, deps.idTokens, route.auth === 'any');
-    return route.handle({ event, principal, services: deps.services, registry: deps.registry, logger: deps.logger }, deps);
+    return route.handle(
+      { event, principal, services: deps.services, registry: deps.registry, logger: deps.logger },
+      deps,
+    );
   };
-  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(handle).use(httpErrors(deps.logger));
+  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(handle).use(
+    httpErrors(deps.logger),
+  );
 }

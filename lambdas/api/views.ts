@@ -16,7 +16,13 @@ export function ledgerEntryView(e: LedgerEntry): LedgerEntryView {
 
 /** An API key as listed (core/schemas/api `apiKeyViewSchema`): never the hash. */
 export function apiKeyView(k: ApiKeyRecord): ApiKeyView {
-  return { publicId: k.publicId, prefix: k.prefix, name: k.name, createdAt: k.createdAt, revokedAt: k.revokedAt };
+  return {
+    publicId: k.publicId,
+    prefix: k.prefix,
+    name: k.name,
+    createdAt: k.createdAt,
+    revokedAt: k.revokedAt,
+  };
 }
 
 /**

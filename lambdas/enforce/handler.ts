@@ -29,7 +29,8 @@ export function createEnforceHandler(deps: EnforceDeps) {
   const handle = async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
     const person = await requirePerson(event, deps.idTokens);
     const parsed = enforceRequestSchema.safeParse(parseJsonBody(event));
-    if (!parsed.success) throw errors.badRequest('invalid enforcement request', formatZodIssues(parsed.error));
+    if (!parsed.success)
+      throw errors.badRequest('invalid enforcement request', formatZodIssues(parsed.error));
     const req = parsed.data;
 
     const publicId = publicIdOf(req.apiKey);
@@ -39,7 +40,11 @@ export function createEnforceHandler(deps: EnforceDeps) {
 
     const now = services.now();
     if (req.action === 'ACTIVE') {
-      await clearFlags({ keys: services.keys, flags: services.flags, pepper: await services.pepper.get() }, key.orgId, now);
+      await clearFlags(
+        { keys: services.keys, flags: services.flags, pepper: await services.pepper.get() },
+        key.orgId,
+        now,
+      );
       deps.metrics.addMetric('FlagsCleared', MetricUnit.Count, 1);
       deps.logger.info('flags cleared', { orgId: key.orgId, by: person.sub });
       return json(200, { success: true, action: 'RESUMED' });
@@ -57,7 +62,12 @@ export function createEnforceHandler(deps: EnforceDeps) {
       now,
     );
     deps.metrics.addMetric('FlagsPushed', MetricUnit.Count, 1);
-    deps.logger.info('flag pushed', { orgId: key.orgId, action: req.action, triggerType: req.triggerType, by: person.sub });
+    deps.logger.info('flag pushed', {
+      orgId: key.orgId,
+      action: req.action,
+      triggerType: req.triggerType,
+      by: person.sub,
+    });
     return json(200, {
       success: true,
       action: result.action,
@@ -69,7 +79,9 @@ export function createEnforceHandler(deps: EnforceDeps) {
     });
   };
 
-  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(handle).use(httpErrors(deps.logger));
+  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(handle).use(
+    httpErrors(deps.logger),
+  );
 }
 
 /** Public id from a full key or from a key prefix `abn_<publicId>`. */

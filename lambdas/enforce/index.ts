@@ -1,5 +1,10 @@
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import { idTokenVerifierFromEnvironment, logger, metrics, servicesFromEnvironment } from '../shared/environment';
+import {
+  idTokenVerifierFromEnvironment,
+  logger,
+  metrics,
+  servicesFromEnvironment,
+} from '../shared/environment';
 import { createEnforceHandler } from './handler';
 
 /** AWS entry: POST /api/guardrails/enforce. */

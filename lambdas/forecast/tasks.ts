@@ -21,7 +21,16 @@ export async function loadOrganizations(services: Pick<Services, 'orgs'>): Promi
 /** A forecast as the API serves it: the core result in nanos, plus dollars and a daily fan to month end. */
 export interface ForecastView {
   forecast: Forecast;
-  horizons: Array<{ horizon: string; end: string; meanUsd: number; p50Usd: number; p95Usd: number; p99Usd: number; toDateUsd: number; budgets: Array<{ budget: string; capUsd: number; probability: number }> }>;
+  horizons: Array<{
+    horizon: string;
+    end: string;
+    meanUsd: number;
+    p50Usd: number;
+    p95Usd: number;
+    p99Usd: number;
+    toDateUsd: number;
+    budgets: Array<{ budget: string; capUsd: number; probability: number }>;
+  }>;
   /** Cumulative month spend, one point per UTC day to the end of the month (month-to-date + projection). */
   fan: Array<{ date: string; p50Usd: number; p95Usd: number; p99Usd: number }>;
 }
@@ -33,7 +42,11 @@ export async function simulateOrganization(
 ): Promise<ForecastView> {
   const now = services.now();
   const from = periodsOf(now - LOOKBACK_DAYS * 24 * HOUR_MS).hour;
-  const rows = await services.aggregates.range(orgId, aggregateSk.hour(from), aggregateSk.hour(periodsOf(now).hour));
+  const rows = await services.aggregates.range(
+    orgId,
+    aggregateSk.hour(from),
+    aggregateSk.hour(periodsOf(now).hour),
+  );
   const hourly: HourlyAggregate[] = rows.map((r) => ({
     hourStart: Date.parse(`${r.sk.slice('HOUR#'.length)}:00:00.000Z`),
     calls: r.calls,
@@ -52,7 +65,11 @@ export async function simulateOrganization(
 }
 
 /** Task 3 (store). */
-export async function storeForecast(services: Pick<Services, 'forecasts' | 'now'>, orgId: string, view: ForecastView): Promise<void> {
+export async function storeForecast(
+  services: Pick<Services, 'forecasts' | 'now'>,
+  orgId: string,
+  view: ForecastView,
+): Promise<void> {
   await services.forecasts.put(orgId, { forecast: view, computedAt: new Date(services.now()).toISOString() });
 }
 
@@ -65,7 +82,11 @@ function horizonView(h: Forecast['horizons'][number]) {
     p95Usd: nanosToUsd(h.p95Nanos),
     p99Usd: nanosToUsd(h.p99Nanos),
     toDateUsd: nanosToUsd(h.toDateNanos),
-    budgets: h.budgets.map((b) => ({ budget: b.budget, capUsd: nanosToUsd(b.capNanos), probability: b.probability })),
+    budgets: h.budgets.map((b) => ({
+      budget: b.budget,
+      capUsd: nanosToUsd(b.capNanos),
+      probability: b.probability,
+    })),
   };
 }
 
@@ -79,7 +100,15 @@ function monthFan(forecast: Forecast, now: number): ForecastView['fan'] {
   if (!month) return [];
   const span = month.end - now;
   const points: ForecastView['fan'] = [];
-  for (let day = Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), new Date(now).getUTCDate() + 1); day <= month.end; day += 24 * HOUR_MS) {
+  for (
+    let day = Date.UTC(
+      new Date(now).getUTCFullYear(),
+      new Date(now).getUTCMonth(),
+      new Date(now).getUTCDate() + 1,
+    );
+    day <= month.end;
+    day += 24 * HOUR_MS
+  ) {
     const f = span > 0 ? (day - now) / span : 1;
     points.push({
       date: new Date(day - 1).toISOString().slice(0, 10),

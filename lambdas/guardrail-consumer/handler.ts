@@ -85,9 +85,12 @@ export function createGuardrailConsumer(deps: GuardrailConsumerDeps) {
     const events = envelope.events
       .map((e, i) => ({ e, i }))
       .filter(({ e }) => e.kind === 'call')
-      .map(({ e, i }) => toGuardrailEvent(e, eventSequenceNumber(recordSeq, i), envelope.keyId, orgId, registry));
+      .map(({ e, i }) =>
+        toGuardrailEvent(e, eventSequenceNumber(recordSeq, i), envelope.keyId, orgId, registry),
+      );
     const result = applyEvents(state, events, policy, services.now());
-    if (result.failedLayers.length) logger.error('guardrail layers failed (passed open)', { layers: result.failedLayers });
+    if (result.failedLayers.length)
+      logger.error('guardrail layers failed (passed open)', { layers: result.failedLayers });
 
     await applyVerdicts(orgId, seq, envelope.events[0], result.verdicts, result.state, policy);
     const saved = await services.guardrailState.put(orgId, result.state, seq, stored.lastSeq);
@@ -152,7 +155,12 @@ export function createGuardrailConsumer(deps: GuardrailConsumerDeps) {
     if (sample) {
       const registry = await deps.registry();
       const warning = toLedgerEntry(
-        { ...sample, eventId: `warn_${padSeq(seq)}_${v.triggerType}`, kind: 'budget_warning', ts: Date.parse(at) },
+        {
+          ...sample,
+          eventId: `warn_${padSeq(seq)}_${v.triggerType}`,
+          kind: 'budget_warning',
+          ts: Date.parse(at),
+        },
         v.keyId,
         registry,
       );
@@ -162,7 +170,12 @@ export function createGuardrailConsumer(deps: GuardrailConsumerDeps) {
     await notify(orgId, 'soft_cap_warning', v, at);
   };
 
-  const notify = async (orgId: string, kind: 'guardrail_trip' | 'soft_cap_warning', v: Verdict, at: string) => {
+  const notify = async (
+    orgId: string,
+    kind: 'guardrail_trip' | 'soft_cap_warning',
+    v: Verdict,
+    at: string,
+  ) => {
     try {
       await services.notifier.notify({
         orgId,

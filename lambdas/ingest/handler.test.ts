@@ -34,7 +34,11 @@ beforeEach(() => {
 const handler = () =>
   createIngestHandler({ services: { ...h.services, sink }, logger: h.logger, metrics: h.metrics });
 
-function request(path: '/api/ingest' | '/v1/events', body: string, headers: Record<string, string> = {}): APIGatewayProxyEventV2 {
+function request(
+  path: '/api/ingest' | '/v1/events',
+  body: string,
+  headers: Record<string, string> = {},
+): APIGatewayProxyEventV2 {
   return {
     version: '2.0',
     routeKey: `POST ${path}`,
@@ -48,8 +52,15 @@ function request(path: '/api/ingest' | '/v1/events', body: string, headers: Reco
 }
 
 async function call(event: APIGatewayProxyEventV2) {
-  const res = (await handler()(event, createLambdaContext({ functionName: 'ingest' }))) as APIGatewayProxyStructuredResultV2;
-  return { status: res.statusCode ?? 0, body: JSON.parse(res.body ?? 'null') as Record<string, unknown>, headers: res.headers ?? {} };
+  const res = (await handler()(
+    event,
+    createLambdaContext({ functionName: 'ingest' }),
+  )) as APIGatewayProxyStructuredResultV2;
+  return {
+    status: res.statusCode ?? 0,
+    body: JSON.parse(res.body ?? 'null') as Record<string, unknown>,
+    headers: res.headers ?? {},
+  };
 }
 
 const ingestEvent = (i: number) => ({
@@ -62,19 +73,43 @@ const ingestEvent = (i: number) => ({
 
 describe('POST /api/ingest', () => {
   it('accepts a batch, puts one envelope for the organization, and answers {status, count}', async () => {
-    const res = await call(request('/api/ingest', JSON.stringify({ apiKey: keyA, events: [ingestEvent(1), ingestEvent(2)] })));
+    const res = await call(
+      request('/api/ingest', JSON.stringify({ apiKey: keyA, events: [ingestEvent(1), ingestEvent(2)] })),
+    );
     expect(res).toMatchObject({ status: 200, body: { status: 'ok', count: 2 } });
     expect(puts).toHaveLength(1);
     const [env] = puts[0]!;
-    expect(env).toMatchObject({ orgId: 'org_a', events: [{ eventId: 'evt_1', inputTokens: 101, provider: 'openai', source: 'ingest' }, { eventId: 'evt_2' }] });
+    expect(env).toMatchObject({
+      orgId: 'org_a',
+      events: [
+        { eventId: 'evt_1', inputTokens: 101, provider: 'openai', source: 'ingest' },
+        { eventId: 'evt_2' },
+      ],
+    });
     // The raw key never travels past ingest.
     expect(JSON.stringify(puts)).not.toContain(keyA);
   });
 
   it.each([
-    ['too many events', 413, () => JSON.stringify({ apiKey: keyA, events: Array.from({ length: 101 }, (_, i) => ingestEvent(i)) })],
-    ['a body over 1 MB', 413, () => JSON.stringify({ apiKey: keyA, events: [{ ...ingestEvent(1), featureId: 'x'.repeat(MAX_BODY_BYTES) }] })],
-    ['an unknown key', 401, () => JSON.stringify({ apiKey: 'abn_000000000000_' + 'A'.repeat(43), events: [ingestEvent(1)] })],
+    [
+      'too many events',
+      413,
+      () => JSON.stringify({ apiKey: keyA, events: Array.from({ length: 101 }, (_, i) => ingestEvent(i)) }),
+    ],
+    [
+      'a body over 1 MB',
+      413,
+      () =>
+        JSON.stringify({
+          apiKey: keyA,
+          events: [{ ...ingestEvent(1), featureId: 'x'.repeat(MAX_BODY_BYTES) }],
+        }),
+    ],
+    [
+      'an unknown key',
+      401,
+      () => JSON.stringify({ apiKey: 'abn_000000000000_' + 'A'.repeat(43), events: [ingestEvent(1)] }),
+    ],
     ['a revoked key', 401, () => JSON.stringify({ apiKey: revoked, events: [ingestEvent(1)] })],
     ['no key', 401, () => JSON.stringify({ events: [ingestEvent(1)] })],
     ['invalid JSON', 400, () => '{"apiKey": '],
@@ -86,19 +121,29 @@ describe('POST /api/ingest', () => {
   });
 
   it('lists every problem with the event index and field, and stores nothing of the batch', async () => {
-    const events = [ingestEvent(0), { model: 'gpt-4o', usage: { prompt_tokens: -1, completion_tokens: 'many' } }, { usage: {} }];
+    const events = [
+      ingestEvent(0),
+      { model: 'gpt-4o', usage: { prompt_tokens: -1, completion_tokens: 'many' } },
+      { usage: {} },
+    ];
     const res = await call(request('/api/ingest', JSON.stringify({ apiKey: keyA, events })));
     expect(res.status).toBe(400);
     const paths = (res.body.error as { problems: { path: string }[] }).problems.map((p) => p.path);
     expect(paths).toEqual(
-      expect.arrayContaining(['events[1].usage.prompt_tokens', 'events[1].usage.completion_tokens', 'events[2].model']),
+      expect.arrayContaining([
+        'events[1].usage.prompt_tokens',
+        'events[1].usage.completion_tokens',
+        'events[2].model',
+      ]),
     );
     expect(puts).toHaveLength(0);
   });
 
   it('answers 503 with Retry-After when the stream cannot take the batch', async () => {
     sinkDown = true;
-    const res = await call(request('/api/ingest', JSON.stringify({ apiKey: keyA, events: [ingestEvent(1)] })));
+    const res = await call(
+      request('/api/ingest', JSON.stringify({ apiKey: keyA, events: [ingestEvent(1)] })),
+    );
     expect(res.status).toBe(503);
     expect(res.headers['retry-after']).toBe('5');
   });
@@ -110,20 +155,41 @@ describe('POST /api/ingest', () => {
       fc.constant('prototype'),
       fc.string({ maxLength: 12 }),
     );
-    const num = fc.oneof(fc.integer(), fc.double(), fc.constant(1e308), fc.constant(-5), fc.constant(Number.MAX_SAFE_INTEGER + 2));
-    const anyValue = fc.oneof(num, fc.string({ maxLength: 20 }), fc.boolean(), fc.constant(null), fc.dictionary(nasty, num));
+    const num = fc.oneof(
+      fc.integer(),
+      fc.double(),
+      fc.constant(1e308),
+      fc.constant(-5),
+      fc.constant(Number.MAX_SAFE_INTEGER + 2),
+    );
+    const anyValue = fc.oneof(
+      num,
+      fc.string({ maxLength: 20 }),
+      fc.boolean(),
+      fc.constant(null),
+      fc.dictionary(nasty, num),
+    );
     const eventArb = fc.oneof(
-      fc.record({
-        model: fc.oneof(fc.constant('gpt-4o'), fc.string({ maxLength: 300 }), num),
-        usage: fc.oneof(fc.record({ prompt_tokens: num, completion_tokens: num }), anyValue),
-        timestamp: fc.oneof(fc.constant('2026-11-22T09:00:00Z'), fc.string({ maxLength: 30 })),
-        eventId: fc.oneof(fc.constant('evt_1'), fc.string({ maxLength: 200 })),
-      }, { requiredKeys: [] }),
+      fc.record(
+        {
+          model: fc.oneof(fc.constant('gpt-4o'), fc.string({ maxLength: 300 }), num),
+          usage: fc.oneof(fc.record({ prompt_tokens: num, completion_tokens: num }), anyValue),
+          timestamp: fc.oneof(fc.constant('2026-11-22T09:00:00Z'), fc.string({ maxLength: 30 })),
+          eventId: fc.oneof(fc.constant('evt_1'), fc.string({ maxLength: 200 })),
+        },
+        { requiredKeys: [] },
+      ),
       fc.dictionary(nasty, anyValue),
       anyValue,
     );
     const bodyArb = fc.oneof(
-      fc.record({ apiKey: fc.oneof(fc.constant(keyA), fc.string(), anyValue), events: fc.oneof(fc.array(eventArb, { maxLength: 5 }), anyValue) }, { requiredKeys: [] }),
+      fc.record(
+        {
+          apiKey: fc.oneof(fc.constant(keyA), fc.string(), anyValue),
+          events: fc.oneof(fc.array(eventArb, { maxLength: 5 }), anyValue),
+        },
+        { requiredKeys: [] },
+      ),
       fc.dictionary(nasty, anyValue),
       anyValue,
     );
@@ -161,9 +227,16 @@ describe('POST /v1/events', () => {
   };
 
   it('takes the client form with the Service-API-Key header', async () => {
-    const res = await call(request('/v1/events', JSON.stringify({ events: [clientEvent] }), { 'service-api-key': keyA }));
+    const res = await call(
+      request('/v1/events', JSON.stringify({ events: [clientEvent] }), { 'service-api-key': keyA }),
+    );
     expect(res).toMatchObject({ status: 200, body: { status: 'ok', count: 1 } });
-    expect(puts[0]![0]!.events[0]).toMatchObject({ eventId: clientEvent.id, source: 'sdk', clientCostUsd: 0.0081, inputTokens: 1200 });
+    expect(puts[0]![0]!.events[0]).toMatchObject({
+      eventId: clientEvent.id,
+      source: 'sdk',
+      clientCostUsd: 0.0081,
+      inputTokens: 1200,
+    });
   });
 
   it('401 without the header, even with a key in the body', async () => {

@@ -50,7 +50,11 @@ export function createIngestHandler(deps: IngestDeps) {
     }
 
     const isClientForm = event.rawPath === '/v1/events';
-    const presented = isClientForm ? event.headers['service-api-key'] : isRecord(body) ? body.apiKey : undefined;
+    const presented = isClientForm
+      ? event.headers['service-api-key']
+      : isRecord(body)
+        ? body.apiKey
+        : undefined;
     const principal = await services.apiKeys.require(presented);
 
     const receivedAt = services.now();
@@ -68,7 +72,13 @@ export function createIngestHandler(deps: IngestDeps) {
       telemetry = parsed.data.events.map((e) => fromIngestEvent(e, receivedAt, () => crypto.randomUUID()));
     }
 
-    const envelope: EventEnvelope = { v: 1, orgId: principal.orgId, keyId: principal.publicId, receivedAt, events: telemetry };
+    const envelope: EventEnvelope = {
+      v: 1,
+      orgId: principal.orgId,
+      keyId: principal.publicId,
+      receivedAt,
+      events: telemetry,
+    };
     try {
       await services.sink.put([envelope]);
     } catch (err) {
@@ -83,7 +93,9 @@ export function createIngestHandler(deps: IngestDeps) {
     return json(200, { status: 'ok', count: telemetry.length });
   };
 
-  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(handle).use(httpErrors(deps.logger));
+  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(handle).use(
+    httpErrors(deps.logger),
+  );
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

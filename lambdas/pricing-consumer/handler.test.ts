@@ -59,13 +59,20 @@ describe('pricing consumer', () => {
     expect(out.batchItemFailures).toEqual([]);
     const page = await ledger.query('org_p', {}, 10, null);
     expect(page.entries).toHaveLength(1);
-    expect(page.entries[0]).toMatchObject({ costNanos: GPT4O_1000_IN_500_OUT_NANOS, costSource: 'PROVIDER_REGISTRY', clientCostUsd: 99 });
+    expect(page.entries[0]).toMatchObject({
+      costNanos: GPT4O_1000_IN_500_OUT_NANOS,
+      costSource: 'PROVIDER_REGISTRY',
+      clientCostUsd: 99,
+    });
     expect((await monthTotal('org_p'))?.costNanos).toBe(GPT4O_1000_IN_500_OUT_NANOS);
   });
 
   it('counts a redelivered record once', async () => {
     const batch = kinesisBatch([
-      { seq: '200', envelope: envelopeOf('org_r', [telemetryEvent({ eventId: 'a' }), telemetryEvent({ eventId: 'b' })]) },
+      {
+        seq: '200',
+        envelope: envelopeOf('org_r', [telemetryEvent({ eventId: 'a' }), telemetryEvent({ eventId: 'b' })]),
+      },
     ]);
     await consumer()(batch, context);
     await consumer()(batch, context);

@@ -37,13 +37,19 @@ export function createPricingConsumer(deps: PricingConsumerDeps) {
     );
     metrics.addMetric('EventsPriced', MetricUnit.Count, calls.length);
     metrics.addMetric('DuplicateEvents', MetricUnit.Count, entries.length - fresh.length);
-    metrics.addMetric('SpendNanoUsd', MetricUnit.Count, calls.reduce((s, e) => s + e.costNanos, 0));
+    metrics.addMetric(
+      'SpendNanoUsd',
+      MetricUnit.Count,
+      calls.reduce((s, e) => s + e.costNanos, 0),
+    );
   };
 
   return async (event: KinesisStreamEvent, context: Context): Promise<KinesisStreamBatchResponse> => {
     const result = await processInOrder(event, context, applyRecord);
     if (result.batchItemFailures.length) {
-      deps.logger.warn('records failed; Lambda will retry from the first', { failed: result.batchItemFailures.length });
+      deps.logger.warn('records failed; Lambda will retry from the first', {
+        failed: result.batchItemFailures.length,
+      });
     }
     if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
     return result;

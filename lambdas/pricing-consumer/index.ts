@@ -1,4 +1,9 @@
-import { logger, metrics, priceRegistryFromEnvironment, servicesFromEnvironment } from '../shared/environment';
+import {
+  logger,
+  metrics,
+  priceRegistryFromEnvironment,
+  servicesFromEnvironment,
+} from '../shared/environment';
 import { createPricingConsumer } from './handler';
 
 /** AWS entry: Kinesis event source mapping with ReportBatchItemFailures. */

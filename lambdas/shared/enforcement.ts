@@ -36,7 +36,10 @@ export interface PushResult {
  * Used by the enforcement endpoint and, unchanged, by the guardrail consumer when a layer trips.
  */
 export async function pushFlag(deps: EnforcementDeps, req: PushRequest, nowMs: number): Promise<PushResult> {
-  const ttlSeconds = Math.max(1, Math.min(req.ttlSeconds ?? FLAG_TTL_SECONDS[req.action], FLAG_TTL_SECONDS[req.action]));
+  const ttlSeconds = Math.max(
+    1,
+    Math.min(req.ttlSeconds ?? FLAG_TTL_SECONDS[req.action], FLAG_TTL_SECONDS[req.action]),
+  );
   const expiresAt = Math.floor(nowMs / 1000) + ttlSeconds;
   const keys = (await deps.keys.listByOrg(req.orgId)).filter((k) => k.revokedAt === null);
   const setAt = new Date(nowMs).toISOString();
@@ -56,7 +59,12 @@ export async function pushFlag(deps: EnforcementDeps, req: PushRequest, nowMs: n
       return deps.flags.put(flag);
     }),
   );
-  return { action: req.action, expiresAt: new Date(expiresAt * 1000).toISOString(), ttlSeconds, keysFlagged: keys.length };
+  return {
+    action: req.action,
+    expiresAt: new Date(expiresAt * 1000).toISOString(),
+    ttlSeconds,
+    keysFlagged: keys.length,
+  };
 }
 
 /** Clears every flag of the organization (manual resume, spec 3: action ACTIVE → RESUMED). */
@@ -64,7 +72,10 @@ export async function clearFlags(deps: EnforcementDeps, orgId: string, nowMs: nu
   const keys = await deps.keys.listByOrg(orgId);
   const existing = await deps.flags.listByOrg(orgId, nowMs);
   // Delete by the org's keys as well as by the index, so that an expired-but-undeleted item is gone too.
-  const flagKeys = new Set([...existing.map((f) => f.flagKey), ...keys.map((k) => flagKeyFor(k.prefix, deps.pepper))]);
+  const flagKeys = new Set([
+    ...existing.map((f) => f.flagKey),
+    ...keys.map((k) => flagKeyFor(k.prefix, deps.pepper)),
+  ]);
   await Promise.all([...flagKeys].map((fk) => deps.flags.delete(fk)));
   return existing.length;
 }

@@ -43,7 +43,11 @@ function envelope(orgId: string, events = 1, modelLength = 10): EventEnvelope {
 }
 
 const sink = () =>
-  new KinesisEventSink({ client: kinesis as unknown as KinesisClient, streamName: 's', sleep: async () => undefined });
+  new KinesisEventSink({
+    client: kinesis as unknown as KinesisClient,
+    streamName: 's',
+    sleep: async () => undefined,
+  });
 
 beforeEach(() => kinesis.reset());
 
@@ -60,7 +64,10 @@ describe('KinesisEventSink', () => {
   it('retries only the records that failed, until they are accepted', async () => {
     kinesis
       .on(PutRecordsCommand)
-      .resolvesOnce({ FailedRecordCount: 1, Records: [{ SequenceNumber: '1' }, { ErrorCode: 'ProvisionedThroughputExceededException' }] })
+      .resolvesOnce({
+        FailedRecordCount: 1,
+        Records: [{ SequenceNumber: '1' }, { ErrorCode: 'ProvisionedThroughputExceededException' }],
+      })
       .resolvesOnce({ FailedRecordCount: 0, Records: [{ SequenceNumber: '2' }] });
     await sink().put([envelope('org_a'), envelope('org_b')]);
     const calls = kinesis.commandCalls(PutRecordsCommand);
@@ -78,7 +85,9 @@ describe('KinesisEventSink', () => {
     const big = envelope('org_a', 100, 20_000);
     const records = toRecords(big);
     expect(records.length).toBeGreaterThan(1);
-    const events = records.flatMap((r) => (JSON.parse(Buffer.from(r.Data!).toString()) as EventEnvelope).events);
+    const events = records.flatMap(
+      (r) => (JSON.parse(Buffer.from(r.Data!).toString()) as EventEnvelope).events,
+    );
     expect(events.map((e) => e.eventId)).toEqual(big.events.map((e) => e.eventId));
     for (const r of records) expect(r.Data!.byteLength).toBeLessThanOrEqual(MAX_RECORD_BYTES);
   });

@@ -24,7 +24,8 @@ export class HttpError extends Error {
 }
 
 export const httpErrors = {
-  badRequest: (message: string, problems?: Problem[]) => new HttpError(400, 'invalid_request', message, problems),
+  badRequest: (message: string, problems?: Problem[]) =>
+    new HttpError(400, 'invalid_request', message, problems),
   unauthorized: (message = 'missing or invalid credentials') => new HttpError(401, 'unauthorized', message),
   forbidden: (message = 'not allowed for this organization') => new HttpError(403, 'forbidden', message),
   notFound: (message = 'not found') => new HttpError(404, 'not_found', message),
@@ -33,7 +34,11 @@ export const httpErrors = {
     new HttpError(503, 'unavailable', message, undefined, { 'retry-after': String(retryAfterSeconds) }),
 } as const;
 
-export function json(statusCode: number, body: unknown, headers: Record<string, string> = {}): APIGatewayProxyStructuredResultV2 {
+export function json(
+  statusCode: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): APIGatewayProxyStructuredResultV2 {
   return {
     statusCode,
     headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers },
@@ -60,7 +65,8 @@ export function bodyText(event: { body?: string; isBase64Encoded?: boolean }): s
 /** Parses a JSON request body, or throws a 400 that says why. */
 export function parseJsonBody(event: { body?: string; isBase64Encoded?: boolean }): unknown {
   const text = bodyText(event);
-  if (text.length === 0) throw httpErrors.badRequest('request body is empty; expected JSON', [{ path: '', message: 'required' }]);
+  if (text.length === 0)
+    throw httpErrors.badRequest('request body is empty; expected JSON', [{ path: '', message: 'required' }]);
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {

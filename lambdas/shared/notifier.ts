@@ -26,7 +26,11 @@ export class SnsNotifier implements Notifier {
     await this.client.send(
       new PublishCommand({
         TopicArn: this.topicArn,
-        Subject: `Spendguard: ${n.kind === 'soft_cap_warning' ? 'soft cap reached' : 'guardrail tripped'}`.slice(0, 100),
+        Subject:
+          `Spendguard: ${n.kind === 'soft_cap_warning' ? 'soft cap reached' : 'guardrail tripped'}`.slice(
+            0,
+            100,
+          ),
         Message: JSON.stringify(n),
         MessageAttributes: { orgId: { DataType: 'String', StringValue: n.orgId } },
       }),

@@ -1,5 +1,10 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import type { Context, KinesisStreamBatchResponse, KinesisStreamEvent, KinesisStreamRecord } from 'aws-lambda';
+import type {
+  Context,
+  KinesisStreamBatchResponse,
+  KinesisStreamEvent,
+  KinesisStreamRecord,
+} from 'aws-lambda';
 import { type EventEnvelope, eventEnvelopeSchema } from '../../core/events/telemetry-event';
 
 /** An envelope and the sequence number of the Kinesis record that carried it. */

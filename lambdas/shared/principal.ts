@@ -21,7 +21,10 @@ function bearer(event: APIGatewayProxyEventV2): string | undefined {
  * A person from the `Authorization: Bearer <ID token>` header, verified with aws-jwt-verify (issuer,
  * audience, expiry, signature, token_use id) — in AWS the HTTP API's JWT authorizer has checked it too.
  */
-export async function requirePerson(event: APIGatewayProxyEventV2, verifier: IdTokenVerifier): Promise<Principal & { kind: 'person' }> {
+export async function requirePerson(
+  event: APIGatewayProxyEventV2,
+  verifier: IdTokenVerifier,
+): Promise<Principal & { kind: 'person' }> {
   const token = bearer(event);
   if (!token) throw httpErrors.unauthorized('Authorization: Bearer <ID token> is required');
   let claims: Record<string, unknown>;

@@ -34,7 +34,11 @@ export const FLAGS_TABLE: TableDefinition = {
   logicalId: 'Flags',
   partitionKey: { name: 'flagKey', type: 'S' },
   globalSecondaryIndexes: [
-    { indexName: 'byOrg', partitionKey: { name: 'orgId', type: 'S' }, sortKey: { name: 'flagKey', type: 'S' } },
+    {
+      indexName: 'byOrg',
+      partitionKey: { name: 'orgId', type: 'S' },
+      sortKey: { name: 'flagKey', type: 'S' },
+    },
   ],
   timeToLiveAttribute: 'expiresAt',
 };
@@ -49,7 +53,11 @@ export const DATA_TABLE: TableDefinition = {
   partitionKey: { name: 'pk', type: 'S' },
   sortKey: { name: 'sk', type: 'S' },
   globalSecondaryIndexes: [
-    { indexName: 'gsi1', partitionKey: { name: 'gsi1pk', type: 'S' }, sortKey: { name: 'gsi1sk', type: 'S' } },
+    {
+      indexName: 'gsi1',
+      partitionKey: { name: 'gsi1pk', type: 'S' },
+      sortKey: { name: 'gsi1sk', type: 'S' },
+    },
   ],
   timeToLiveAttribute: 'expiresAt',
 };

@@ -6,7 +6,12 @@ const { transformSync } = require('esbuild');
 
 module.exports = {
   process(source, filename) {
-    const out = transformSync(source, { loader: 'js', format: 'cjs', target: 'node20', sourcefile: filename });
+    const out = transformSync(source, {
+      loader: 'js',
+      format: 'cjs',
+      target: 'node20',
+      sourcefile: filename,
+    });
     return { code: out.code };
   },
 };

@@ -1,4 +1,9 @@
-import { GUARDRAIL_LAYERS, LAYER_IDS, guardrailPolicySchema, parseGuardrailPolicy } from '../../../core/guardrails';
+import {
+  GUARDRAIL_LAYERS,
+  LAYER_IDS,
+  guardrailPolicySchema,
+  parseGuardrailPolicy,
+} from '../../../core/guardrails';
 import { effectivePolicy, type BudgetCaps } from '../../../core/guardrails/org-policy';
 import { periodsOf, aggregateSk } from '../../../core/ledger/aggregate-deltas';
 import { nanosToUsd } from '../../../core/pricing';
@@ -17,8 +22,13 @@ function layersView(stored: unknown) {
   } catch {
     policy = parseGuardrailPolicy({});
   }
-  const { dailySoftCapNanos: _a, dailyHardCapNanos: _b, monthlySoftCapNanos: _c, monthlyHardCapNanos: _d, ...fin } =
-    policy.financialLimits;
+  const {
+    dailySoftCapNanos: _a,
+    dailyHardCapNanos: _b,
+    monthlySoftCapNanos: _c,
+    monthlyHardCapNanos: _d,
+    ...fin
+  } = policy.financialLimits;
   return {
     layers: {
       financialLimits: fin,
@@ -51,7 +61,8 @@ export async function budgetStatus(services: Services, orgId: string) {
   const monthNanos = month.find((r) => r.sk === aggregateSk.month(p.month))?.costNanos ?? 0;
   const policy = effectivePolicy(config?.policy, budget);
   const fl = policy.financialLimits;
-  const remaining = (cap: number | null, spent: number) => (cap === null ? null : nanosToUsd(Math.max(0, cap - spent)));
+  const remaining = (cap: number | null, spent: number) =>
+    cap === null ? null : nanosToUsd(Math.max(0, cap - spent));
   const active = flagViews(flags)[0] ?? null;
   const over = (cap: number | null, spent: number) => cap !== null && spent >= cap;
   const status = active
@@ -110,7 +121,11 @@ export const putBudget: Route = {
       }
       policy = merged;
     }
-    await services.config.put(principal.orgId, { budget, policy, updatedAt: new Date(services.now()).toISOString() });
+    await services.config.put(principal.orgId, {
+      budget,
+      policy,
+      updatedAt: new Date(services.now()).toISOString(),
+    });
     return json(200, await budgetStatus(services, principal.orgId));
   },
 };

@@ -41,9 +41,15 @@ export const revokeKey: Route = {
   handle: async ({ event, principal, services }) => {
     const publicId = event.pathParameters?.publicId ?? '';
     if (!keyPublicIdSchema.safeParse(publicId).success) {
-      throw httpErrors.badRequest('invalid key id', [{ path: 'publicId', message: 'expected the key public id' }]);
+      throw httpErrors.badRequest('invalid key id', [
+        { path: 'publicId', message: 'expected the key public id' },
+      ]);
     }
-    const revoked = await services.keys.revoke(principal.orgId, publicId, new Date(services.now()).toISOString());
+    const revoked = await services.keys.revoke(
+      principal.orgId,
+      publicId,
+      new Date(services.now()).toISOString(),
+    );
     if (!revoked) throw httpErrors.notFound('no such key in this organization');
     services.apiKeys.invalidate(publicId);
     return json(200, { revoked: true });

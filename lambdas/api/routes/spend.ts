@@ -44,9 +44,20 @@ export const getSpend: Route = {
         const slash = value.indexOf('/');
         return { provider: value.slice(0, slash), model: value.slice(slash + 1), ...r };
       }),
-      byProvider: dimensionRows(month, monthSk, 'PROVIDER').map(({ value, ...r }) => ({ provider: value, ...r })),
-      hourly: hours.map((r) => ({ hour: r.sk.slice('HOUR#'.length), costUsd: nanosToUsd(r.costNanos), calls: r.calls })),
-      minutes: minutes.map((r) => ({ minute: r.sk.slice('MINUTE#'.length), costUsd: nanosToUsd(r.costNanos), calls: r.calls })),
+      byProvider: dimensionRows(month, monthSk, 'PROVIDER').map(({ value, ...r }) => ({
+        provider: value,
+        ...r,
+      })),
+      hourly: hours.map((r) => ({
+        hour: r.sk.slice('HOUR#'.length),
+        costUsd: nanosToUsd(r.costNanos),
+        calls: r.calls,
+      })),
+      minutes: minutes.map((r) => ({
+        minute: r.sk.slice('MINUTE#'.length),
+        costUsd: nanosToUsd(r.costNanos),
+        calls: r.calls,
+      })),
     });
   },
 };

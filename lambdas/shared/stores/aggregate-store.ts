@@ -1,7 +1,7 @@
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AggregateDelta } from '../../../core/ledger/aggregate-deltas';
 import { itemKeys, padSeq } from '../item-keys';
-import { type DynamoTable, isConditionFailed } from './dynamo';
+import { type DynamoTable, isConditionFailed, queryAll } from './dynamo';
 
 /** A stored aggregate item's counters. Money in integer nano-USD, so DynamoDB's ADD stays exact. */
 export interface AggregateRow {
@@ -65,29 +65,21 @@ export class DynamoAggregateStore implements AggregateStore {
     return this.queryAll(orgId, 'pk = :pk AND sk BETWEEN :from AND :to', { ':from': from, ':to': to });
   }
 
-  private async queryAll(orgId: string, condition: string, values: Record<string, unknown>): Promise<AggregateRow[]> {
-    const rows: AggregateRow[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const out = await this.table.doc.send(
-        new QueryCommand({
-          TableName: this.table.tableName,
-          KeyConditionExpression: condition,
-          ExpressionAttributeValues: { ':pk': itemKeys.aggregatePk(orgId), ...values },
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      for (const item of out.Items ?? []) {
-        rows.push({
-          sk: String(item.sk),
-          costNanos: Number(item.costNanos ?? 0),
-          calls: Number(item.calls ?? 0),
-          inputTokens: Number(item.inputTokens ?? 0),
-          outputTokens: Number(item.outputTokens ?? 0),
-        });
-      }
-      startKey = out.LastEvaluatedKey;
-    } while (startKey);
-    return rows;
+  private async queryAll(
+    orgId: string,
+    condition: string,
+    values: Record<string, unknown>,
+  ): Promise<AggregateRow[]> {
+    const items = await queryAll(this.table, {
+      KeyConditionExpression: condition,
+      ExpressionAttributeValues: { ':pk': itemKeys.aggregatePk(orgId), ...values },
+    });
+    return items.map((item) => ({
+      sk: String(item.sk),
+      costNanos: Number(item.costNanos ?? 0),
+      calls: Number(item.calls ?? 0),
+      inputTokens: Number(item.inputTokens ?? 0),
+      outputTokens: Number(item.outputTokens ?? 0),
+    }));
   }
 }

@@ -1,6 +1,6 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { itemKeys } from '../item-keys';
-import { type DynamoTable, isConditionFailed } from './dynamo';
+import { type DynamoTable, isConditionFailed, queryAll } from './dynamo';
 
 /** What is stored of an API key: never the key itself, only its HMAC (spec 5.2). */
 export interface ApiKeyRecord {
@@ -43,28 +43,22 @@ export class DynamoApiKeyStore implements ApiKeyStore {
 
   async get(publicId: string): Promise<ApiKeyRecord | undefined> {
     const out = await this.table.doc.send(
-      new GetCommand({ TableName: this.table.tableName, Key: itemKeys.apiKey(publicId), ConsistentRead: true }),
+      new GetCommand({
+        TableName: this.table.tableName,
+        Key: itemKeys.apiKey(publicId),
+        ConsistentRead: true,
+      }),
     );
     return out.Item ? toRecord(out.Item) : undefined;
   }
 
   async listByOrg(orgId: string): Promise<ApiKeyRecord[]> {
-    const items: ApiKeyRecord[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const out = await this.table.doc.send(
-        new QueryCommand({
-          TableName: this.table.tableName,
-          IndexName: 'gsi1',
-          KeyConditionExpression: 'gsi1pk = :pk',
-          ExpressionAttributeValues: { ':pk': itemKeys.orgKeysIndex(orgId) },
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      for (const item of out.Items ?? []) items.push(toRecord(item));
-      startKey = out.LastEvaluatedKey;
-    } while (startKey);
-    return items;
+    const items = await queryAll(this.table, {
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk',
+      ExpressionAttributeValues: { ':pk': itemKeys.orgKeysIndex(orgId) },
+    });
+    return items.map(toRecord);
   }
 
   async revoke(orgId: string, publicId: string, at: string): Promise<boolean> {

@@ -1,4 +1,4 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 
 /** What every DynamoDB-backed store needs: the document client and its table's name. */
 export interface DynamoTable {
@@ -14,4 +14,21 @@ export function isConditionFailed(err: unknown): boolean {
     'name' in err &&
     (err as { name: unknown }).name === 'ConditionalCheckFailedException'
   );
+}
+
+/** Every item a query matches, following `LastEvaluatedKey` across pages. */
+export async function queryAll(
+  table: DynamoTable,
+  input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>,
+): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const out = await table.doc.send(
+      new QueryCommand({ ...input, TableName: table.tableName, ExclusiveStartKey: startKey }),
+    );
+    items.push(...(out.Items ?? []));
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
+  return items;
 }

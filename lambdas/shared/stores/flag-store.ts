@@ -1,5 +1,5 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { DynamoTable } from './dynamo';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoTable, queryAll } from './dynamo';
 
 export type FlagState = 'SUSPENDED' | 'THROTTLED';
 
@@ -54,7 +54,9 @@ export class DynamoFlagStore implements FlagStore {
   }
 
   async get(flagKey: string, nowMs: number): Promise<FlagRecord | undefined> {
-    const out = await this.table.doc.send(new GetCommand({ TableName: this.table.tableName, Key: { flagKey } }));
+    const out = await this.table.doc.send(
+      new GetCommand({ TableName: this.table.tableName, Key: { flagKey } }),
+    );
     if (!isFlagRecord(out.Item) || isExpired(out.Item, nowMs)) return undefined;
     return out.Item;
   }
@@ -64,21 +66,13 @@ export class DynamoFlagStore implements FlagStore {
   }
 
   async listByOrg(orgId: string, nowMs: number): Promise<FlagRecord[]> {
-    const flags: FlagRecord[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const out = await this.table.doc.send(
-        new QueryCommand({
-          TableName: this.table.tableName,
-          IndexName: 'byOrg',
-          KeyConditionExpression: 'orgId = :org',
-          ExpressionAttributeValues: { ':org': orgId },
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      for (const item of out.Items ?? []) if (isFlagRecord(item) && !isExpired(item, nowMs)) flags.push(item);
-      startKey = out.LastEvaluatedKey;
-    } while (startKey);
-    return flags;
+    const items = await queryAll(this.table, {
+      IndexName: 'byOrg',
+      KeyConditionExpression: 'orgId = :org',
+      ExpressionAttributeValues: { ':org': orgId },
+    });
+    return items.filter(
+      (item): item is FlagRecord & Record<string, unknown> => isFlagRecord(item) && !isExpired(item, nowMs),
+    );
   }
 }

@@ -17,7 +17,9 @@ export class DynamoForecastStore implements ForecastStore {
   constructor(private readonly table: DynamoTable) {}
 
   async get(orgId: string): Promise<StoredForecast | undefined> {
-    const out = await this.table.doc.send(new GetCommand({ TableName: this.table.tableName, Key: itemKeys.forecast(orgId) }));
+    const out = await this.table.doc.send(
+      new GetCommand({ TableName: this.table.tableName, Key: itemKeys.forecast(orgId) }),
+    );
     if (!out.Item || typeof out.Item.forecast !== 'string') return undefined;
     return { forecast: JSON.parse(out.Item.forecast) as unknown, computedAt: String(out.Item.computedAt) };
   }
@@ -26,7 +28,11 @@ export class DynamoForecastStore implements ForecastStore {
     await this.table.doc.send(
       new PutCommand({
         TableName: this.table.tableName,
-        Item: { ...itemKeys.forecast(orgId), forecast: JSON.stringify(value.forecast), computedAt: value.computedAt },
+        Item: {
+          ...itemKeys.forecast(orgId),
+          forecast: JSON.stringify(value.forecast),
+          computedAt: value.computedAt,
+        },
       }),
     );
   }

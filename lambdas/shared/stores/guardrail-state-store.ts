@@ -23,7 +23,11 @@ export class DynamoGuardrailStateStore implements GuardrailStateStore {
 
   async get(orgId: string): Promise<StoredGuardrailState> {
     const out = await this.table.doc.send(
-      new GetCommand({ TableName: this.table.tableName, Key: itemKeys.guardrailState(orgId), ConsistentRead: true }),
+      new GetCommand({
+        TableName: this.table.tableName,
+        Key: itemKeys.guardrailState(orgId),
+        ConsistentRead: true,
+      }),
     );
     if (!out.Item || typeof out.Item.state !== 'string') return { state: undefined, lastSeq: null };
     return { state: JSON.parse(out.Item.state) as unknown, lastSeq: String(out.Item.lastSeq) };

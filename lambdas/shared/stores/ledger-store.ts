@@ -69,7 +69,12 @@ export class DynamoLedgerStore implements LedgerStore {
     return results.filter((e): e is LedgerEntry => e !== undefined);
   }
 
-  async query(orgId: string, filter: LedgerFilter, limit: number, cursor: string | null): Promise<LedgerPage> {
+  async query(
+    orgId: string,
+    filter: LedgerFilter,
+    limit: number,
+    cursor: string | null,
+  ): Promise<LedgerPage> {
     const values: Record<string, unknown> = {
       ':pk': itemKeys.ledgerPk(orgId),
       ':from': filter.from ?? '0',
@@ -126,7 +131,11 @@ function encodeCursor(sk: string): string {
 function decodeCursor(cursor: string): string {
   try {
     const parsed: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (typeof parsed === 'object' && parsed !== null && typeof (parsed as { sk?: unknown }).sk === 'string') {
+    if (
+      typeof parsed === 'object' &&
+      parsed !== null &&
+      typeof (parsed as { sk?: unknown }).sk === 'string'
+    ) {
       return (parsed as { sk: string }).sk;
     }
   } catch {

@@ -1,6 +1,6 @@
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { itemKeys } from '../item-keys';
-import { type DynamoTable, isConditionFailed } from './dynamo';
+import { type DynamoTable, isConditionFailed, queryAll } from './dynamo';
 
 /** GSI1 partition that lists every organization (read by the scheduled forecast, never by a tenant). */
 const ALL_ORGS = 'ORGS';
@@ -29,21 +29,11 @@ export class DynamoOrgStore implements OrgStore {
   }
 
   async list(): Promise<string[]> {
-    const orgs: string[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const out = await this.table.doc.send(
-        new QueryCommand({
-          TableName: this.table.tableName,
-          IndexName: 'gsi1',
-          KeyConditionExpression: 'gsi1pk = :all',
-          ExpressionAttributeValues: { ':all': ALL_ORGS },
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      for (const item of out.Items ?? []) orgs.push(String(item.orgId));
-      startKey = out.LastEvaluatedKey;
-    } while (startKey);
-    return orgs;
+    const items = await queryAll(this.table, {
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :all',
+      ExpressionAttributeValues: { ':all': ALL_ORGS },
+    });
+    return items.map((item) => String(item.orgId));
   }
 }
