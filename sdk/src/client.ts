@@ -27,7 +27,7 @@ import { createLogger, describe, type Logger } from './log';
 import type { ClientConfig, Labels } from './options';
 import { bodyKindOf, observeJson, tapStream } from './response-tap';
 import { RingBuffer } from './ring-buffer';
-import { monotonicNow, setUnrefTimeout, sleep, unrefTimer } from './runtime';
+import { monotonicNow, setUnrefTimeout, unrefTimer } from './runtime';
 import { ServerStatus } from './server-status';
 import { DEFAULT_RETRY_POLICY, postBatch, type RetryPolicy } from './transport';
 import type {
@@ -409,7 +409,10 @@ export class Client implements SpendguardClient {
     const deadline = Date.now() + timeoutMs;
     // A finishing call adds its next step (the fingerprint) as a new task: wait until none is left.
     while (this.pending.size > 0 && Date.now() < deadline) {
-      await Promise.race([Promise.allSettled([...this.pending]), sleep(deadline - Date.now())]);
+      let cancel: () => void = () => undefined;
+      const timeout = new Promise<void>((resolve) => (cancel = setUnrefTimeout(resolve, deadline - Date.now())));
+      await Promise.race([Promise.allSettled([...this.pending]), timeout]);
+      cancel();
     }
   }
 
