@@ -23,8 +23,8 @@
  * tokens), invalid org rates are ignored and reported as `orgRate: 'invalid'`.
  */
 import type { NormalizedUsage } from '../usage/types';
-import { ratesForPrompt, selectPeriodPrice } from './model-price';
-import { picoTermsToNanos } from './money';
+import { applyPrice } from './cost-formula';
+import { selectPeriodPrice } from './model-price';
 import { compileOrgRates, orgRateDecision, type CompiledOrgRates, type OrgRates } from './org-rates';
 import { getDefaultPriceRegistry, type CostSource, type PriceRegistry } from './registry';
 import { normalizeServiceTier, type Rational, type ServiceTier } from './tiers';
@@ -107,12 +107,6 @@ function compiled(rates: OrgRates | CompiledOrgRates): CompiledOrgRates | null {
   return result;
 }
 
-/** A token count as a non-negative safe integer (invalid → 0, fractional → rounded up). */
-function tokens(value: number): number {
-  if (!(value > 0)) return 0;
-  return value < Number.MAX_SAFE_INTEGER ? Math.ceil(value) : Number.MAX_SAFE_INTEGER;
-}
-
 /**
  * Prices one call.
  *
@@ -156,50 +150,26 @@ export function calculateCost(
     }
   }
 
-  const cacheRead = tokens(usage.cacheReadTokens);
-  const cacheWrite5m = tokens(usage.cacheWrite5mTokens);
-  const cacheWrite1h = tokens(usage.cacheWrite1hTokens);
-  const inputTokens = tokens(usage.inputTokens);
-  const outputTokens = tokens(usage.outputTokens);
-  const reasoning = Math.min(tokens(usage.reasoningTokens), outputTokens);
-  const cachedParts = cacheRead + cacheWrite5m + cacheWrite1h;
-  const uncached = inputTokens > cachedParts ? inputTokens - cachedParts : 0;
-  const rates = ratesForPrompt(price, uncached + cachedParts);
-  const { num, den } = multiplier;
-
-  const inputNanos = picoTermsToNanos(uncached, rates.input, 0, 0, num, den);
-  const cacheReadNanos = picoTermsToNanos(cacheRead, rates.cacheRead, 0, 0, num, den);
-  const cacheWriteNanos = picoTermsToNanos(
-    cacheWrite5m,
-    rates.cacheWrite5m,
-    cacheWrite1h,
-    rates.cacheWrite1h,
-    num,
-    den,
-  );
-  const outputNanos = picoTermsToNanos(
-    outputTokens - reasoning,
-    rates.output,
-    reasoning,
-    rates.reasoning,
-    num,
-    den,
-  );
-  const total = inputNanos + cacheReadNanos + cacheWriteNanos + outputNanos;
+  const f = applyPrice(price, multiplier, usage);
 
   return {
-    costNanos: total > Number.MAX_SAFE_INTEGER ? Number.MAX_SAFE_INTEGER : total,
+    costNanos: f.totalNanos,
     // A contracted per-model price is exact: it is reported as a registry price, under the model's own
     // name when the public registry does not know the model.
     costSource: orgRate === 'override' ? 'PROVIDER_REGISTRY' : resolution.costSource,
-    breakdown: { inputNanos, cacheReadNanos, cacheWriteNanos, outputNanos },
+    breakdown: {
+      inputNanos: f.inputNanos,
+      cacheReadNanos: f.cacheReadNanos,
+      cacheWriteNanos: f.cacheWriteNanos,
+      outputNanos: f.outputNanos,
+    },
     matchedModel:
       orgRate === 'override' && resolution.costSource === 'FALLBACK_ECONOMICS'
         ? resolution.canonicalModel
         : resolution.matchedModel,
     provider: resolution.provider,
     tier,
-    longContext: rates !== price.base,
+    longContext: f.longContext,
     orgRate,
   };
 }

@@ -410,7 +410,9 @@ export class Client implements SpendguardClient {
     // A finishing call adds its next step (the fingerprint) as a new task: wait until none is left.
     while (this.pending.size > 0 && Date.now() < deadline) {
       let cancel: () => void = () => undefined;
-      const timeout = new Promise<void>((resolve) => (cancel = setUnrefTimeout(resolve, deadline - Date.now())));
+      const timeout = new Promise<void>(
+        (resolve) => (cancel = setUnrefTimeout(resolve, deadline - Date.now())),
+      );
       await Promise.race([Promise.allSettled([...this.pending]), timeout]);
       cancel();
     }

@@ -7,21 +7,20 @@
  * 2. FALLBACK_ECONOMICS for every other model: core/pricing's family heuristics (`fallback.ts`, imported
  *    as is), which over- rather than under-estimate.
  *
- * The cost formula is core/pricing's (`cost.ts`), restated here without negotiated rates because
- * `cost.ts` imports the full registry; `sdk/test/pricing.test.ts` checks both agree to the nano-dollar
- * on every table model. The server re-prices every event from the full registry (design decision 9):
+ * The cost formula is core/pricing's own (`cost-formula.ts`, which does not pull in the registry);
+ * `sdk/test/pricing.test.ts` checks both agree to the nano-dollar on every table model. The server re-prices every event from the full registry (design decision 9):
  * the client figure only feeds the local budget and the discrepancy report.
  */
 import { fallbackFamilyFor } from '../../core/pricing/fallback';
+import { applyPrice } from '../../core/pricing/cost-formula';
 import {
-  ratesForPrompt,
   selectPeriodPrice,
   type ModelPrice,
   type PriceConstraint,
   type PricePeriod,
   type TokenRates,
 } from '../../core/pricing/model-price';
-import { picoTermsToNanos, usdPerMTokToPicos } from '../../core/pricing/money';
+import { usdPerMTokToPicos } from '../../core/pricing/money';
 import { normalizeModelName } from '../../core/pricing/normalize-model';
 import { spendguardProviderId } from '../../core/pricing/provider-ids';
 import { normalizeServiceTier, tierMultipliersFor } from '../../core/pricing/tiers';
@@ -106,11 +105,6 @@ function lookup(provider: string, model: string): TableEntry | undefined {
   return undefined;
 }
 
-function tokens(value: number): number {
-  if (!(value > 0)) return 0;
-  return value < Number.MAX_SAFE_INTEGER ? Math.ceil(value) : Number.MAX_SAFE_INTEGER;
-}
-
 /**
  * Estimates the cost of one call, exactly as core/pricing's `calculateCost` would with the same
  * price (no negotiated rates). Never throws.
@@ -141,22 +135,9 @@ export function estimateCost(
     matchedModel = `fallback:${family.id}`;
     costSource = 'FALLBACK_ECONOMICS';
   }
-  const { num, den } = tierMultipliersFor(requested, matchedModel)[normalizeServiceTier(usage.serviceTier)];
-  const cacheRead = tokens(usage.cacheReadTokens);
-  const cacheWrite5m = tokens(usage.cacheWrite5mTokens);
-  const cacheWrite1h = tokens(usage.cacheWrite1hTokens);
-  const inputTokens = tokens(usage.inputTokens);
-  const outputTokens = tokens(usage.outputTokens);
-  const reasoning = Math.min(tokens(usage.reasoningTokens), outputTokens);
-  const cachedParts = cacheRead + cacheWrite5m + cacheWrite1h;
-  const uncached = inputTokens > cachedParts ? inputTokens - cachedParts : 0;
-  const r = ratesForPrompt(price, uncached + cachedParts);
-  const total =
-    picoTermsToNanos(uncached, r.input, 0, 0, num, den) +
-    picoTermsToNanos(cacheRead, r.cacheRead, 0, 0, num, den) +
-    picoTermsToNanos(cacheWrite5m, r.cacheWrite5m, cacheWrite1h, r.cacheWrite1h, num, den) +
-    picoTermsToNanos(outputTokens - reasoning, r.output, reasoning, r.reasoning, num, den);
-  return { costNanos: Math.min(total, Number.MAX_SAFE_INTEGER), costSource, matchedModel };
+  const multiplier = tierMultipliersFor(requested, matchedModel)[normalizeServiceTier(usage.serviceTier)];
+  const { totalNanos } = applyPrice(price, multiplier, usage);
+  return { costNanos: totalNanos, costSource, matchedModel };
 }
 
 /** Number of models in the bundled table (for docs and tests). */

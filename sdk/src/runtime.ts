@@ -82,13 +82,6 @@ export function setUnrefTimeout(fn: () => void, ms: number): () => void {
   return () => clearTimeout(timer);
 }
 
-/** Resolves after `ms` without keeping the process alive. */
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => {
-    setUnrefTimeout(resolve, ms);
-  });
-}
-
 /** Monotonic milliseconds (performance.now when available). */
 export const monotonicNow: () => number =
   typeof performance === 'object' && performance !== null && typeof performance.now === 'function'
