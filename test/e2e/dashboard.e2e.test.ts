@@ -1,0 +1,329 @@
+/**
+ * End to end through a real browser: the local stack (in memory, fake providers) serves the built
+ * dashboard; Debian's Chromium, driven by playwright-core, checks the Overview charts, a guardrail trip
+ * and its Resume, key creation, and saves a screenshot of every page under test-output/screenshots/.
+ *
+ * Needs `dashboard/dist` (`npm run build -w @spendguard/dashboard`) and `/usr/bin/chromium`
+ * (`apt-get install chromium`); .ci/run provides both. See docs/dashboard.md, "End-to-end test".
+ */
+import OpenAI from 'openai';
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { parseApiKey } from '../../core/keys';
+import { startLocalStack, type LocalStack } from '../../local/stack';
+
+const ROOT = resolve(__dirname, '../..');
+const DASHBOARD_DIR = join(ROOT, 'dashboard', 'dist');
+const SCREENSHOTS = join(ROOT, 'test-output', 'screenshots');
+const CHROMIUM = process.env.SPENDGUARD_E2E_CHROMIUM ?? '/usr/bin/chromium';
+/** Playwright's auto-waiting bound for anything the page has to fetch and draw. */
+const UI_TIMEOUT = 10_000;
+const DESKTOP = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
+/** What recharts draws for data: area and line paths, and bars (rectangle paths). */
+const DATA_SHAPES = 'path.recharts-area-area, path.recharts-line-curve, path.recharts-rectangle';
+
+let stack: LocalStack | undefined;
+let browser: Browser | undefined;
+let page: Page;
+const pageErrors: string[] = [];
+
+function requireStack(): LocalStack {
+  if (!stack) throw new Error('the local stack did not start (see beforeAll)');
+  return stack;
+}
+
+async function api(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
+  const s = requireStack();
+  const res = await fetch(`${s.apiUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${s.idToken}`, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const json = (await res.json()) as Record<string, unknown>;
+  if (!res.ok) throw new Error(`${method} ${path} → ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+function openai(apiKey: string, headers: Record<string, string> = {}): OpenAI {
+  return new OpenAI({
+    apiKey: 'sk-test',
+    baseURL: `${requireStack().proxyUrl}/openai/v1`,
+    defaultHeaders: { 'Service-API-Key': apiKey, ...headers },
+    maxRetries: 0,
+    timeout: 10_000,
+  });
+}
+
+/** Deterministic pseudo-random numbers (mulberry32), so every run seeds the same spread. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Who calls what, and how much: [model, provider, featureId, projectId, prompt range, completion range, weight]. */
+const WORKLOADS = [
+  ['gpt-4o-mini', 'openai', 'support-chat', 'helpdesk', [800, 6_000], [80, 600], 5],
+  ['gpt-4o', 'openai', 'summarize', 'helpdesk', [4_000, 30_000], [300, 1_500], 3],
+  ['claude-sonnet-4-20250514', 'anthropic', 'code-review', 'platform', [8_000, 60_000], [500, 3_000], 3],
+  ['claude-haiku-4-5', 'anthropic', 'triage', 'platform', [1_000, 8_000], [100, 800], 2],
+  ['gemini-2.5-flash', 'gemini', 'search-rerank', 'checkout-bot', [2_000, 20_000], [50, 400], 2],
+] as const;
+
+/**
+ * A realistic spread of ingest events over the last 18 hours: an event every 4–16 minutes, models
+ * weighted by use, every prompt size different (so no loop or context-growth pattern), and none in the
+ * last three minutes (so the proxy calls below are the key's only requests of the last minute: layer 4
+ * allows 10).
+ */
+function seedEvents(now: number) {
+  const next = random(20260409);
+  const between = (lo: number, hi: number) => Math.round(lo + next() * (hi - lo));
+  const totalWeight = WORKLOADS.reduce((sum, w) => sum + w[6], 0);
+  const events = [];
+  for (let ts = now - 3 * 60_000, i = 0; ts > now - 18 * 3_600_000; ts -= between(4, 16) * 60_000, i++) {
+    let pick = next() * totalWeight;
+    const w = WORKLOADS.find((x) => (pick -= x[6]) < 0) ?? WORKLOADS[0];
+    const [model, provider, featureId, projectId, prompt, completion] = w;
+    events.push({
+      model,
+      provider,
+      featureId,
+      projectId,
+      eventId: `evt_e2e_seed_${i}`,
+      timestamp: new Date(ts).toISOString(),
+      usage: { prompt_tokens: between(prompt[0], prompt[1]), completion_tokens: between(...completion) },
+    });
+  }
+  return events.reverse();
+}
+
+/** Waits until the chart has drawn at least one data shape with a non-empty box; returns how many. */
+async function expectChartDrawn(testId: string): Promise<number> {
+  const shapes = page.getByTestId(testId).locator(DATA_SHAPES).filter({ visible: true });
+  await shapes.first().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+  return shapes.count();
+}
+
+/** No spinner left on the page: every section has its data (or its error). */
+async function settled(p: Page = page): Promise<void> {
+  await p.locator('.status-loading').first().waitFor({ state: 'detached', timeout: UI_TIMEOUT });
+}
+
+async function screenshot(name: string, p: Page = page): Promise<void> {
+  await settled(p);
+  await p.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true, animations: 'disabled' });
+}
+
+async function goTo(title: string, heading: string): Promise<void> {
+  await page.locator('#main-nav').getByRole('link', { name: title, exact: true }).click();
+  await page.getByRole('heading', { level: 1, name: heading }).waitFor({ timeout: UI_TIMEOUT });
+}
+
+beforeAll(async () => {
+  if (!existsSync(join(DASHBOARD_DIR, 'index.html'))) {
+    throw new Error(
+      `${DASHBOARD_DIR}/index.html is missing: build the dashboard first with ` +
+        '`npm run build -w @spendguard/dashboard` (.ci/run does this before the tests).',
+    );
+  }
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(
+      `${CHROMIUM} is missing: install Debian's Chromium (\`apt-get install chromium\`, as .ci/run does) ` +
+        'or point SPENDGUARD_E2E_CHROMIUM at a Chromium binary.',
+    );
+  }
+  await mkdir(SCREENSHOTS, { recursive: true });
+  stack = await startLocalStack({
+    memory: true,
+    apiPort: 0,
+    proxyPort: 0,
+    mockProviders: true,
+    dashboardDir: DASHBOARD_DIR,
+  });
+
+  // Caps well above the seeded spend, so the meters and cap lines have something to show.
+  await api('PUT', '/v1/budget', {
+    budget: {
+      dailySoftLimitUsd: 15,
+      dailyLimitUsd: 25,
+      monthlySoftLimitUsd: 250,
+      monthlyLimitUsd: 400,
+      action: 'block',
+    },
+  });
+  const events = seedEvents(Date.now());
+  for (let i = 0; i < events.length; i += 100) {
+    const res = await fetch(`${stack.apiUrl}/api/ingest`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ apiKey: stack.apiKey, events: events.slice(i, i + 100) }),
+    });
+    if (res.status !== 200) throw new Error(`ingest → ${res.status} ${await res.text()}`);
+  }
+  // A few live calls through the proxy with the official client, each a different prompt.
+  const client = openai(stack.apiKey, { 'x-spendguard-feature': 'support-chat' });
+  for (const [model, prompt] of [
+    ['gpt-4o-mini', 'Summarize ticket #4521 in two sentences.'],
+    ['gpt-4o', 'Draft a polite reply to a customer asking for a refund on order 8812.'],
+    ['gpt-4o-mini', 'Classify this message: "my invoice shows the wrong VAT number".'],
+  ] as const) {
+    await client.chat.completions.create({ model, messages: [{ role: 'user', content: prompt }] });
+  }
+  await stack.drain();
+  await stack.runForecasts();
+
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+    timeout: 15_000,
+  });
+  page = await browser.newPage({ viewport: DESKTOP });
+  page.on('pageerror', (err) => pageErrors.push(`pageerror: ${err.message}`));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') pageErrors.push(`console.error: ${msg.text()}`);
+  });
+}, 40_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.stop();
+});
+
+describe('the dashboard in Chromium against the local stack', () => {
+  it('opens the overview with the seeded spend, forecast and models drawn', async () => {
+    const s = requireStack();
+    // Nothing tripped while seeding: the spread is below every guardrail's threshold.
+    expect(await api('GET', '/v1/flags')).toEqual({ flags: [] });
+    await page.goto(`${s.dashboardUrl}#/overview`);
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor({ timeout: UI_TIMEOUT });
+    for (const chart of ['spend-chart', 'forecast-chart', 'model-chart', 'provider-chart', 'hourly-chart']) {
+      expect(await expectChartDrawn(chart)).toBeGreaterThan(0);
+    }
+    // One bar per model, the proxy's gpt-4o calls included.
+    const models = page.getByTestId('model-chart');
+    for (const model of ['gpt-4o-mini', 'claude-sonnet-4', 'gemini-2.5-flash']) {
+      await models.getByText(model).first().waitFor({ timeout: UI_TIMEOUT });
+    }
+    await expect(page.getByTestId('flag-banner').count()).resolves.toBe(0);
+    await screenshot('overview');
+  });
+
+  it('shows the kill flag of a loop tripped through the proxy, and Resume clears it at the edge', async () => {
+    const s = requireStack();
+    const agent = openai(s.apiKey, { 'x-spendguard-session': 'e2e-agent-loop' });
+    const ask = (content: string) =>
+      agent.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content }] });
+    for (let i = 0; i < 4; i++) await ask('retry the failing deployment step');
+    await s.drain();
+
+    await page.reload();
+    const banner = page.getByTestId('flag-banner');
+    await banner.waitFor({ timeout: UI_TIMEOUT });
+    await expect(banner.locator('.flag-trigger').textContent()).resolves.toBe('token_loop_identical');
+    await expect(banner.textContent()).resolves.toContain('SUSPENDED');
+    await screenshot('overview-flagged');
+
+    // The edge refuses the key while the flag stands (its cache lives ~1 s).
+    await new Promise((r) => setTimeout(r, 1_200));
+    await expect(ask('what failed in the last run?')).rejects.toMatchObject({ status: 429 });
+
+    await page.getByTestId('resume-button').click();
+    await banner.waitFor({ state: 'detached', timeout: UI_TIMEOUT });
+    expect(await api('GET', '/v1/flags')).toEqual({ flags: [] });
+
+    await new Promise((r) => setTimeout(r, 1_200));
+    const answer = await ask('summarize the deployment log instead');
+    expect(answer.usage?.prompt_tokens).toBeGreaterThan(0);
+    await s.drain();
+  }, 20_000);
+
+  it('creates an API key: the secret is shown once and the prefix is listed', async () => {
+    await goTo('API keys', 'API keys');
+    await page.getByLabel('Key name').fill('e2e-browser');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const panel = page.getByTestId('new-key');
+    await panel.waitFor({ timeout: UI_TIMEOUT });
+    const secret = await panel.getByLabel('New API key').inputValue();
+    const parsed = parseApiKey(secret);
+    if (!parsed.ok) throw new Error(`the page showed something that is not an API key: ${secret}`);
+    const row = page.getByTestId('key-row').filter({ hasText: parsed.prefix });
+    await row.waitFor({ timeout: UI_TIMEOUT });
+    await expect(row.textContent()).resolves.toContain('e2e-browser');
+    await screenshot('keys-created');
+
+    await panel.getByRole('button', { name: /hide the key/ }).click();
+    await panel.waitFor({ state: 'detached', timeout: UI_TIMEOUT });
+    await page.getByTestId('key-row').nth(1).waitFor({ timeout: UI_TIMEOUT });
+    expect(await page.getByTestId('key-row').count()).toBe(2);
+    // Gone for good: not in the page, not after a reload.
+    expect(await page.content()).not.toContain(secret);
+    await page.reload();
+    await row.waitFor({ timeout: UI_TIMEOUT });
+    expect(await page.content()).not.toContain(secret);
+    await screenshot('keys');
+  });
+
+  it('shows the ledger, the guardrails with the trip, and the budget caps', async () => {
+    await goTo('Ledger', 'Ledger');
+    await page.getByTestId('ledger-row').first().waitFor({ timeout: UI_TIMEOUT });
+    expect(await page.getByTestId('ledger-row').count()).toBeGreaterThanOrEqual(20);
+    await screenshot('ledger');
+
+    await goTo('Guardrails', 'Guardrails');
+    await page
+      .getByTestId('trip-row')
+      .filter({ hasText: 'token_loop_identical' })
+      .first()
+      .waitFor({ timeout: UI_TIMEOUT });
+    await screenshot('guardrails');
+
+    await goTo('Budgets', 'Budgets');
+    const hardCap = page.getByLabel('Daily hard cap (USD)');
+    await hardCap.waitFor({ timeout: UI_TIMEOUT });
+    await expect(hardCap.inputValue()).resolves.toBe('25');
+    await screenshot('budgets');
+  });
+
+  it('draws the overview on a phone-sized screen', async () => {
+    const phone = await requireBrowser().newPage({ viewport: PHONE });
+    try {
+      await phone.goto(`${requireStack().dashboardUrl}#/overview`);
+      await phone
+        .getByTestId('spend-chart')
+        .locator(DATA_SHAPES)
+        .filter({ visible: true })
+        .first()
+        .waitFor({ timeout: UI_TIMEOUT });
+      await screenshot('overview-phone', phone);
+    } finally {
+      await phone.close();
+    }
+  });
+
+  it('logged no errors in the browser', () => {
+    expect(pageErrors).toEqual([]);
+  });
+});
+
+function requireBrowser(): Browser {
+  if (!browser) throw new Error('Chromium did not start (see beforeAll)');
+  return browser;
+}
