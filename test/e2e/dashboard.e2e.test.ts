@@ -19,7 +19,10 @@ const DASHBOARD_DIR = join(ROOT, 'dashboard', 'dist');
 const SCREENSHOTS = join(ROOT, 'test-output', 'screenshots');
 const CHROMIUM = process.env.SPENDGUARD_E2E_CHROMIUM ?? '/usr/bin/chromium';
 /** Playwright's auto-waiting bound for anything the page has to fetch and draw. */
-const UI_TIMEOUT = 10_000;
+const UI_TIMEOUT = 8_000;
+// Per test (beforeAll has its own): the whole file runs in ~11 s and must stay well under a minute.
+jest.setTimeout(15_000);
+
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
 /** What recharts draws for data: area and line paths, and bars (rectangle paths). */
@@ -71,11 +74,11 @@ function random(seed: number): () => number {
 
 /** Who calls what, and how much: [model, provider, featureId, projectId, prompt range, completion range, weight]. */
 const WORKLOADS = [
-  ['gpt-4o-mini', 'openai', 'support-chat', 'helpdesk', [800, 6_000], [80, 600], 5],
-  ['gpt-4o', 'openai', 'summarize', 'helpdesk', [4_000, 30_000], [300, 1_500], 3],
-  ['claude-sonnet-4-20250514', 'anthropic', 'code-review', 'platform', [8_000, 60_000], [500, 3_000], 3],
-  ['claude-haiku-4-5', 'anthropic', 'triage', 'platform', [1_000, 8_000], [100, 800], 2],
-  ['gemini-2.5-flash', 'gemini', 'search-rerank', 'checkout-bot', [2_000, 20_000], [50, 400], 2],
+  ['gpt-4o-mini', 'openai', 'support-chat', 'helpdesk', [2_000, 16_000], [200, 1_500], 5],
+  ['gpt-4o', 'openai', 'summarize', 'helpdesk', [10_000, 80_000], [800, 4_000], 3],
+  ['claude-sonnet-4-20250514', 'anthropic', 'code-review', 'platform', [20_000, 150_000], [1_000, 6_000], 3],
+  ['claude-haiku-4-5', 'anthropic', 'triage', 'platform', [3_000, 25_000], [300, 2_000], 2],
+  ['gemini-2.5-flash', 'gemini', 'search-rerank', 'checkout-bot', [5_000, 60_000], [100, 1_000], 2],
 ] as const;
 
 /**
@@ -100,7 +103,10 @@ function seedEvents(now: number) {
       projectId,
       eventId: `evt_e2e_seed_${i}`,
       timestamp: new Date(ts).toISOString(),
-      usage: { prompt_tokens: between(prompt[0], prompt[1]), completion_tokens: between(...completion) },
+      usage: {
+        prompt_tokens: between(prompt[0], prompt[1]),
+        completion_tokens: between(completion[0], completion[1]),
+      },
     });
   }
   return events.reverse();
@@ -121,6 +127,17 @@ async function settled(p: Page = page): Promise<void> {
 async function screenshot(name: string, p: Page = page): Promise<void> {
   await settled(p);
   await p.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true, animations: 'disabled' });
+}
+
+/** A tab that records uncaught exceptions and console errors (the last test expects none). */
+async function newPage(viewport: { width: number; height: number }): Promise<Page> {
+  if (!browser) throw new Error('Chromium did not start (see beforeAll)');
+  const p = await browser.newPage({ viewport });
+  p.on('pageerror', (err) => pageErrors.push(`pageerror: ${err.message}`));
+  p.on('console', (msg) => {
+    if (msg.type() === 'error') pageErrors.push(`console.error: ${msg.text()}`);
+  });
+  return p;
 }
 
 async function goTo(title: string, heading: string): Promise<void> {
@@ -150,7 +167,8 @@ beforeAll(async () => {
     dashboardDir: DASHBOARD_DIR,
   });
 
-  // Caps well above the seeded spend, so the meters and cap lines have something to show.
+  // Caps above the seeded spend (~$10 over 18 h, under the daily soft cap even when all of it falls on
+  // one UTC day), so the meters and cap lines show without anything tripping.
   await api('PUT', '/v1/budget', {
     budget: {
       dailySoftLimitUsd: 15,
@@ -195,12 +213,8 @@ beforeAll(async () => {
     ],
     timeout: 15_000,
   });
-  page = await browser.newPage({ viewport: DESKTOP });
-  page.on('pageerror', (err) => pageErrors.push(`pageerror: ${err.message}`));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') pageErrors.push(`console.error: ${msg.text()}`);
-  });
-}, 40_000);
+  page = await newPage(DESKTOP);
+}, 30_000);
 
 afterAll(async () => {
   await browser?.close();
@@ -217,11 +231,12 @@ describe('the dashboard in Chromium against the local stack', () => {
     for (const chart of ['spend-chart', 'forecast-chart', 'model-chart', 'provider-chart', 'hourly-chart']) {
       expect(await expectChartDrawn(chart)).toBeGreaterThan(0);
     }
-    // One bar per model, the proxy's gpt-4o calls included.
+    // The seeded models are named on the model chart.
     const models = page.getByTestId('model-chart');
     for (const model of ['gpt-4o-mini', 'claude-sonnet-4', 'gemini-2.5-flash']) {
       await models.getByText(model).first().waitFor({ timeout: UI_TIMEOUT });
     }
+    await settled();
     await expect(page.getByTestId('flag-banner').count()).resolves.toBe(0);
     await screenshot('overview');
   });
@@ -253,7 +268,7 @@ describe('the dashboard in Chromium against the local stack', () => {
     const answer = await ask('summarize the deployment log instead');
     expect(answer.usage?.prompt_tokens).toBeGreaterThan(0);
     await s.drain();
-  }, 20_000);
+  });
 
   it('creates an API key: the secret is shown once and the prefix is listed', async () => {
     await goTo('API keys', 'API keys');
@@ -285,14 +300,20 @@ describe('the dashboard in Chromium against the local stack', () => {
     await goTo('Ledger', 'Ledger');
     await page.getByTestId('ledger-row').first().waitFor({ timeout: UI_TIMEOUT });
     expect(await page.getByTestId('ledger-row').count()).toBeGreaterThanOrEqual(20);
+    // Newest first: the proxy's calls (the resumed one last) lead, the ingested spread follows.
+    await expect(page.getByTestId('ledger-row').first().textContent()).resolves.toMatch(/Proxy/);
+    await page
+      .getByTestId('ledger-row')
+      .filter({ hasText: 'Ingest' })
+      .first()
+      .waitFor({ timeout: UI_TIMEOUT });
     await screenshot('ledger');
 
     await goTo('Guardrails', 'Guardrails');
-    await page
-      .getByTestId('trip-row')
-      .filter({ hasText: 'token_loop_identical' })
-      .first()
-      .waitFor({ timeout: UI_TIMEOUT });
+    // The trip of the loop above: its label and the session the proxy saw in x-spendguard-session.
+    const trip = page.getByTestId('trip-row').filter({ hasText: 'e2e-agent-loop' });
+    await trip.first().waitFor({ timeout: UI_TIMEOUT });
+    await expect(trip.first().textContent()).resolves.toContain('Identical-prompt loop');
     await screenshot('guardrails');
 
     await goTo('Budgets', 'Budgets');
@@ -303,7 +324,7 @@ describe('the dashboard in Chromium against the local stack', () => {
   });
 
   it('draws the overview on a phone-sized screen', async () => {
-    const phone = await requireBrowser().newPage({ viewport: PHONE });
+    const phone = await newPage(PHONE);
     try {
       await phone.goto(`${requireStack().dashboardUrl}#/overview`);
       await phone
@@ -322,8 +343,3 @@ describe('the dashboard in Chromium against the local stack', () => {
     expect(pageErrors).toEqual([]);
   });
 });
-
-function requireBrowser(): Browser {
-  if (!browser) throw new Error('Chromium did not start (see beforeAll)');
-  return browser;
-}
