@@ -84,7 +84,8 @@ function anthropicViaProxy(ctx: AgentContext, session?: string): Anthropic {
 /** The OpenAI client straight to the provider, recorded by the SDK (`wrapFetch`), as an application would. */
 function openaiViaSdk(ctx: AgentContext, sessionId?: string): OpenAI {
   const providerUrl = ctx.providerUrls.openai;
-  if (providerUrl === undefined) throw new Error('no OpenAI provider URL (start the stack with mockProviders)');
+  if (providerUrl === undefined)
+    throw new Error('no OpenAI provider URL (start the stack with mockProviders)');
   return new OpenAI({
     ...CLIENT_DEFAULTS,
     baseURL: `${providerUrl}/v1`,
@@ -169,7 +170,7 @@ const LOREM =
 /** Healthy, proxy: customer questions on a cheap Anthropic model, one every ~4.5 s. */
 const supportBot: AgentSpec = {
   name: 'support-bot',
-  behaviour: 'answers varied customer questions, one every ~4.5 s',
+  behaviour: 'varied customer questions, one every ~4.5 s',
   path: 'proxy',
   client: 'anthropic',
   models: 'claude-haiku-4-5',
@@ -198,7 +199,7 @@ const supportBot: AgentSpec = {
 /** Healthy, SDK: research questions on gpt-4o-mini straight to the provider, recorded by `wrapFetch`. */
 const researchAssistant: AgentSpec = {
   name: 'research-assistant',
-  behaviour: 'answers varied research questions, one every ~4 s',
+  behaviour: 'varied research questions, one every ~4 s',
   path: 'sdk',
   client: 'openai',
   models: 'gpt-4o-mini',
@@ -233,7 +234,7 @@ const researchAssistant: AgentSpec = {
  */
 const retryLoop: AgentSpec = {
   name: 'retry-loop',
-  behaviour: 'resends the identical request after every failure',
+  behaviour: 'resends the identical request every 4 s',
   path: 'sdk',
   client: 'openai',
   models: 'gpt-4o-mini',
@@ -294,7 +295,7 @@ const contextGrower: AgentSpec = {
 /** Layer 4, through the proxy: fires distinct small requests every 60 ms. */
 const burstSender: AgentSpec = {
   name: 'burst-sender',
-  behaviour: 'fires a request every 60 ms (a fan-out gone wrong)',
+  behaviour: 'a request every 60 ms (a fan-out gone wrong)',
   path: 'proxy',
   client: 'openai',
   models: 'gpt-4o-mini',
@@ -324,7 +325,7 @@ const burstSender: AgentSpec = {
  */
 const premiumHijack: AgentSpec = {
   name: 'premium-hijack',
-  behaviour: 'routing hijacked onto claude-opus-4-1 after 2 calls, huge answers',
+  behaviour: 'routed onto a flagship model after 2 calls',
   path: 'proxy',
   client: 'anthropic',
   models: 'claude-haiku-4-5 → claude-opus-4-1',
@@ -340,7 +341,9 @@ const premiumHijack: AgentSpec = {
         {
           model,
           max_tokens: 1024,
-          messages: [{ role: 'user', content: `Plan step ${n} of the quarterly report: gather the figures.` }],
+          messages: [
+            { role: 'user', content: `Plan step ${n} of the quarterly report: gather the figures.` },
+          ],
         },
         mockHeaders(80, hijacked ? 34_000 : undefined),
       );
@@ -356,7 +359,7 @@ const premiumHijack: AgentSpec = {
  */
 const budgetBurner: AgentSpec = {
   name: 'budget-burner',
-  behaviour: 'writes very long answers every second, past a $2/day cap',
+  behaviour: '$0.60 answers every second; cap $2/day',
   path: 'proxy',
   client: 'openai',
   models: 'gpt-4o',

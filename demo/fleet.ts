@@ -13,7 +13,15 @@ import { startLocalStack, type LocalStack, type LocalStackOptions } from '../loc
 import { flush as flushSdk, shutdown as shutdownSdk } from '../sdk/src';
 import { FLEET, type AgentCall, type AgentSpec } from './agents';
 import { historyEvents } from './history';
-import { agentTable, formatSeconds, formatUsd, LiveView, renderTable, type AgentRow, type Output } from './table';
+import {
+  agentTable,
+  formatSeconds,
+  formatUsd,
+  LiveView,
+  renderTable,
+  type AgentRow,
+  type Output,
+} from './table';
 
 export { FLEET } from './agents';
 export type { AgentSpec } from './agents';
@@ -134,11 +142,14 @@ function api(baseUrl: string) {
 
 /** The guardrail refusal in an error from either official client, if it is one. */
 function refusal(err: unknown): { code: string } | undefined {
-  const apiError =
-    err instanceof OpenAI.APIError ? err : err instanceof Anthropic.APIError ? err : undefined;
+  const apiError = err instanceof OpenAI.APIError ? err : err instanceof Anthropic.APIError ? err : undefined;
   if (apiError === undefined || apiError.status !== 429) return undefined;
   // OpenAI's client exposes the body's `error` member; Anthropic's the whole body ({ error: { … } }).
-  const body = apiError.error as { type?: unknown; code?: unknown; error?: { type?: unknown; code?: unknown } };
+  const body = apiError.error as {
+    type?: unknown;
+    code?: unknown;
+    error?: { type?: unknown; code?: unknown };
+  };
   const e = body?.type !== undefined ? body : body?.error;
   return e?.type === 'budget_exceeded' && typeof e.code === 'string' ? { code: e.code } : undefined;
 }
@@ -224,7 +235,9 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
   };
 
   try {
-    print(`  stack up in ${formatSeconds(Date.now() - bootStarted)}: API ${stack.apiUrl}, proxy ${stack.proxyUrl}`);
+    print(
+      `  stack up in ${formatSeconds(Date.now() - bootStarted)}: API ${stack.apiUrl}, proxy ${stack.proxyUrl}`,
+    );
     const call = api(stack.apiUrl);
 
     // One organization and one key per agent; the dashboard's (seeded) organization hosts one of them.
@@ -234,7 +247,12 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
       const idToken = spec.dashboardOrg ? stack.idToken : await stack.issueIdToken(orgId);
       const created = await call<{ apiKey: string }>('POST', '/v1/keys', { idToken }, { name: spec.name });
       if (spec.dailyCapUsd !== undefined) {
-        await call('PUT', '/v1/budget', { idToken }, { budget: { dailyLimitUsd: spec.dailyCapUsd, action: 'block' } });
+        await call(
+          'PUT',
+          '/v1/budget',
+          { idToken },
+          { budget: { dailyLimitUsd: spec.dailyCapUsd, action: 'block' } },
+        );
       }
       agents.push({ spec, orgId, apiKey: created.apiKey, idToken, status: 'waiting', calls: 0, spendUsd: 0 });
     }
@@ -247,27 +265,29 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
         await call('POST', '/api/ingest', {}, { apiKey: stack.apiKey, events: history.slice(i, i + 100) });
       }
       await stack.drain();
-      print(`  ${stack.orgId}: ${history.length} past calls of the last 14 days ingested (history for its forecast)`);
+      print(
+        `  ${stack.orgId}: ${history.length} past calls of the last 14 days ingested (history for its forecast)`,
+      );
     }
 
     print();
     print(`Fleet: ${agents.length} agents, each in its own organization with its own API key`);
     print(
       renderTable(
-        ['agent', 'path', 'client', 'model', 'behaviour', 'expected'],
+        ['agent', 'path', 'client', 'model', 'expected', 'behaviour'],
         agents.map(({ spec, orgId }) => [
-          spec.name,
+          spec.name + (orgId === stack.orgId ? ' *' : ''),
           spec.path,
           spec.client,
           spec.models,
-          spec.behaviour + (spec.dailyCapUsd !== undefined ? ` (cap $${spec.dailyCapUsd}/day)` : ''),
-          (spec.expectedLayer === null ? 'never stopped' : `layer ${spec.expectedLayer}`) +
-            (orgId === stack.orgId ? ' · dashboard org' : ''),
+          spec.expectedLayer === null ? 'healthy' : `layer ${spec.expectedLayer}`,
+          spec.behaviour,
         ]),
       )
         .map((l) => `  ${l}`)
         .join('\n'),
     );
+    print(`  * in ${stack.orgId}, the organization the dashboard shows`);
     print();
 
     const view = new LiveView(out, tty, () => agents.map((a) => rowOf(a, false)), {
@@ -298,14 +318,18 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     const fleetStarted = Date.now();
     const deadline = fleetStarted + (options.agentsTimeoutMs ?? 45_000);
     const runawaysDone = () =>
-      agents.every((a) => a.spec.expectedLayer === null || (a.status !== 'running' && a.status !== 'waiting'));
+      agents.every(
+        (a) => a.spec.expectedLayer === null || (a.status !== 'running' && a.status !== 'waiting'),
+      );
 
     /** Which layer stopped an agent: the proxy's 429 names it; the SDK's block names the flag, read from the API. */
     const stopReason = async (a: AgentRuntime, code: string): Promise<AgentRuntime['stoppedBy']> => {
       let triggerType = code;
       const via = a.spec.path;
       if (code === 'org_suspended') {
-        const b = await call<{ flag: { triggerType?: string } | null }>('GET', '/v1/budget', { apiKey: a.apiKey });
+        const b = await call<{ flag: { triggerType?: string } | null }>('GET', '/v1/budget', {
+          apiKey: a.apiKey,
+        });
         triggerType = b.flag?.triggerType ?? 'unknown';
       }
       const { layer, name } = layerOfTrigger(triggerType);
@@ -328,8 +352,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
       }
       a.status = 'running';
       for (let n = 1; ; n++) {
-        const healthyDone =
-          a.spec.expectedLayer === null && n > (a.spec.minCalls ?? 1) && runawaysDone();
+        const healthyDone = a.spec.expectedLayer === null && n > (a.spec.minCalls ?? 1) && runawaysDone();
         if (n > a.spec.maxCalls || healthyDone) {
           a.status = a.spec.expectedLayer === null ? 'finished' : 'timed_out';
           break;
@@ -352,7 +375,12 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
             try {
               a.stoppedBy = await stopReason(a, refused.code);
             } catch (e) {
-              a.stoppedBy = { layer: null, layerName: 'unknown', triggerType: refused.code, via: a.spec.path };
+              a.stoppedBy = {
+                layer: null,
+                layerName: 'unknown',
+                triggerType: refused.code,
+                via: a.spec.path,
+              };
               a.error = describeError(e);
             }
             a.status = 'stopped';
@@ -366,7 +394,8 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
           break;
         }
       }
-      if (a.status === 'finished' || a.status === 'timed_out') view.event(`${a.spec.name}: ${stateText(a).state}`);
+      if (a.status === 'finished' || a.status === 'timed_out')
+        view.event(`${a.spec.name}: ${stateText(a).state}`);
     };
 
     view.start();
@@ -382,13 +411,16 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     await Promise.all(
       agents.map(async (a) => {
         try {
-          const { trips } = await call<{ trips: Array<{ triggerType: string; message: string; at: string }> }>(
-            'GET',
-            '/v1/guardrails/trips?limit=10',
-            { idToken: a.idToken },
-          );
+          const { trips } = await call<{
+            trips: Array<{ triggerType: string; message: string; at: string }>;
+          }>('GET', '/v1/guardrails/trips?limit=10', { idToken: a.idToken });
           const first = [...trips].sort((x, y) => x.at.localeCompare(y.at))[0];
-          if (first) a.trip = { layer: layerOfTrigger(first.triggerType).layer, triggerType: first.triggerType, message: first.message };
+          if (first)
+            a.trip = {
+              layer: layerOfTrigger(first.triggerType).layer,
+              triggerType: first.triggerType,
+              message: first.message,
+            };
         } catch {
           // the trips are commentary
         }
@@ -397,12 +429,21 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     view.stop();
 
     print(`Fleet done in ${formatSeconds(fleetMs)}:`);
-    print(agentTable(agents.map((a) => rowOf(a, true)), true).map((l) => `  ${l}`).join('\n'));
+    print(
+      agentTable(
+        agents.map((a) => rowOf(a, true)),
+        true,
+      )
+        .map((l) => `  ${l}`)
+        .join('\n'),
+    );
     print();
     print('Which layer stopped which agent:');
     for (const a of agents) {
       if (a.spec.expectedLayer === null) {
-        print(`  ${a.spec.name}: ${a.status === 'finished' ? `not stopped (${a.calls} calls)` : stateText(a).state}`);
+        print(
+          `  ${a.spec.name}: ${a.status === 'finished' ? `not stopped (${a.calls} calls)` : stateText(a).state}`,
+        );
         continue;
       }
       const by = a.stoppedBy;
@@ -457,7 +498,9 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     const ok = outcomes.every((o) => o.asExpected);
 
     print();
-    print(`Dashboard: ${stack.dashboardUrl}  (organization ${stack.orgId}: ${shown?.spec.name ?? 'the seeded one'})`);
+    print(
+      `Dashboard: ${stack.dashboardUrl}  (organization ${stack.orgId}: ${shown?.spec.name ?? 'the seeded one'})`,
+    );
     print(
       options.keep
         ? 'The stack keeps running (--keep): Ctrl-C stops it.'
@@ -475,7 +518,14 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
 
     await shutdownSdk({ timeoutMs: 2000 });
     if (!options.keep) await stopStack();
-    return { ok, agents: outcomes, forecast, dashboardUrl: stack.dashboardUrl, fleetMs, ...(options.keep ? { stack } : {}) };
+    return {
+      ok,
+      agents: outcomes,
+      forecast,
+      dashboardUrl: stack.dashboardUrl,
+      fleetMs,
+      ...(options.keep ? { stack } : {}),
+    };
   } catch (err) {
     await shutdownSdk({ timeoutMs: 1000 }).catch(() => undefined);
     await stopStack().catch(() => undefined);
@@ -492,7 +542,9 @@ const HORIZON_NAMES: Record<string, string> = {
 
 function printForecast(print: (line?: string) => void, f: NonNullable<DemoResult['forecast']>): void {
   print();
-  print(`Forecast for ${f.orgId} (${f.agent}'s organization), POST /v1/forecast/run: Monte Carlo, 10,000 runs`);
+  print(
+    `Forecast for ${f.orgId} (${f.agent}'s organization), POST /v1/forecast/run: Monte Carlo, 10,000 runs`,
+  );
   const rows = f.horizons.map((h) => [
     HORIZON_NAMES[h.horizon] ?? h.horizon,
     formatUsd(h.p50Usd),
@@ -505,5 +557,5 @@ function printForecast(print: (line?: string) => void, f: NonNullable<DemoResult
       .join('\n'),
   );
   print('  (spend projected from now to the end of each horizon, from the hourly history: two weeks of');
-  print('  ordinary traffic plus today, the runaway\'s spike included)');
+  print("  ordinary traffic plus today, the runaway's spike included)");
 }

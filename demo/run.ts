@@ -12,17 +12,21 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 /** The demo must end by itself: a hard stop well before anyone wonders whether it hangs. */
 const OVERALL_TIMEOUT_MS = 58_000;
 
+const showCursor = () => {
+  if (process.stdout.isTTY) process.stdout.write('\x1b[?25h');
+};
+
 async function main(): Promise<number> {
   const { values } = parseArgs({ options: { keep: { type: 'boolean' } } });
   const keep = values.keep === true;
   const watchdog = setTimeout(() => {
-    process.stdout.write('\x1b[?25h');
+    showCursor();
     process.stderr.write(`demo: no result after ${OVERALL_TIMEOUT_MS / 1000} s, giving up\n`);
     process.exit(2);
   }, OVERALL_TIMEOUT_MS);
   watchdog.unref();
   const restoreCursor = () => {
-    process.stdout.write('\x1b[?25h\n');
+    showCursor();
     process.exit(130);
   };
   process.once('SIGINT', restoreCursor);
@@ -47,7 +51,7 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (err: unknown) => {
-    process.stdout.write('\x1b[?25h');
+    showCursor();
     process.stderr.write(`demo failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     process.exit(1);
   },

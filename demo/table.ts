@@ -171,7 +171,6 @@ export class LiveView {
 }
 
 function colour(text: string, tone: AgentRow['tone']): string {
-  const c =
-    tone === 'good' ? ANSI.green : tone === 'stopped' ? ANSI.yellow : tone === 'bad' ? ANSI.red : '';
+  const c = tone === 'good' ? ANSI.green : tone === 'stopped' ? ANSI.yellow : tone === 'bad' ? ANSI.red : '';
   return c ? `${c}${text}${ANSI.reset}` : text;
 }

@@ -91,30 +91,41 @@ function horizonView(h: Forecast['horizons'][number]) {
 }
 
 /**
- * A daily fan of cumulative month spend for the overview chart. The simulation yields the quantiles at the
- * month's end; in between, each quantile's projected part is spread in proportion to elapsed time (an
- * approximation: exact at both ends, slightly narrow in the middle — docs/forecast.md).
+ * A daily fan of cumulative month spend for the overview chart. The simulation gives the quantiles of the
+ * spend from now to the end of today, of the next 7 days and of the rest of the month; each is an anchor
+ * (month-to-date + projected quantile), and days in between are interpolated linearly between anchors, so
+ * the chart agrees exactly with the horizon table where they meet (docs/forecast.md).
  */
 function monthFan(forecast: Forecast, now: number): ForecastView['fan'] {
   const month = forecast.horizons.find((h) => h.horizon === 'restOfMonth');
   if (!month) return [];
-  const span = month.end - now;
+  type Anchor = { t: number; p50: number; p95: number; p99: number };
+  const anchors: Anchor[] = [{ t: now, p50: 0, p95: 0, p99: 0 }];
+  for (const id of ['restOfDay', 'next7Days', 'restOfMonth'] as const) {
+    const h = forecast.horizons.find((x) => x.horizon === id);
+    if (!h || h.end > month.end || h.end <= (anchors[anchors.length - 1]?.t ?? now)) continue;
+    anchors.push({ t: h.end, p50: h.p50Nanos, p95: h.p95Nanos, p99: h.p99Nanos });
+  }
+  const at = (t: number, q: 'p50' | 'p95' | 'p99'): number => {
+    for (let i = 1; i < anchors.length; i++) {
+      const a = anchors[i - 1]!;
+      const b = anchors[i]!;
+      if (t <= b.t) return a[q] + ((b[q] - a[q]) * (t - a.t)) / (b.t - a.t);
+    }
+    return anchors[anchors.length - 1]![q];
+  };
+  const d = new Date(now);
   const points: ForecastView['fan'] = [];
   for (
-    let day = Date.UTC(
-      new Date(now).getUTCFullYear(),
-      new Date(now).getUTCMonth(),
-      new Date(now).getUTCDate() + 1,
-    );
-    day <= month.end;
-    day += 24 * HOUR_MS
+    let end = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1);
+    end <= month.end;
+    end += 24 * HOUR_MS
   ) {
-    const f = span > 0 ? (day - now) / span : 1;
     points.push({
-      date: new Date(day - 1).toISOString().slice(0, 10),
-      p50Usd: nanosToUsd(month.toDateNanos + Math.round(month.p50Nanos * f)),
-      p95Usd: nanosToUsd(month.toDateNanos + Math.round(month.p95Nanos * f)),
-      p99Usd: nanosToUsd(month.toDateNanos + Math.round(month.p99Nanos * f)),
+      date: new Date(end - 1).toISOString().slice(0, 10),
+      p50Usd: nanosToUsd(month.toDateNanos + Math.round(at(end, 'p50'))),
+      p95Usd: nanosToUsd(month.toDateNanos + Math.round(at(end, 'p95'))),
+      p99Usd: nanosToUsd(month.toDateNanos + Math.round(at(end, 'p99'))),
     });
   }
   return points;
