@@ -300,7 +300,7 @@ const burstSender: AgentSpec = {
   client: 'openai',
   models: 'gpt-4o-mini',
   expectedLayer: 4,
-  maxCalls: 80,
+  maxCalls: 200, // stopped after ~20 in practice; the bound only ends an escaped burst
   paceMs: () => 60,
   create(ctx) {
     const openai = openaiViaProxy(ctx);

@@ -227,6 +227,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     mockProviders: true,
     onStatus: options.stack?.onStatus ?? ((line) => print(`  … ${line}`)),
   });
+  let view: LiveView | undefined;
   let stackStopped = false;
   const stopStack = async () => {
     if (stackStopped) return;
@@ -290,9 +291,10 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     print(`  * in ${stack.orgId}, the organization the dashboard shows`);
     print();
 
-    const view = new LiveView(out, tty, () => agents.map((a) => rowOf(a, false)), {
+    const live = new LiveView(out, tty, () => agents.map((a) => rowOf(a, false)), {
       columns: options.columns ?? outInfo.columns ?? 120,
     });
+    view = live;
 
     // Spend as the server priced it, per organization (= per agent), refreshed while the fleet runs.
     const refreshSpend = async () => {
@@ -385,20 +387,20 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
             }
             a.status = 'stopped';
             const { state } = stateText(a);
-            view.event(`${a.spec.name}: ${state}${a.spec.path === 'sdk' ? ' (blocked by the SDK)' : ''}`);
+            live.event(`${a.spec.name}: ${state}${a.spec.path === 'sdk' ? ' (blocked by the SDK)' : ''}`);
           } else {
             a.status = 'failed';
             a.error = describeError(err);
-            view.event(`${a.spec.name}: FAILED at call ${n}: ${a.error}`);
+            live.event(`${a.spec.name}: FAILED at call ${n}: ${a.error}`);
           }
           break;
         }
       }
       if (a.status === 'finished' || a.status === 'timed_out')
-        view.event(`${a.spec.name}: ${stateText(a).state}`);
+        live.event(`${a.spec.name}: ${stateText(a).state}`);
     };
 
-    view.start();
+    live.start();
     await Promise.all(agents.map((a) => runAgent(a)));
     const fleetMs = Date.now() - fleetStarted;
     polling = false;
@@ -426,8 +428,9 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
         }
       }),
     );
-    view.stop();
+    live.stop();
 
+    if (!tty) print();
     print(`Fleet done in ${formatSeconds(fleetMs)}:`);
     print(
       agentTable(
@@ -527,6 +530,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
       ...(options.keep ? { stack } : {}),
     };
   } catch (err) {
+    view?.stop();
     await shutdownSdk({ timeoutMs: 1000 }).catch(() => undefined);
     await stopStack().catch(() => undefined);
     throw err;

@@ -119,7 +119,8 @@ export class LiveView {
 
   /** Stops the live view; on a TTY the last drawing is replaced by nothing (the caller prints the final table). */
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
+    if (this.timer === undefined) return;
+    clearInterval(this.timer);
     this.timer = undefined;
     if (this.tty) {
       this.erase();
