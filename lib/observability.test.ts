@@ -62,14 +62,16 @@ describeWithHandlers('SpendguardObservability', () => {
     const guard = metrics.filter((m) => JSON.stringify(m).includes('GuardFailOpen'));
     const regions = guard.map((m) => (m.at(-1) as { region?: string }).region ?? 'eu-west-1');
     expect(regions.sort()).toEqual([...LAMBDA_EDGE_REGIONS].sort());
-    expect(expressions(failOpens).join()).toContain('MetricName="RelayFailOpen"');
+    // The relay's fail-open is a call forwarded with an unverified key: the metric it emits.
+    expect(expressions(failOpens).join()).toContain('MetricName="RelayUnverified"');
   });
 
   it('graphs proxy latency p50/p99, consumer iterator age, and dead-letter depth', () => {
     const latency = JSON.stringify(widget('Proxy latency (ms)').properties.metrics);
     expect(latency).toContain('"stat":"p50"');
     expect(latency).toContain('"stat":"p99"');
-    expect(latency).toContain('ProxyLatencyMs');
+    // The relay function's duration: the proxy's whole-call latency as CloudWatch records it.
+    expect(latency).toContain('"Duration"');
     const age = JSON.stringify(widget('Consumer iterator age (ms)').properties.metrics);
     expect(age.match(/IteratorAge/g)).toHaveLength(2);
     const dlq = JSON.stringify(widget('Dead letters (messages waiting)').properties.metrics);

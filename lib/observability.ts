@@ -132,10 +132,8 @@ export class SpendguardObservability extends Construct {
     const guardFailOpens = LAMBDA_EDGE_REGIONS.map((edge) =>
       searchSum('GuardFailOpen', `guard ${edge}`, { region: edge }),
     );
-    const relayFailOpens = [
-      searchSum('RelayFailOpen', 'relay fail-open'),
-      searchSum('RelayUnverified', 'relay unverified key'),
-    ];
+    // The relay's fail-open is forwarding a call whose key it could not verify (store unreachable).
+    const relayFailOpens = [searchSum('RelayUnverified', 'relay unverified key')];
     const iteratorAge = (fn: SpendguardFunction, label: string) =>
       fn.metric('IteratorAge', { statistic: 'Maximum', period: MINUTE, label });
     const dlqDepth = (q: sqs.IQueue, label?: string) =>
@@ -184,8 +182,6 @@ export class SpendguardObservability extends Construct {
           new cloudwatch.GraphWidget({
             title: 'Proxy latency (ms)',
             left: [
-              searchSum('ProxyLatencyMs', 'ProxyLatencyMs p50', { statistic: 'p50' }),
-              searchSum('ProxyLatencyMs', 'ProxyLatencyMs p99', { statistic: 'p99' }),
               r.relay.metricDuration({ statistic: 'p50', period: MINUTE, label: 'relay duration p50' }),
               r.relay.metricDuration({ statistic: 'p99', period: MINUTE, label: 'relay duration p99' }),
             ],
