@@ -109,7 +109,7 @@ describeWithHandlers('SpendguardEdge (custom domains)', () => {
   it('creates the guard in the us-east-1 stack: x86_64, no environment variables, no tracing, short timeout', () => {
     s.edgeTemplate.resourceCountIs('AWS::Lambda::Function', 1);
     s.edgeTemplate.hasResourceProperties('AWS::Lambda::Function', {
-      Runtime: 'nodejs20.x',
+      Runtime: 'nodejs22.x', // cdk.json's lambdaRuntime
       Architectures: ['x86_64'],
       Handler: 'index.handler',
       Timeout: 5,
