@@ -4,6 +4,7 @@ import { ApiError } from '../api/client';
 import { useApiClient } from '../api/context';
 import type { Budget, BudgetAction, BudgetInput, BudgetResponse, Problem } from '../api/types';
 import { Card } from '../components/Card';
+import { SaveFooter } from '../components/SaveFooter';
 import { ErrorNotice, Loading } from '../components/Status';
 import { formatUsd, humanize } from '../lib/format';
 import { useAsync } from '../lib/useAsync';
@@ -196,26 +197,7 @@ function BudgetForm({ data, onSaved }: { data: BudgetResponse; onSaved: (next: B
           )}
         </div>
       </div>
-      {saveError && <ErrorNotice title="The budget was not saved" error={saveError} />}
-      {general.length > 0 && (
-        <ul className="problems" aria-label="Problems">
-          {general.map((p) => (
-            <li key={`${p.path}-${p.message}`}>
-              <code>{p.path}</code>: {p.message}
-            </li>
-          ))}
-        </ul>
-      )}
-      <div className="form-actions">
-        <button type="submit" className="btn btn-primary" disabled={saving}>
-          {saving ? 'Saving…' : 'Save budget'}
-        </button>
-        {saved && (
-          <span role="status" className="saved">
-            Budget saved.
-          </span>
-        )}
-      </div>
+      <SaveFooter noun="budget" saving={saving} saved={saved} saveError={saveError} problems={general} />
     </form>
   );
 }

@@ -4,6 +4,7 @@ import { ApiError } from '../api/client';
 import { useApiClient } from '../api/context';
 import type { BudgetResponse, Problem } from '../api/types';
 import { Card } from '../components/Card';
+import { SaveFooter } from '../components/SaveFooter';
 import { Empty, ErrorNotice, Loading } from '../components/Status';
 import { formatDateTime, formatTriggerValue, modeLabel, triggerLabel } from '../lib/format';
 import {
@@ -146,26 +147,7 @@ function PolicyEditor({ data, onSaved }: { data: BudgetResponse; onSaved: (next:
           );
         })}
       </div>
-      {saveError && <ErrorNotice title="The policy was not saved" error={saveError} />}
-      {general.length > 0 && (
-        <ul className="problems" aria-label="Problems">
-          {general.map((p) => (
-            <li key={`${p.path}-${p.message}`}>
-              <code>{p.path}</code>: {p.message}
-            </li>
-          ))}
-        </ul>
-      )}
-      <div className="form-actions">
-        <button type="submit" className="btn btn-primary" disabled={saving}>
-          {saving ? 'Saving…' : 'Save policy'}
-        </button>
-        {saved && (
-          <span role="status" className="saved">
-            Policy saved.
-          </span>
-        )}
-      </div>
+      <SaveFooter noun="policy" saving={saving} saved={saved} saveError={saveError} problems={general} />
     </form>
   );
 }
