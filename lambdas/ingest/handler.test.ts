@@ -201,12 +201,23 @@ describe('POST /api/ingest', () => {
         expect(res.status).toBeLessThan(500);
         if (res.status !== 200) expect(puts).toHaveLength(0);
         else expect(puts[0]![0]!.orgId).toBe('org_a');
-        expect(({} as Record<string, unknown>).polluted).toBeUndefined();
       }),
       { numRuns: 2000 },
     );
-    expect(Object.prototype).not.toHaveProperty('polluted');
   });
+});
+
+it('does not let prototype-pollution keys in the JSON reach any object', async () => {
+  // Raw text: JSON.parse makes `__proto__` an own key; a careless merge or schema would copy it onward.
+  const event = `{"model":"gpt-4o","usage":{"prompt_tokens":1,"completion_tokens":1,"__proto__":{"polluted":true}},"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}`;
+  const body = `{"apiKey":"${keyA}","events":[${event}],"__proto__":{"polluted":true}}`;
+  const res = await call(request('/api/ingest', body));
+  expect(res.status).toBe(200);
+  expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  const stored = puts[0]![0]!.events[0]! as unknown as Record<string, unknown>;
+  expect(Object.getPrototypeOf(stored)).toBe(Object.prototype);
+  expect(Object.keys(stored)).not.toContain('__proto__');
+  expect(JSON.stringify(puts)).not.toContain('polluted');
 });
 
 describe('POST /v1/events', () => {
