@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { httpErrors as errors, json } from '../shared/http';
-import { httpErrors } from '../shared/middleware/http-errors';
+import { httpErrors, json } from '../shared/http';
+import { httpErrorHandler } from '../shared/middleware/http-error-handler';
 import { type Principal, requirePrincipal } from '../shared/principal';
 import { getBudget, putBudget } from './routes/budget';
 import { listFlags, listTrips } from './routes/flags';
@@ -43,7 +43,7 @@ const PUBLIC: Principal = { kind: 'program', orgId: '', keyId: '' };
 export function createApiHandler(deps: ApiDeps) {
   const handle = async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
     const route = ROUTES[event.routeKey];
-    if (!route) throw errors.notFound(`no route ${event.routeKey}`);
+    if (!route) throw httpErrors.notFound(`no route ${event.routeKey}`);
     const principal =
       route.auth === 'public'
         ? PUBLIC
@@ -54,6 +54,6 @@ export function createApiHandler(deps: ApiDeps) {
     );
   };
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(handle).use(
-    httpErrors(deps.logger),
+    httpErrorHandler(deps.logger),
   );
 }

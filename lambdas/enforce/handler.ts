@@ -5,8 +5,8 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { API_KEY_PREFIX, isApiKeyPrefix, parseApiKey } from '../../core/keys';
 import { enforceRequestSchema, formatZodIssues } from '../../core/schemas';
 import { clearFlags, pushFlag } from '../shared/enforcement';
-import { httpErrors as errors, json, parseJsonBody } from '../shared/http';
-import { httpErrors } from '../shared/middleware/http-errors';
+import { httpErrors, json, parseJsonBody } from '../shared/http';
+import { httpErrorHandler } from '../shared/middleware/http-error-handler';
 import { requirePerson } from '../shared/principal';
 import type { IdTokenVerifier, Services } from '../shared/services';
 
@@ -30,13 +30,14 @@ export function createEnforceHandler(deps: EnforceDeps) {
     const person = await requirePerson(event, deps.idTokens);
     const parsed = enforceRequestSchema.safeParse(parseJsonBody(event));
     if (!parsed.success)
-      throw errors.badRequest('invalid enforcement request', formatZodIssues(parsed.error));
+      throw httpErrors.badRequest('invalid enforcement request', formatZodIssues(parsed.error));
     const req = parsed.data;
 
     const publicId = publicIdOf(req.apiKey);
     const key = publicId ? await services.keys.get(publicId) : undefined;
     // The same 403 for a key of another organization and for no such key: no probing other tenants' ids.
-    if (!key || key.orgId !== person.orgId) throw errors.forbidden('the caller does not own this API key');
+    if (!key || key.orgId !== person.orgId)
+      throw httpErrors.forbidden('the caller does not own this API key');
 
     const now = services.now();
     if (req.action === 'ACTIVE') {
@@ -80,7 +81,7 @@ export function createEnforceHandler(deps: EnforceDeps) {
   };
 
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(handle).use(
-    httpErrors(deps.logger),
+    httpErrorHandler(deps.logger),
   );
 }
 

@@ -6,8 +6,8 @@ import { fromClientEvent, fromIngestEvent } from '../../core/events/from-wire';
 import type { EventEnvelope, TelemetryEvent } from '../../core/events/telemetry-event';
 import { clientEventBatchSchema, formatZodIssues, ingestRequestSchema } from '../../core/schemas';
 import { SinkUnavailableError } from '../shared/event-sink';
-import { bodyText, httpErrors as errors, json } from '../shared/http';
-import { httpErrors } from '../shared/middleware/http-errors';
+import { bodyText, httpErrors, json } from '../shared/http';
+import { httpErrorHandler } from '../shared/middleware/http-error-handler';
 import type { Services } from '../shared/services';
 
 /** Spec 4.1 / 8: at most 100 events and 1 MB per request. */
@@ -34,19 +34,19 @@ export function createIngestHandler(deps: IngestDeps) {
   const handle = async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
     const text = bodyText(event);
     if (Buffer.byteLength(text, 'utf8') > MAX_BODY_BYTES) {
-      throw errors.tooLarge(`request body exceeds ${MAX_BODY_BYTES} bytes`);
+      throw httpErrors.tooLarge(`request body exceeds ${MAX_BODY_BYTES} bytes`);
     }
     let body: unknown;
     try {
       body = JSON.parse(text) as unknown;
     } catch (err) {
-      throw errors.badRequest('request body is not valid JSON', [
+      throw httpErrors.badRequest('request body is not valid JSON', [
         { path: '', message: err instanceof Error ? err.message : 'invalid JSON' },
       ]);
     }
     const events = isRecord(body) ? body.events : undefined;
     if (Array.isArray(events) && events.length > MAX_EVENTS) {
-      throw errors.tooLarge(`a batch holds at most ${MAX_EVENTS} events; got ${events.length}`);
+      throw httpErrors.tooLarge(`a batch holds at most ${MAX_EVENTS} events; got ${events.length}`);
     }
 
     const isClientForm = event.rawPath === '/v1/events';
@@ -61,14 +61,15 @@ export function createIngestHandler(deps: IngestDeps) {
     let telemetry: TelemetryEvent[];
     if (isClientForm) {
       const parsed = clientEventBatchSchema.safeParse(body);
-      if (!parsed.success) throw errors.badRequest('invalid event batch', formatZodIssues(parsed.error));
+      if (!parsed.success) throw httpErrors.badRequest('invalid event batch', formatZodIssues(parsed.error));
       telemetry = parsed.data.events.map((e) => fromClientEvent(e));
       if (parsed.data.droppedEvents) {
         metrics.addMetric('ClientDroppedEvents', MetricUnit.Count, parsed.data.droppedEvents);
       }
     } else {
       const parsed = ingestRequestSchema.safeParse(body);
-      if (!parsed.success) throw errors.badRequest('invalid ingest request', formatZodIssues(parsed.error));
+      if (!parsed.success)
+        throw httpErrors.badRequest('invalid ingest request', formatZodIssues(parsed.error));
       telemetry = parsed.data.events.map((e) => fromIngestEvent(e, receivedAt, () => crypto.randomUUID()));
     }
 
@@ -85,7 +86,7 @@ export function createIngestHandler(deps: IngestDeps) {
       if (err instanceof SinkUnavailableError) {
         deps.logger.error('event stream unavailable', { error: err });
         metrics.addMetric('IngestUnavailable', MetricUnit.Count, 1);
-        throw errors.unavailable('the event stream is unavailable; retry later', RETRY_AFTER_SECONDS);
+        throw httpErrors.unavailable('the event stream is unavailable; retry later', RETRY_AFTER_SECONDS);
       }
       throw err;
     }
@@ -94,7 +95,7 @@ export function createIngestHandler(deps: IngestDeps) {
   };
 
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(handle).use(
-    httpErrors(deps.logger),
+    httpErrorHandler(deps.logger),
   );
 }
 

@@ -7,7 +7,7 @@ import { HttpError, INTERNAL_ERROR, errorResponse } from '../http';
  * Maps errors to HTTP responses in one place: an HttpError becomes its status with a JSON body that says
  * what is wrong and where; anything else is logged and becomes a generic 500 that leaks nothing.
  */
-export function httpErrors(
+export function httpErrorHandler(
   logger: Logger,
 ): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> {
   return {
