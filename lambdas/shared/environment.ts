@@ -11,6 +11,7 @@ import type { PriceRegistry } from '../../core/pricing';
 import { SnsNotifier, WebhookNotifier } from './notifier';
 import { createPriceSource } from './price-source';
 import { SecretsManagerSecret } from './secrets';
+import { SecretsManagerAdminCredentialStore } from './stores/admin-credential-store';
 import { createServices, type IdTokenVerifier, type Services } from './services';
 
 /**
@@ -30,6 +31,7 @@ export function servicesFromEnvironment(): Services {
   const dynamo = new DynamoDBClient({});
   const doc = DynamoDBDocumentClient.from(dynamo, { marshallOptions: { removeUndefinedValues: true } });
   const topic = process.env.NOTIFY_TOPIC_ARN;
+  const credentialPrefix = process.env.RECONCILIATION_SECRET_PREFIX;
   services = createServices({
     doc,
     kinesis: new KinesisClient({}),
@@ -38,6 +40,14 @@ export function servicesFromEnvironment(): Services {
     streamName: process.env.EVENTS_STREAM ?? '',
     pepper: new SecretsManagerSecret(new SecretsManagerClient({}), required('PEPPER_SECRET_ARN')),
     notifier: topic ? new SnsNotifier(new SNSClient({}), topic) : new WebhookNotifier(undefined),
+    ...(credentialPrefix
+      ? {
+          adminCredentials: new SecretsManagerAdminCredentialStore(
+            new SecretsManagerClient({}),
+            credentialPrefix,
+          ),
+        }
+      : {}),
   });
   return services;
 }

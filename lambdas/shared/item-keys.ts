@@ -22,6 +22,8 @@ export const itemKeys = {
   guardrailState: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: 'GUARDRAILS' }),
   /** Latest forecast. */
   forecast: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: 'FORECAST' }),
+  /** Latest reconciliation against the providers' own reports. */
+  reconciliation: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: 'RECONCILIATION' }),
   /** Ledger partition; sort key `<ISO ts>#<eventId>` keeps time order for range queries. */
   ledgerPk: (orgId: string) => `ORG#${orgId}#LEDGER`,
   ledgerSk: (isoTs: string, eventId: string) => `${isoTs}#${eventId}`,

@@ -3,13 +3,19 @@ import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 /** A soft-cap warning or guardrail trip, as sent to notification channels (spec 6). */
 export interface Notification {
   orgId: string;
-  kind: 'soft_cap_warning' | 'guardrail_trip';
+  kind: 'soft_cap_warning' | 'guardrail_trip' | 'untracked_spend';
   triggerType: string;
   observedValue: number;
   thresholdValue: number;
   message: string;
   at: string;
 }
+
+const NOTIFICATION_SUBJECTS: Record<Notification['kind'], string> = {
+  soft_cap_warning: 'soft cap reached',
+  guardrail_trip: 'guardrail tripped',
+  untracked_spend: 'untracked provider spend',
+};
 
 export interface Notifier {
   notify(n: Notification): Promise<void>;
@@ -26,11 +32,7 @@ export class SnsNotifier implements Notifier {
     await this.client.send(
       new PublishCommand({
         TopicArn: this.topicArn,
-        Subject:
-          `Spendguard: ${n.kind === 'soft_cap_warning' ? 'soft cap reached' : 'guardrail tripped'}`.slice(
-            0,
-            100,
-          ),
+        Subject: `Spendguard: ${NOTIFICATION_SUBJECTS[n.kind]}`.slice(0, 100),
         Message: JSON.stringify(n),
         MessageAttributes: { orgId: { DataType: 'String', StringValue: n.orgId } },
       }),

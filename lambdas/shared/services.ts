@@ -4,6 +4,7 @@ import { ApiKeyAuthenticator } from './api-key-auth';
 import { type EventSink, KinesisEventSink } from './event-sink';
 import type { Notifier } from './notifier';
 import type { SecretSource } from './secrets';
+import { type AdminCredentialStore, MemoryAdminCredentialStore } from './stores/admin-credential-store';
 import { type AggregateStore, DynamoAggregateStore } from './stores/aggregate-store';
 import { type ApiKeyStore, DynamoApiKeyStore } from './stores/api-key-store';
 import { DynamoFlagStore, type FlagStore } from './stores/flag-store';
@@ -12,6 +13,7 @@ import { DynamoGuardrailStateStore, type GuardrailStateStore } from './stores/gu
 import { DynamoLedgerStore, type LedgerStore } from './stores/ledger-store';
 import { DynamoOrgConfigStore, type OrgConfigStore } from './stores/org-config-store';
 import { DynamoOrgStore, type OrgStore } from './stores/org-store';
+import { DynamoReconciliationStore, type ReconciliationStore } from './stores/reconciliation-store';
 import { DynamoTripLog, type TripLog } from './stores/trip-log';
 
 /** Verifies a person's ID token (Cognito in AWS, the local issuer locally) and returns its claims. */
@@ -30,6 +32,9 @@ export interface Services {
   guardrailState: GuardrailStateStore;
   forecasts: ForecastStore;
   trips: TripLog;
+  reconciliations: ReconciliationStore;
+  /** Admin credentials for reconciliation (Secrets Manager in AWS, the secrets file locally). */
+  adminCredentials: AdminCredentialStore;
   sink: EventSink;
   notifier: Notifier;
   pepper: SecretSource;
@@ -45,6 +50,8 @@ export interface ServiceWiring {
   streamName: string;
   pepper: SecretSource;
   notifier: Notifier;
+  /** @default an in-process store (tests) */
+  adminCredentials?: AdminCredentialStore;
   now?: () => number;
 }
 
@@ -62,6 +69,8 @@ export function createServices(w: ServiceWiring): Services {
     guardrailState: new DynamoGuardrailStateStore(data),
     forecasts: new DynamoForecastStore(data),
     trips: new DynamoTripLog(data),
+    reconciliations: new DynamoReconciliationStore(data),
+    adminCredentials: w.adminCredentials ?? new MemoryAdminCredentialStore(),
     sink: new KinesisEventSink({ client: w.kinesis, streamName: w.streamName }),
     notifier: w.notifier,
     pepper: w.pepper,

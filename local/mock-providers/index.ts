@@ -4,6 +4,7 @@
  */
 export { startMockProviders } from './mock-server';
 export type { MockProviders, MockProvidersOptions, MockRequest } from './mock-server';
+export type { BilledCall } from './billing';
 export {
   DEFAULT_COMPLETION_TOKENS,
   MAX_DEFAULT_COMPLETION,

@@ -6,6 +6,10 @@
  * - `/openai/v1/chat/completions`, `/openai/v1/responses`, `/openai/v1/embeddings`, GET `/openai/v1/models`
  * - `/anthropic/v1/messages`
  * - `/openrouter/api/v1/chat/completions`
+ * - admin reports (GET, formats/admin-reports.ts), from every call served: `/openai/v1/organization/usage/
+ *   completions`, `…/usage/embeddings`, `…/costs`; `/anthropic/v1/organizations/usage_report/messages`,
+ *   `…/cost_report`; `/openrouter/api/v1/activity`. They need the provider's admin credential header
+ *   (`Authorization: Bearer …` or Anthropic's `x-api-key`), any non-empty value.
  *
  * Request headers that steer a reply (they pass through the proxy untouched, like any header):
  * - `x-mock-status: <code>` answers that status with the provider's error body;
@@ -21,6 +25,14 @@ import type { Socket } from 'node:net';
 import { Transform } from 'node:stream';
 import zlib from 'node:zlib';
 
+import { billCall, type BilledCall } from './billing';
+import {
+  anthropicCostReport,
+  anthropicUsageReport,
+  openAiCosts,
+  openAiUsage,
+  openRouterActivity,
+} from './formats/admin-reports';
 import { anthropicError, messages } from './formats/anthropic';
 import { chatCompletions, embeddings, openaiError, responses } from './formats/openai';
 import { openrouterChat } from './formats/openrouter';
@@ -41,6 +53,8 @@ export interface MockProvidersOptions {
    * @default true
    */
   readonly recordBodies?: boolean;
+  /** Clock of the billing records and admin reports (tests move it to a later day). @default Date.now */
+  readonly now?: () => number;
 }
 
 /** One request the fake providers received. */
@@ -68,7 +82,9 @@ export interface MockProviders {
   readonly baseUrls: { readonly openai: string; readonly anthropic: string; readonly openrouter: string };
   /** Every request received since start (or the last reset), in arrival order. */
   requests(): readonly MockRequest[];
-  /** Forgets the recorded requests. */
+  /** Every call billed since start (or the last reset): what the admin reports are computed from. */
+  billed(): readonly BilledCall[];
+  /** Forgets the recorded requests and the bill. */
   reset(): void;
   close(): Promise<void>;
 }
@@ -92,6 +108,46 @@ const ROUTES: Readonly<Record<string, { provider: MockProviderName; route: Route
   '/openrouter/api/v1/chat/completions': { provider: 'openrouter', route: openrouterChat },
 };
 
+type AdminRoute = (calls: readonly BilledCall[], query: URLSearchParams, now: number) => MockReply;
+
+/** The admin report endpoints, by path; each needs its provider's admin credential header. */
+const ADMIN_ROUTES: Readonly<Record<string, { provider: MockProviderName; route: AdminRoute }>> = {
+  '/openai/v1/organization/usage/completions': {
+    provider: 'openai',
+    route: (c, q, now) => openAiUsage('completions', c, q, now),
+  },
+  '/openai/v1/organization/usage/embeddings': {
+    provider: 'openai',
+    route: (c, q, now) => openAiUsage('embeddings', c, q, now),
+  },
+  '/openai/v1/organization/costs': { provider: 'openai', route: openAiCosts },
+  '/anthropic/v1/organizations/usage_report/messages': { provider: 'anthropic', route: anthropicUsageReport },
+  '/anthropic/v1/organizations/cost_report': { provider: 'anthropic', route: anthropicCostReport },
+  '/openrouter/api/v1/activity': { provider: 'openrouter', route: openRouterActivity },
+};
+
+function adminReply(
+  req: IncomingMessage,
+  url: string,
+  admin: (typeof ADMIN_ROUTES)[string],
+  calls: readonly BilledCall[],
+  now: number,
+): MockReply {
+  const credential =
+    admin.provider === 'anthropic'
+      ? req.headers['x-api-key']
+      : req.headers.authorization?.replace(/^Bearer\s+/i, '');
+  if (typeof credential !== 'string' || credential.trim() === '') {
+    return admin.provider === 'anthropic'
+      ? anthropicError(401, 'x-api-key header is required')
+      : openaiError(401, 'admin key required');
+  }
+  if ((req.method ?? 'GET') !== 'GET')
+    return admin.provider === 'anthropic' ? anthropicError(405) : openaiError(405);
+  const query = new URL(url, 'http://mock').searchParams;
+  return admin.route(calls, query, now);
+}
+
 const PROVIDER_PREFIXES: readonly MockProviderName[] = ['openai', 'anthropic', 'openrouter'];
 
 /**
@@ -106,7 +162,9 @@ const PROVIDER_PREFIXES: readonly MockProviderName[] = ['openai', 'anthropic', '
 export async function startMockProviders(options: MockProvidersOptions = {}): Promise<MockProviders> {
   const host = options.host ?? '127.0.0.1';
   const recordBodies = options.recordBodies ?? true;
+  const now = options.now ?? Date.now;
   let recorded: MockRequest[] = [];
+  let billed: BilledCall[] = [];
   const sockets = new Set<Socket>();
 
   const server = createServer({ keepAliveTimeout: 30_000 }, (req, res) => {
@@ -117,7 +175,9 @@ export async function startMockProviders(options: MockProvidersOptions = {}): Pr
       const url = req.url ?? '/';
       const path = url.split('?', 1)[0] ?? '/';
       const entry = ROUTES[path];
-      const provider = entry?.provider ?? PROVIDER_PREFIXES.find((p) => path.startsWith(`/${p}/`));
+      const admin = ADMIN_ROUTES[path];
+      const provider =
+        entry?.provider ?? admin?.provider ?? PROVIDER_PREFIXES.find((p) => path.startsWith(`/${p}/`));
       const rec: MockRequest = {
         provider,
         method: req.method ?? 'GET',
@@ -132,7 +192,16 @@ export async function startMockProviders(options: MockProvidersOptions = {}): Pr
       res.on('close', () => {
         if (!res.writableFinished) rec.aborted = true;
       });
-      const reply = answer(req, body, entry, provider);
+      let reply: MockReply;
+      if (admin) {
+        reply = adminReply(req, url, admin, billed, now());
+      } else {
+        const answered = answer(req, body, entry, provider);
+        reply = answered.reply;
+        const served = reply.kind === 'sse' || (reply.status >= 200 && reply.status < 300);
+        const bill = served && answered.call ? billCall(path, answered.call, now()) : undefined;
+        if (bill) billed.push(bill);
+      }
       const latency = numberHeader(req.headers['x-mock-latency-ms']) ?? options.latencyMs ?? 0;
       const chunkDelay = numberHeader(req.headers['x-mock-chunk-delay-ms']) ?? options.chunkDelayMs ?? 0;
       const send = (): void => {
@@ -165,8 +234,10 @@ export async function startMockProviders(options: MockProvidersOptions = {}): Pr
     port,
     baseUrls: { openai: `${url}/openai`, anthropic: `${url}/anthropic`, openrouter: `${url}/openrouter` },
     requests: () => recorded,
+    billed: () => billed,
     reset: () => {
       recorded = [];
+      billed = [];
     },
     close: () => {
       closing ??= new Promise<void>((resolve) => {
@@ -189,13 +260,13 @@ function answer(
   body: Buffer,
   entry: (typeof ROUTES)[string] | undefined,
   provider: MockProviderName | undefined,
-): MockReply {
+): { reply: MockReply; call?: MockCall } {
   const errorFor = (status: number): MockReply =>
     provider === 'anthropic' ? anthropicError(status) : openaiError(status);
   const forced = numberHeader(req.headers['x-mock-status']);
-  if (forced !== undefined && forced >= 400 && forced <= 599) return errorFor(forced);
-  if (entry === undefined) return errorFor(404);
-  if ((req.method ?? 'GET') !== (entry.method ?? 'POST')) return errorFor(405);
+  if (forced !== undefined && forced >= 400 && forced <= 599) return { reply: errorFor(forced) };
+  if (entry === undefined) return { reply: errorFor(404) };
+  if ((req.method ?? 'GET') !== (entry.method ?? 'POST')) return { reply: errorFor(405) };
   let parsed: Record<string, unknown> | undefined;
   if (body.byteLength > 0) {
     try {
@@ -204,7 +275,7 @@ function answer(
         parsed = value as Record<string, unknown>;
       }
     } catch {
-      return errorFor(400);
+      return { reply: errorFor(400) };
     }
   }
   const id = createHash('sha256')
@@ -213,7 +284,8 @@ function answer(
     .digest('hex')
     .slice(0, 24);
   const chunks = req.headers['x-mock-chunks'];
-  return entry.route({ body: parsed, id, chunks: typeof chunks === 'string' ? chunks : undefined });
+  const call: MockCall = { body: parsed, id, chunks: typeof chunks === 'string' ? chunks : undefined };
+  return { reply: entry.route(call), call };
 }
 
 const ENCODINGS = ['gzip', 'br', 'deflate'] as const;

@@ -65,7 +65,7 @@ export function messages(call: MockCall): MockReply {
 }
 
 /** Anthropic's error body. */
-export function anthropicError(status: number): MockReply {
+export function anthropicError(status: number, message = `mock provider error ${status}`): MockReply {
   const type =
     status === 429
       ? 'rate_limit_error'
@@ -78,7 +78,7 @@ export function anthropicError(status: number): MockReply {
             : 'invalid_request_error';
   return json(status, {
     type: 'error',
-    error: { type, message: `mock provider error ${status}` },
+    error: { type, message },
     request_id: 'req_mock',
   });
 }

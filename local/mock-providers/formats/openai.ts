@@ -205,8 +205,8 @@ export function embeddings(call: MockCall): MockReply {
 }
 
 /** OpenAI's error body. */
-export function openaiError(status: number): MockReply {
+export function openaiError(status: number, message = `mock provider error ${status}`): MockReply {
   const type =
     status === 429 ? 'rate_limit_exceeded' : status >= 500 ? 'server_error' : 'invalid_request_error';
-  return json(status, { error: { message: `mock provider error ${status}`, type, param: null, code: null } });
+  return json(status, { error: { message, type, param: null, code: null } });
 }
