@@ -54,6 +54,10 @@ export const API_ROUTES: readonly RouteSpec[] = [
   { method: DELETE, path: '/v1/keys/{publicId}', target: 'api', auth: 'person' },
   { method: GET, path: '/v1/flags', target: 'api', auth: 'person' },
   { method: GET, path: '/v1/guardrails/trips', target: 'api', auth: 'person' },
+  { method: GET, path: '/v1/reconciliation', target: 'api', auth: 'person' },
+  { method: POST, path: '/v1/reconciliation/run', target: 'api', auth: 'person' },
+  { method: GET, path: '/v1/reconciliation/credentials', target: 'api', auth: 'person' },
+  { method: PUT, path: '/v1/reconciliation/credentials', target: 'api', auth: 'person' },
 ];
 
 /** Default-stage throttling (requests per second, steady and burst) for the whole API. */

@@ -9,6 +9,12 @@ import { getForecast, runForecast } from './routes/forecast';
 import { getHealth } from './routes/health';
 import { createKey, listKeys, revokeKey } from './routes/keys';
 import { getLedger } from './routes/ledger';
+import {
+  getReconciliation,
+  getReconciliationCredentials,
+  putReconciliationCredentials,
+  runReconciliation,
+} from './routes/reconciliation';
 import { getSpend } from './routes/spend';
 import { openApiDocument } from './openapi';
 import type { ApiDeps, Route } from './routes/types';
@@ -32,6 +38,10 @@ export const ROUTES: Readonly<Record<string, Route>> = {
   'DELETE /v1/keys/{publicId}': revokeKey,
   'GET /v1/flags': listFlags,
   'GET /v1/guardrails/trips': listTrips,
+  'GET /v1/reconciliation': getReconciliation,
+  'POST /v1/reconciliation/run': runReconciliation,
+  'GET /v1/reconciliation/credentials': getReconciliationCredentials,
+  'PUT /v1/reconciliation/credentials': putReconciliationCredentials,
 };
 
 const PUBLIC: Principal = { kind: 'program', orgId: '', keyId: '' };

@@ -45,6 +45,9 @@ import {
   ledgerQuerySchema,
   openApiDocumentSchema,
   putBudgetRequestSchema,
+  putReconciliationCredentialRequestSchema,
+  reconciliationCredentialsResponseSchema,
+  reconciliationResponseSchema,
   revokeKeyResponseSchema,
   spendResponseSchema,
   tripListResponseSchema,
@@ -70,6 +73,7 @@ export const REQUEST_SCHEMAS = {
   PutBudgetRequest: putBudgetRequestSchema,
   BudgetConfig: budgetConfigSchema,
   CreateKeyRequest: createKeyRequestSchema,
+  PutReconciliationCredentialRequest: putReconciliationCredentialRequestSchema,
 } as const satisfies Record<string, z.ZodType>;
 
 /** Response bodies, by component name (converted as their output type). */
@@ -96,6 +100,8 @@ export const RESPONSE_SCHEMAS = {
   CreateKeyResponse: createKeyResponseSchema,
   RevokeKeyResponse: revokeKeyResponseSchema,
   OpenApiDocument: openApiDocumentSchema,
+  ReconciliationResponse: reconciliationResponseSchema,
+  ReconciliationCredentials: reconciliationCredentialsResponseSchema,
 } as const satisfies Record<string, z.ZodType>;
 
 export type RequestName = keyof typeof REQUEST_SCHEMAS;
@@ -143,6 +149,7 @@ const TAGS = {
   Forecast: 'The Monte Carlo burn forecast.',
   Budget: 'Budget and guardrail policy.',
   Keys: 'API keys.',
+  Reconciliation: "The ledger against the providers' own usage and cost reports.",
   Service: 'Health and this document.',
 } as const;
 type Tag = keyof typeof TAGS;
@@ -311,6 +318,38 @@ export const V1_OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     tag: 'Guardrails',
     query: tripsQuerySchema,
     responses: ok('TripList', 'Trips and soft-cap warnings, newest first.'),
+    errors: [400],
+  },
+  'GET /v1/reconciliation': {
+    operationId: 'getReconciliation',
+    summary: "The latest reconciliation against the providers' own reports",
+    tag: 'Reconciliation',
+    responses: ok('ReconciliationResponse', 'Per provider, day and model; empty before the first run.'),
+    errors: [],
+  },
+  'POST /v1/reconciliation/run': {
+    operationId: 'runReconciliation',
+    summary: 'Reconcile now',
+    description:
+      "Reads each configured provider's usage and cost reports (OpenAI organization Usage and Costs APIs, Anthropic Admin API usage and cost reports, OpenRouter activity) and compares them with the ledger; a provider that fails is listed in `errors`.",
+    tag: 'Reconciliation',
+    responses: ok('ReconciliationResponse', 'The new reconciliation, as GET.'),
+    errors: [],
+  },
+  'GET /v1/reconciliation/credentials': {
+    operationId: 'getReconciliationCredentials',
+    summary: 'Which providers have an admin credential stored',
+    tag: 'Reconciliation',
+    responses: ok('ReconciliationCredentials', 'Configured or not, per provider; never a credential.'),
+    errors: [],
+  },
+  'PUT /v1/reconciliation/credentials': {
+    operationId: 'putReconciliationCredentials',
+    summary: "Store a provider's admin credential",
+    description: 'Secrets Manager in AWS, the local secrets file locally; never returned, never logged.',
+    tag: 'Reconciliation',
+    body: 'PutReconciliationCredentialRequest',
+    responses: ok('ReconciliationCredentials', 'Configured or not, per provider.'),
     errors: [400],
   },
 };

@@ -7,6 +7,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { z } from 'zod';
 import { aggregateDeltas, type PricedCall } from '../../core/ledger/aggregate-deltas';
 import type { LedgerEntry } from '../../core/ledger/ledger-entry';
+import { reconcile } from '../../core/reconciliation';
 import { formatZodIssues } from '../../core/schemas';
 import { createLambdaContext, createLocalIssuer, type LocalIssuer } from '../../local/runtime';
 import { startBackendHarness, type BackendHarness } from '../../test/backend-harness';
@@ -212,6 +213,16 @@ describe('every GET route answers as the OpenAPI document says', () => {
       opts: () => ({ token, query: { limit: '5' } }),
       filled: (b: { trips: unknown[] }) => b.trips.length === 1,
     },
+    'GET /v1/reconciliation': {
+      opts: () => ({ token }),
+      filled: (b: { providers: Array<{ days: Array<{ model?: string }> }> }) =>
+        b.providers.length === 1 && b.providers[0]!.days.some((d) => d.model === undefined),
+    },
+    'GET /v1/reconciliation/credentials': {
+      opts: () => ({ token }),
+      filled: (b: { providers: Array<{ configured: boolean }> }) =>
+        b.providers.length === 3 && b.providers.some((p) => p.configured),
+    },
   };
 
   beforeAll(async () => {
@@ -251,6 +262,39 @@ describe('every GET route answers as the OpenAPI document says', () => {
     expect([pushed.status, nonConformance('POST /api/guardrails/enforce', pushed)]).toEqual([200, []]);
     const run = await api('POST /v1/forecast/run', { token });
     expect([run.status, nonConformance('POST /v1/forecast/run', run)]).toEqual([200, []]);
+    const cred = await api('PUT /v1/reconciliation/credentials', {
+      token,
+      body: { provider: 'anthropic', adminKey: 'sk-ant-admin01-conformance' },
+    });
+    expect([cred.status, nonConformance('PUT /v1/reconciliation/credentials', cred)]).toEqual([200, []]);
+    // A stored run (the run route itself reads the providers' reports: local/reconciliation.test.ts).
+    const day = new Date(NOW).toISOString().slice(0, 10);
+    await h.services.reconciliations.put(ORG, {
+      computedAt: new Date(NOW).toISOString(),
+      window: { from: day, to: day },
+      providers: reconcile(
+        [
+          {
+            date: day,
+            provider: 'anthropic',
+            model: 'claude-sonnet-4-20250514',
+            costNanos: 8_850_000,
+            tokens: 1550,
+          },
+        ],
+        [
+          {
+            provider: 'anthropic',
+            coveredDays: [day],
+            rows: [
+              { date: day, model: 'claude-sonnet-4', costNanos: 8_850_000, tokens: 1550 },
+              { date: day, model: null, costNanos: 30_000_000, tokens: 0 },
+            ],
+          },
+        ],
+      ),
+      errors: [],
+    });
   });
 
   const getRoutes = Object.keys(ROUTES).filter((k) => k.startsWith('GET '));

@@ -71,3 +71,13 @@ export {
   type TripsQuery,
 } from './flags';
 export { openApiDocumentSchema, type OpenApiDocumentBody } from './openapi-document';
+export {
+  providerReconciliationSchema,
+  putReconciliationCredentialRequestSchema,
+  reconciliationCredentialsResponseSchema,
+  reconciliationDaySchema,
+  reconciliationResponseSchema,
+  type PutReconciliationCredentialRequest,
+  type ReconciliationCredentialsResponse,
+  type ReconciliationResponse,
+} from './reconciliation';

@@ -20,6 +20,11 @@ export interface ApiDeps {
   logger: Logger;
   /** Runs the forecast of one organization now (POST /v1/forecast/run). */
   runForecast: (orgId: string) => Promise<void>;
+  /**
+   * Reconciles one organization now (POST /v1/reconciliation/run).
+   * @default a runner on `services` against the providers' public APIs
+   */
+  runReconciliation?: (orgId: string) => Promise<unknown>;
   version: string;
 }
 

@@ -1,0 +1,116 @@
+/**
+ * `GET /v1/reconciliation`, `POST /v1/reconciliation/run` and `GET|PUT /v1/reconciliation/credentials`:
+ * the ledger against the providers' own usage and cost reports (docs/reconciliation.md).
+ * @module
+ */
+import { z } from 'zod';
+import { RECONCILED_PROVIDERS } from '../../reconciliation/providers';
+import { count, timestamp, usd } from './common';
+
+const provider = z.enum(RECONCILED_PROVIDERS).meta({
+  description: 'A provider whose own reports are reconciled: openai, anthropic or openrouter.',
+  example: 'openai',
+});
+const day = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/)
+  .meta({ description: 'UTC day, YYYY-MM-DD.', example: '2026-11-22' });
+const percent = (description: string, example: number) =>
+  z.number().min(0).max(100).nullable().meta({ description, example });
+
+/** One day and model of one provider. */
+export const reconciliationDaySchema = z
+  .strictObject({
+    date: day,
+    model: z.string().optional().meta({
+      description:
+        'Model (dated snapshots folded to the family name); absent for spend the provider attributes to no model (a tool fee).',
+      example: 'gpt-4o-mini',
+    }),
+    ledgerUsd: usd('What the ledger holds.', 1.2),
+    providerUsd: usd('What the provider billed.', 1.25),
+    untrackedUsd: usd('Billed by the provider, never seen by Spendguard.', 0.05),
+    overcountedUsd: usd('In the ledger, not billed.', 0),
+    ledgerTokens: count('Input + output tokens in the ledger.', 120_000),
+    providerTokens: count('Input + output tokens the provider counted.', 125_000),
+  })
+  .meta({ description: 'Ledger against provider for one UTC day and model.' });
+
+export const providerReconciliationSchema = z
+  .strictObject({
+    provider,
+    ledgerUsd: usd('Ledger spend over the window.', 84.1),
+    providerUsd: usd('Billed by the provider over the window.', 86.3),
+    untrackedUsd: usd('Billed, never seen by Spendguard.', 2.2),
+    overcountedUsd: usd('In the ledger, not billed.', 0),
+    agreementPct: percent(
+      'Measured agreement (spec 1.3 "audited confidence"): Σ min(ledger, provider) / Σ max(ledger, provider) over days and models, in percent; null when neither side has spend.',
+      97.45,
+    ),
+    tokenAgreementPct: percent('The same over tokens.', 99.1),
+    days: z
+      .array(reconciliationDaySchema)
+      .meta({ description: 'One row per UTC day and model, oldest first.' }),
+  })
+  .meta({ description: 'One provider reconciled over the window.' });
+
+export const reconciliationResponseSchema = z
+  .strictObject({
+    providers: z
+      .array(providerReconciliationSchema)
+      .meta({ description: 'Providers with a stored admin credential whose reports were read.' }),
+    computedAt: timestamp('When the reconciliation ran; null before the first run.').nullable(),
+    window: z
+      .strictObject({ from: day, to: day })
+      .nullable()
+      .meta({ description: 'The UTC days compared (today included); null before the first run.' }),
+    errors: z
+      .array(
+        z.strictObject({
+          provider,
+          message: z
+            .string()
+            .meta({
+              description: 'What failed (never a credential).',
+              example: 'openai: /v1/organization/costs answered 401',
+            }),
+        }),
+      )
+      .meta({ description: 'Providers whose reports could not be read in this run.' }),
+  })
+  .meta({ description: 'Response of GET /v1/reconciliation and POST /v1/reconciliation/run.' });
+export type ReconciliationResponse = z.infer<typeof reconciliationResponseSchema>;
+
+/** Body of PUT /v1/reconciliation/credentials. */
+export const putReconciliationCredentialRequestSchema = z
+  .strictObject({
+    provider,
+    adminKey: z
+      .string()
+      .min(8, 'an admin key is at least 8 characters')
+      .max(1024, 'an admin key is at most 1024 characters')
+      .regex(/^\S+$/, 'an admin key has no whitespace')
+      .meta({
+        description:
+          'OpenAI admin key (sk-admin-…), Anthropic Admin API key (sk-ant-admin01-…) or OpenRouter management key. Stored in Secrets Manager; never returned or logged.',
+        example: 'sk-admin-…',
+      }),
+  })
+  .meta({ description: 'Body of PUT /v1/reconciliation/credentials.' });
+export type PutReconciliationCredentialRequest = z.infer<typeof putReconciliationCredentialRequestSchema>;
+
+export const reconciliationCredentialsResponseSchema = z
+  .strictObject({
+    providers: z
+      .array(
+        z.strictObject({
+          provider,
+          configured: z.boolean().meta({ description: 'An admin credential is stored.', example: true }),
+        }),
+      )
+      .meta({
+        description: 'Every reconciled provider and whether a credential is stored; never the credential.',
+      }),
+  })
+  .meta({ description: 'Response of GET and PUT /v1/reconciliation/credentials.' });
+export type ReconciliationCredentialsResponse = z.infer<typeof reconciliationCredentialsResponseSchema>;
