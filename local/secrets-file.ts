@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { RECONCILED_PROVIDERS, type ReconciledProvider } from '../core/reconciliation/providers';
+import type { AdminCredentialStore } from '../lambdas/shared/stores/admin-credential-store';
 
 /** The local stack's stand-ins for the Secrets Manager secrets: generated once, kept in the data dir. */
 export interface LocalSecrets {
@@ -27,4 +29,57 @@ export async function loadOrCreateSecrets(path: string | undefined): Promise<Loc
   await writeFile(path, JSON.stringify(secrets), { mode: 0o600 });
   await chmod(path, 0o600);
   return secrets;
+}
+
+/**
+ * The local stand-in for the reconciliation admin credentials in Secrets Manager: a JSON file in the
+ * data dir (mode 0600), `{ "<orgId>": { "<provider>": "<admin key>" } }`, replaced atomically on every
+ * write. Without a path (memory mode) the keys live in the process only.
+ */
+export class FileAdminCredentialStore implements AdminCredentialStore {
+  private cache: Record<string, Partial<Record<ReconciledProvider, string>>> | undefined;
+  private writing: Promise<void> = Promise.resolve();
+
+  constructor(private readonly path: string | undefined) {}
+
+  private async load(): Promise<Record<string, Partial<Record<ReconciledProvider, string>>>> {
+    if (this.cache) return this.cache;
+    let parsed: unknown = {};
+    if (this.path) {
+      try {
+        parsed = JSON.parse(await readFile(this.path, 'utf8'));
+      } catch {
+        parsed = {};
+      }
+    }
+    this.cache =
+      typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+        ? (parsed as Record<string, Partial<Record<ReconciledProvider, string>>>)
+        : {};
+    return this.cache;
+  }
+
+  async put(orgId: string, provider: ReconciledProvider, adminKey: string): Promise<void> {
+    const all = await this.load();
+    all[orgId] = { ...all[orgId], [provider]: adminKey };
+    const path = this.path;
+    if (!path) return;
+    const text = JSON.stringify(all);
+    this.writing = this.writing.then(async () => {
+      await mkdir(dirname(path), { recursive: true });
+      const tmp = `${path}.${process.pid}.tmp`;
+      await writeFile(tmp, text, { mode: 0o600 });
+      await rename(tmp, path);
+    });
+    await this.writing;
+  }
+
+  async get(orgId: string, provider: ReconciledProvider): Promise<string | undefined> {
+    return (await this.load())[orgId]?.[provider];
+  }
+
+  async configured(orgId: string): Promise<ReconciledProvider[]> {
+    const mine = (await this.load())[orgId] ?? {};
+    return RECONCILED_PROVIDERS.filter((p) => typeof mine[p] === 'string');
+  }
 }

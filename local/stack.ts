@@ -9,6 +9,7 @@ import { createForecastRunner } from '../lambdas/forecast/runner';
 import { createGuardrailConsumer } from '../lambdas/guardrail-consumer/handler';
 import { createIngestHandler } from '../lambdas/ingest/handler';
 import { createPricingConsumer } from '../lambdas/pricing-consumer/handler';
+import { createReconciliationRunner, type ReconciliationSettings } from '../lambdas/reconciliation/runner';
 import { getDefaultPriceRegistry, type PriceRegistry } from '../core/pricing';
 import { WebhookNotifier } from '../lambdas/shared/notifier';
 import { StaticSecret } from '../lambdas/shared/secrets';
@@ -28,7 +29,7 @@ import {
 } from './runtime';
 import { startMockProviders } from './mock-providers';
 import { createLocalProxy } from './proxy';
-import { loadOrCreateSecrets } from './secrets-file';
+import { FileAdminCredentialStore, loadOrCreateSecrets } from './secrets-file';
 import { seedLocalOrganization } from './seed';
 
 /** Options of the local stack; every one has a flag and an environment variable in local/start.ts. */
@@ -52,6 +53,10 @@ export interface LocalStackOptions {
   notifyWebhookUrl?: string;
   /** How often the forecast runner recomputes every organization's forecast. @default 5 min */
   forecastIntervalMs?: number;
+  /** How often every organization is reconciled against the providers' reports. @default 1 hour */
+  reconciliationIntervalMs?: number;
+  /** Reconciliation settings (window, untracked-spend alert threshold, page size). */
+  reconciliation?: ReconciliationSettings;
   /** Progress lines while booting. */
   onStatus?: (line: string) => void;
   /** Clock for the whole stack (tests). */
@@ -66,6 +71,8 @@ export interface LocalStackInfo {
   orgId: string;
   apiKey: string;
   idToken: string;
+  /** Base URLs of the fake providers (`--mock-providers`): proxy upstreams and admin-report hosts. */
+  mockProviderUrls?: { openai: string; anthropic: string; openrouter: string };
 }
 
 export interface LocalStack extends LocalStackInfo {
@@ -74,8 +81,10 @@ export interface LocalStack extends LocalStackInfo {
   drain(): Promise<void>;
   /** Recomputes the forecast of every organization now. */
   runForecasts(): Promise<void>;
-  /** Base URLs of the fake providers when started with `mockProviders`. */
-  mockProviderUrls?: Record<string, string>;
+  /** Reconciles one organization now (the route's runner); resolves to the stored record. */
+  runReconciliation(
+    orgId: string,
+  ): ReturnType<ReturnType<typeof createReconciliationRunner>['runOrganization']>;
   /** Requests the fake providers have received (tests: "the provider saw no request"). */
   mockProviderRequests?: () => number;
   /** Issues an ID token for a user of an organization (tests, the demo). */
@@ -113,6 +122,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     streamName: LOCAL_RESOURCE_NAMES.eventsStream,
     pepper: new StaticSecret(secrets.pepper),
     notifier: new WebhookNotifier(options.notifyWebhookUrl),
+    adminCredentials: new FileAdminCredentialStore(
+      dataDir ? join(dataDir, 'reconciliation-credentials.json') : undefined,
+    ),
     now,
   });
   const logger = new Logger({
@@ -137,7 +149,20 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   gateway.setJwtVerifier(verifier);
   const idTokens = { verify: (t: string) => verifier.verify(t) as Promise<Record<string, unknown>> };
 
+  const mock = options.mockProviders ? await startMockProviders({ host, now }) : undefined;
   const forecast = createForecastRunner({ services, registry, logger });
+  // The providers' admin reports: the fake providers' when they run (they bill every call they serve).
+  const adminUpstreams = { ...(mock?.baseUrls ?? {}), ...(options.upstreams ?? {}) };
+  const reconciliation = createReconciliationRunner({
+    services,
+    logger,
+    ...options.reconciliation,
+    baseUrls: {
+      ...(adminUpstreams.openai ? { openai: adminUpstreams.openai } : {}),
+      ...(adminUpstreams.anthropic ? { anthropic: adminUpstreams.anthropic } : {}),
+      ...(adminUpstreams.openrouter ? { openrouter: adminUpstreams.openrouter } : {}),
+    },
+  });
   const ingest = createIngestHandler({ services, logger, metrics });
   const enforce = createEnforceHandler({ services, idTokens, logger, metrics });
   const api = createApiHandler({
@@ -146,6 +171,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     registry,
     logger,
     runForecast: (orgId) => forecast.runOrganization(orgId),
+    runReconciliation: (orgId) => reconciliation.runOrganization(orgId),
     version: 'local',
   });
   const routes: GatewayRoute[] = [
@@ -212,7 +238,6 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   });
 
   status('starting the proxy');
-  const mock = options.mockProviders ? await startMockProviders({ host }) : undefined;
   const proxy = await createLocalProxy({
     host,
     port: options.proxyPort ?? 8788,
@@ -231,6 +256,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     orgId: seeded.orgId,
     apiKey: seeded.apiKey,
     idToken,
+    ...(mock ? { mockProviderUrls: { ...mock.baseUrls } } : {}),
   };
   gateway.addRawRoute({
     method: 'GET',
@@ -249,6 +275,15 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     options.forecastIntervalMs ?? 5 * 60_000,
   );
   forecastTimer.unref();
+  const reconciliationTimer = setInterval(
+    () => {
+      reconciliation
+        .runAll()
+        .catch((err: unknown) => logger.warn('reconciliation run failed', { error: err as Error }));
+    },
+    options.reconciliationIntervalMs ?? 60 * 60_000,
+  );
+  reconciliationTimer.unref();
 
   const drain = async () => {
     await Promise.all(pollers.map((p) => p.drain()));
@@ -257,15 +292,15 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   return {
     ...info,
     services,
-    ...(mock
-      ? { mockProviderUrls: { ...mock.baseUrls }, mockProviderRequests: () => mock.requests().length }
-      : {}),
+    ...(mock ? { mockProviderRequests: () => mock.requests().length } : {}),
+    runReconciliation: (orgId) => reconciliation.runOrganization(orgId),
     drain,
     runForecasts: () => forecast.runAll(),
     issueIdToken: (orgId, sub = `user-${orgId}`) =>
       issuer.issueIdToken({ sub, email: `${sub}@localhost`, orgId, ttlSeconds: 3600 }),
     stop: async () => {
       clearInterval(forecastTimer);
+      clearInterval(reconciliationTimer);
       // Close the doors first (nothing new is acknowledged), then let in-flight relays put their events.
       await proxy.close();
       await gateway.close();

@@ -60,7 +60,10 @@ async function main(): Promise<void> {
     `  API key    ${stack.apiKey}`,
     `  ID token   ${stack.idToken.slice(0, 24)}… (full token in .spendguard/local.json)`,
     ...(stack.mockProviderUrls
-      ? [`  Mock providers: ${Object.values(stack.mockProviderUrls).join(', ')}`]
+      ? [
+          '  Mock providers (also in local.json as mockProviderUrls):',
+          ...Object.entries(stack.mockProviderUrls).map(([name, url]) => `    ${name.padEnd(10)} ${url}`),
+        ]
       : []),
     '',
     'Ctrl-C stops it; everything acknowledged is processed before exit.',
