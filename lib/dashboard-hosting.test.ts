@@ -82,7 +82,7 @@ describeWithHandlers('SpendguardDashboardHosting', () => {
   it('lets only administrators create users, each with an immutable custom:orgId', () => {
     s.template.hasResourceProperties('AWS::Cognito::UserPool', {
       AdminCreateUserConfig: { AllowAdminCreateUserOnly: true },
-      MfaConfiguration: 'OPTIONAL',
+      MfaConfiguration: 'ON',
       EnabledMfas: ['SOFTWARE_TOKEN_MFA'],
       Schema: Match.arrayWith([
         Match.objectLike({ Name: 'orgId', AttributeDataType: 'String', Mutable: false }),

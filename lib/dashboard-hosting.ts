@@ -37,6 +37,13 @@ export interface SpendguardDashboardHostingProps {
    * @default false
    */
   readonly threatProtection?: boolean;
+  /**
+   * Whether every dashboard user must sign in with a TOTP second factor (dashboard users can create
+   * keys and lift kill flags). Cognito asks a user without one to enrol at the next sign-in.
+   * `false` makes TOTP optional.
+   * @default true
+   */
+  readonly mfaRequired?: boolean;
   /** @default RemovalPolicy.RETAIN */
   readonly removalPolicy?: RemovalPolicy;
 }
@@ -118,7 +125,7 @@ export class SpendguardDashboardHosting extends Construct {
       autoVerify: { email: true },
       standardAttributes: { email: { required: true, mutable: true } },
       customAttributes: { orgId: new cognito.StringAttribute({ minLen: 1, maxLen: 128, mutable: false }) },
-      mfa: cognito.Mfa.OPTIONAL,
+      mfa: props.mfaRequired === false ? cognito.Mfa.OPTIONAL : cognito.Mfa.REQUIRED,
       mfaSecondFactor: { otp: true, sms: false },
       passwordPolicy: {
         minLength: 12,
@@ -136,11 +143,13 @@ export class SpendguardDashboardHosting extends Construct {
       deletionProtection: removalPolicy === RemovalPolicy.RETAIN,
       removalPolicy,
     });
-    acknowledge(
-      this.userPool,
-      'AwsSolutions-COG2',
-      'MFA is optional (TOTP offered to every user): users are created by an administrator only; deployers can set mfa REQUIRED.',
-    );
+    if (props.mfaRequired === false) {
+      acknowledge(
+        this.userPool,
+        'AwsSolutions-COG2',
+        'The deployer chose mfaRequired: false (TOTP still offered to every user); users are created by an administrator only.',
+      );
+    }
     if (!threatProtection) {
       acknowledge(
         this.userPool,

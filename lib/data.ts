@@ -28,6 +28,8 @@ export interface SpendguardDataProps {
   readonly replicaRegions?: readonly string[];
   /** @default RemovalPolicy.RETAIN */
   readonly removalPolicy?: RemovalPolicy;
+  /** The Flags table's name (see retainedNames). @default `<stack>-Flags` */
+  readonly flagsTableName?: string;
 }
 
 const attribute = (a: KeyAttribute): dynamodb.Attribute => ({
@@ -53,8 +55,9 @@ const gsi = (i: IndexDefinition): dynamodb.GlobalSecondaryIndexPropsV2 => ({
  * mistake, which would stop the guard. Customers who need their own key can switch both tables to
  * `TableEncryptionV2.customerManagedKey` (with a key in every replica region).
  *
- * The Flags table has a fixed name (`<stack>-Flags`): Lambda@Edge has no environment variables, so the
- * name is baked into the edge bundle at synth.
+ * The Flags table has a fixed name (`<stack>-Flags`, or `<stack>-gN-Flags` for a later generation, see
+ * lib/retained-names.ts): Lambda@Edge has no environment variables, so the name is baked into the edge
+ * bundle at synth.
  */
 export class SpendguardData extends Construct {
   public readonly flagsTable: dynamodb.TableV2;
@@ -69,7 +72,7 @@ export class SpendguardData extends Construct {
     const stack = Stack.of(this);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     const replicaRegions = [...(props.replicaRegions ?? [])];
-    this.flagsTableName = `${stack.stackName}-${FLAGS_TABLE.logicalId}`;
+    this.flagsTableName = props.flagsTableName ?? `${stack.stackName}-${FLAGS_TABLE.logicalId}`;
     this.flagsTableRegions = [stack.region, ...replicaRegions];
 
     const tableProps = (def: TableDefinition): dynamodb.TablePropsV2 => ({

@@ -21,10 +21,13 @@ describeWithHandlers('edge guard bundle (bundled with esbuild, the only bundling
     const manifest = JSON.parse(
       fs.readFileSync(path.join(assembly.directory, `${TEST_CONTEXT.stackName}-edge.assets.json`), 'utf8'),
     ) as { files: Record<string, { source: { path: string; packaging?: string } }> };
-    // The stack's only directory asset is the guard's code (the other file is the template).
-    const dirs = Object.values(manifest.files).filter((f) => f.source.packaging === 'zip');
+    // The directory assets: the guard's code, and the handler of CDK's LogRetention (its regional logs).
+    const dirs = Object.values(manifest.files)
+      .filter((f) => f.source.packaging === 'zip')
+      .map((f) => path.resolve(assembly.directory, f.source.path))
+      .filter((dir) => dir.startsWith(assembly.directory));
     expect(dirs).toHaveLength(1);
-    bundleDir = path.resolve(assembly.directory, dirs[0]?.source.path ?? '');
+    bundleDir = dirs[0] ?? '';
     code = fs.readFileSync(path.join(bundleDir, 'index.js'), 'utf8');
   });
   afterAll(() => fs.rmSync(outdir, { recursive: true, force: true }));

@@ -3,13 +3,17 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { AssetHashType, DockerImage, Duration, SecretValue, Stack } from 'aws-cdk-lib';
+import { AssetHashType, DockerImage, Duration, RemovalPolicy, SecretValue, Stack } from 'aws-cdk-lib';
 import type * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
+import * as ssm from 'aws-cdk-lib/aws-ssm';
+import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
+import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import { buildSync } from 'esbuild';
 import { PROVIDERS } from '../core/providers/catalog';
@@ -18,15 +22,16 @@ import { ORIGIN_SECRET_HEADER } from '../lambdas/relay/headers';
 import type { SpendguardData } from './data';
 import {
   acknowledgeRuntimeChoice,
+  DEFAULT_LAMBDA_RUNTIME,
   esbuildTarget,
   type FunctionDefaults,
   lambdaEntry,
   REPO_ROOT,
   SpendguardFunction,
 } from './function';
-import { acknowledge } from './nag';
+import { acknowledge, acknowledgeGeneratedWildcards } from './nag';
 import type { SpendguardPipeline } from './pipeline';
-import { nearestReplicaMap } from './regions';
+import { LAMBDA_EDGE_REGIONS, nearestReplicaMap } from './regions';
 import { EDGE_SECRET_REGION, type SpendguardSecrets } from './secrets';
 
 /** Every provider slug of the catalog: one CloudFront behaviour each (`/<slug>/*`). */
@@ -61,11 +66,41 @@ export interface SpendguardEdgeProps {
    */
   readonly minimumTlsVersion?: cloudfront.SecurityPolicyProtocol;
   /**
-   * How long CloudFront waits for the relay's first byte and between bytes. 1–120 s by default;
-   * up to 180 s after a quota increase ("Response timeout per origin").
-   * @default Duration.seconds(60)
+   * How long CloudFront waits for the relay's first byte and between two bytes (CloudFront's origin
+   * "response timeout"). A non-streaming call that takes longer gets a 504 (docs/deploy.md, "Long
+   * calls"). 1–120 s with CloudFront's default quota; up to 180 s after AWS raises the
+   * "Response timeout per origin" quota for the account.
+   * @default DEFAULT_ORIGIN_READ_TIMEOUT (120 s)
    */
   readonly originReadTimeout?: Duration;
+  /**
+   * How long CloudFront keeps an idle connection to the relay open for reuse. 1–60 s with the default
+   * quota ("Keep-alive timeout per origin"), up to 180 s after an increase.
+   * @default - the read timeout, capped at 60 s
+   */
+  readonly originKeepaliveTimeout?: Duration;
+  /**
+   * Most concurrent executions the relay may use, reserved for it: a flood through the proxy then
+   * throttles the relay (CloudFront answers 502/503) instead of starving ingest, the API and the
+   * consumers of the account's shared concurrency (docs/operations.md, "Relay concurrency").
+   * `undefined` reserves nothing.
+   * @default DEFAULT_RELAY_RESERVED_CONCURRENCY (100)
+   */
+  readonly relayReservedConcurrency?: number;
+  /**
+   * Requests per client IP per 5 minutes above which an AWS WAF rate-based rule blocks that IP at the
+   * edge, before the guard or the relay run (an unauthenticated flood then costs WAF requests only).
+   * WAF bills a web ACL and a rule per month plus per million requests (docs/deploy.md, "Costs").
+   * @default - no web ACL
+   */
+  readonly proxyRateLimitPerIp?: number;
+  /**
+   * Retention of the guard's log groups (`/aws/lambda/us-east-1.<function>`) in every region of
+   * LAMBDA_EDGE_REGIONS: Lambda@Edge writes its logs in the region that ran it, to groups it creates
+   * without a retention.
+   * @default logs.RetentionDays.ONE_MONTH
+   */
+  readonly edgeLogRetention?: logs.RetentionDays;
   /**
    * Pins the origin-secret version CloudFront sends (the `VersionId` from `put-secret-value`). Changing
    * it is what makes CloudFormation re-resolve the header on rotation (docs/operations.md).
@@ -109,7 +144,7 @@ export class SpendguardEdge extends Construct {
     const stack = Stack.of(this);
     const { data, secrets, pipeline } = props;
     const defaults = props.functionDefaults ?? {};
-    const runtime = defaults.runtime ?? lambda.Runtime.NODEJS_20_X;
+    const runtime = defaults.runtime ?? DEFAULT_LAMBDA_RUNTIME;
 
     // Relay: key check (GetItem + pepper), one event per request (PutRecords), origin secret.
     this.relayFunction = new SpendguardFunction(this, 'Relay', {
@@ -118,6 +153,10 @@ export class SpendguardEdge extends Construct {
       memorySize: 1024,
       // Long generations stream for minutes; CloudFront's read timeout bounds only the gaps between bytes.
       timeout: Duration.minutes(5),
+      reservedConcurrentExecutions:
+        'relayReservedConcurrency' in props
+          ? props.relayReservedConcurrency
+          : DEFAULT_RELAY_RESERVED_CONCURRENCY,
       defaults,
     });
     data.bindDataTable(this.relayFunction, ['GetItem']);
@@ -150,6 +189,10 @@ export class SpendguardEdge extends Construct {
       handler: 'index.handler',
       memorySize: 256,
       timeout: Duration.seconds(5),
+      // CloudFront keeps running a replaced version at edge locations for hours; Lambda refuses to
+      // delete a version that is still replicated, so CloudFormation must not try (docs/operations.md,
+      // "Edge function versions" gives the cleanup).
+      currentVersionOptions: { removalPolicy: RemovalPolicy.RETAIN },
       code: edgeBundleCode(lambdaEntry('edge-guard'), {
         define: esbuildDefineFor(guardConfig),
         target: esbuildTarget(runtime),
@@ -173,11 +216,14 @@ export class SpendguardEdge extends Construct {
       'Lambda@Edge writes its logs in whichever region ran it, to log groups named after that region (/aws/lambda/us-east-1.<fn>); the basic execution policy is the documented way to allow that.',
     );
     acknowledgeRuntimeChoice(this.guardFunction.lambda, runtime);
+    this.retainEdgeLogs(props.edgeLogRetention ?? logs.RetentionDays.ONE_MONTH);
 
     // The proxy distribution: every provider slug goes through the guard to the relay, nothing cached.
+    const readTimeout = props.originReadTimeout ?? DEFAULT_ORIGIN_READ_TIMEOUT;
     const origin = new origins.FunctionUrlOrigin(this.relayUrl, {
-      readTimeout: props.originReadTimeout ?? Duration.seconds(60),
-      keepaliveTimeout: Duration.seconds(60),
+      readTimeout,
+      keepaliveTimeout:
+        props.originKeepaliveTimeout ?? Duration.seconds(Math.min(readTimeout.toSeconds(), 60)),
       customHeaders: {
         [ORIGIN_SECRET_HEADER]: (props.originSecretVersionId
           ? SecretValue.secretsManager(secrets.originSecret.secretArn, {
@@ -219,12 +265,145 @@ export class SpendguardEdge extends Construct {
       minimumProtocolVersion: props.domain
         ? (props.minimumTlsVersion ?? cloudfront.SecurityPolicyProtocol.TLS_V1_2_2021)
         : undefined,
-      enableLogging: true,
-      logBucket: props.accessLogsBucket,
-      logFilePrefix: 'cloudfront/proxy/',
+      // No standard logging: its log lines always carry the query string, and Gemini clients send their
+      // provider key as `?key=…` (15.9). The relay records every call (without credentials) as an event.
+      enableLogging: false,
+      webAclId:
+        props.proxyRateLimitPerIp === undefined ? undefined : this.rateLimitWebAcl(props.proxyRateLimitPerIp),
     });
     this.url = `https://${props.domain?.domainName ?? this.distribution.distributionDomainName}`;
-    acknowledgeDistribution(this.distribution, props.domain !== undefined, 'proxy');
+    acknowledgeDistribution(
+      this.distribution,
+      props.domain !== undefined,
+      'proxy',
+      props.proxyRateLimitPerIp,
+    );
+    acknowledge(
+      this.distribution,
+      'AwsSolutions-CFR3',
+      "Standard logs always include the query string, where Gemini clients put their provider key (?key=…); keys must never be logged. Every proxied call is recorded by the relay as a telemetry event (no credentials), and CloudFront's request metrics remain.",
+    );
+  }
+
+  /** The stack holding the guard: EdgeFunction's us-east-1 stack, or this one when it is in us-east-1. */
+  private edgeStack(): Stack {
+    return Stack.of(this.guardFunction.lambda);
+  }
+
+  /**
+   * Log groups with a retention in every region where the guard can run, created before the guard's
+   * first log line there (Lambda@Edge would create them without one). CDK's LogRetention custom resource
+   * creates the group if missing and sets the retention, in any region; it lives in the guard's stack.
+   */
+  private retainEdgeLogs(retention: logs.RetentionDays): void {
+    const edgeStack = this.edgeStack();
+    const scope = edgeStack === Stack.of(this) ? this : edgeStack;
+    const groupName = `/aws/lambda/${EDGE_SECRET_REGION}.${this.guardFunction.lambda.functionName}`;
+    for (const region of LAMBDA_EDGE_REGIONS) {
+      new logs.LogRetention(scope, `GuardLogRetention-${region}`, {
+        logGroupName: groupName,
+        logGroupRegion: region,
+        retention,
+      });
+    }
+    acknowledgeLogRetentionProvider(edgeStack);
+  }
+
+  /**
+   * A CLOUDFRONT-scope web ACL with one rate-based rule, which AWS WAF accepts only in us-east-1: it is
+   * created in the guard's stack and its ARN read back here through an SSM parameter (the way
+   * EdgeFunction passes the guard's version ARN across regions).
+   */
+  private rateLimitWebAcl(limit: number): string {
+    const edgeStack = this.edgeStack();
+    const scope = edgeStack === Stack.of(this) ? this : edgeStack;
+    const acl = new wafv2.CfnWebACL(scope, 'ProxyRateLimit', {
+      scope: 'CLOUDFRONT',
+      description: 'Spendguard proxy: blocks a client IP above the rate limit',
+      defaultAction: { allow: {} },
+      visibilityConfig: {
+        cloudWatchMetricsEnabled: true,
+        metricName: 'SpendguardProxyWebAcl',
+        sampledRequestsEnabled: false,
+      },
+      rules: [
+        {
+          name: 'RateLimitPerIp',
+          priority: 0,
+          action: { block: {} },
+          statement: { rateBasedStatement: { limit, aggregateKeyType: 'IP', evaluationWindowSec: 300 } },
+          visibilityConfig: {
+            cloudWatchMetricsEnabled: true,
+            metricName: 'SpendguardProxyRateLimit',
+            sampledRequestsEnabled: false,
+          },
+        },
+      ],
+    });
+    if (edgeStack === Stack.of(this)) return acl.attrArn;
+    const parameterName = `/spendguard/${Stack.of(this).stackName}/proxy-web-acl-arn`;
+    new ssm.StringParameter(scope, 'ProxyWebAclArn', { parameterName, stringValue: acl.attrArn });
+    const reader = new cr.AwsCustomResource(this, 'ProxyWebAclArnReader', {
+      onUpdate: {
+        service: 'SSM',
+        action: 'getParameter',
+        parameters: { Name: parameterName },
+        region: EDGE_SECRET_REGION,
+        // Re-read whenever the limit changes (the ACL's ARN itself is stable).
+        physicalResourceId: cr.PhysicalResourceId.of(`${parameterName}:${limit}`),
+      },
+      policy: cr.AwsCustomResourcePolicy.fromSdkCalls({
+        resources: [
+          `arn:${Stack.of(this).partition}:ssm:${EDGE_SECRET_REGION}:${Stack.of(this).account}:parameter${parameterName}`,
+        ],
+      }),
+      installLatestAwsSdk: false,
+    });
+    acknowledgeAwsCustomResourceProvider(Stack.of(this));
+    return reader.getResponseField('Parameter.Value');
+  }
+}
+
+/** The default of {@link SpendguardEdgeProps.originReadTimeout}: the most CloudFront allows without a quota increase. */
+export const DEFAULT_ORIGIN_READ_TIMEOUT = Duration.seconds(120);
+
+/**
+ * The default of {@link SpendguardEdgeProps.relayReservedConcurrency}: 100 calls in flight. By Little's
+ * law that serves 10 calls/s of 10 s each; the account keeps the rest of its concurrency (1,000 by
+ * default; Lambda requires 100 left unreserved) for ingest, the API and the consumers.
+ */
+export const DEFAULT_RELAY_RESERVED_CONCURRENCY = 100;
+
+/** The singleton Lambda of CDK's LogRetention custom resource, acknowledged once per stack. */
+function acknowledgeLogRetentionProvider(stack: Stack): void {
+  for (const child of stack.node.children) {
+    if (!child.node.id.startsWith('LogRetention')) continue;
+    acknowledge(
+      child,
+      'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+      "CDK's LogRetention handler (a custom resource that only runs at deploy) uses the basic execution policy for its own logs.",
+    );
+    acknowledgeGeneratedWildcards(
+      child,
+      "logs:PutRetentionPolicy / logs:CreateLogGroup on the guard's regional log groups, whose names and regions CDK's LogRetention handler policy cannot narrow (it is generated by aws-cdk-lib).",
+    );
+  }
+}
+
+/** The singleton Lambda of CDK's AwsCustomResource (reads the web ACL's ARN from us-east-1 at deploy). */
+function acknowledgeAwsCustomResourceProvider(stack: Stack): void {
+  for (const child of stack.node.children) {
+    if (!child.node.id.startsWith('AWS')) continue;
+    acknowledge(
+      child,
+      'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+      "CDK's AwsCustomResource handler (runs only at deploy) uses the basic execution policy for its own logs.",
+    );
+    acknowledge(
+      child,
+      'AwsSolutions-L1',
+      "CDK's AwsCustomResource handler: its runtime is chosen by aws-cdk-lib and runs only at deploy.",
+    );
   }
 }
 
@@ -233,19 +412,22 @@ export function acknowledgeDistribution(
   distribution: cloudfront.Distribution,
   customDomain: boolean,
   what: 'proxy' | 'dashboard',
+  proxyRateLimitPerIp?: number,
 ): void {
   acknowledge(
     distribution,
     'AwsSolutions-CFR1',
     `The ${what} serves customers' own applications and people wherever they are; geo restriction is left to the deployer.`,
   );
-  acknowledge(
-    distribution,
-    'AwsSolutions-CFR2',
-    what === 'proxy'
-      ? 'WAF would inspect (and bill for) every model request body; the proxy authenticates each request with an API key at the edge and the guard rate-limits runaway keys.'
-      : 'The dashboard is static files; its API calls go to API Gateway (throttled, JWT-authorized). A WAF web ACL can be attached by the deployer.',
-  );
+  if (what === 'dashboard' || proxyRateLimitPerIp === undefined) {
+    acknowledge(
+      distribution,
+      'AwsSolutions-CFR2',
+      what === 'proxy'
+        ? 'The optional WAF rate rule is off (prop proxyRateLimitPerIp): WAF bills per request, and model calls are large. Without it the edge guard checks only that Service-API-Key is well-formed (else 401) and looks up its kill flag (SUSPENDED: 429; THROTTLED: a token bucket); it cannot tell a real key from a random well-formed one. The relay verifies the key against the store and answers 401. An unauthenticated flood therefore costs guard and relay invocations (docs/security.md).'
+        : 'The dashboard is static files; its API calls go to API Gateway (throttled, JWT-authorized). A WAF web ACL can be attached by the deployer.',
+    );
+  }
   if (!customDomain) {
     acknowledge(
       distribution,
@@ -259,7 +441,7 @@ export function acknowledgeDistribution(
 export interface EdgeBundleOptions {
   /** esbuild `define` (the baked configuration). */
   readonly define: Readonly<Record<string, string>>;
-  /** @default 'node20' */
+  /** @default 'node22' */
   readonly target?: string;
 }
 
@@ -273,7 +455,7 @@ export function edgeBundleCode(entry: string, options: EdgeBundleOptions): lambd
   return lambda.Code.fromAsset(path.dirname(entry), {
     assetHashType: AssetHashType.OUTPUT,
     bundling: {
-      image: DockerImage.fromRegistry('public.ecr.aws/sam/build-nodejs20.x'),
+      image: DockerImage.fromRegistry('public.ecr.aws/sam/build-nodejs22.x'),
       local: {
         tryBundle(outputDir: string): boolean {
           const result = buildSync({
@@ -282,7 +464,7 @@ export function edgeBundleCode(entry: string, options: EdgeBundleOptions): lambd
             bundle: true,
             platform: 'node',
             format: 'cjs',
-            target: options.target ?? 'node20',
+            target: options.target ?? 'node22',
             minify: true,
             legalComments: 'none',
             mainFields: ['module', 'main'],

@@ -3,7 +3,7 @@
  * machine every hour; `load` lists the organizations, a Map state fans out one `simulate` → `store`
  * per organization.
  */
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as targets from 'aws-cdk-lib/aws-scheduler-targets';
@@ -36,6 +36,12 @@ export interface SpendguardForecastProps {
   readonly logRetention?: logs.RetentionDays;
   /** @default RemovalPolicy.RETAIN */
   readonly removalPolicy?: RemovalPolicy;
+  /**
+   * The state machine's log group: Step Functions delivers logs through CloudWatch vended logs, whose
+   * resource policy size limit is avoided only under `/aws/vendedlogs/states/`.
+   * @default `/aws/vendedlogs/states/<stack>-forecast`
+   */
+  readonly logGroupName?: string;
   readonly functionDefaults?: FunctionDefaults;
 }
 
@@ -107,6 +113,7 @@ export class SpendguardForecast extends Construct {
     perOrg.itemProcessor(simulate.next(store));
 
     const logGroup = new logs.LogGroup(this, 'StateMachineLogs', {
+      logGroupName: props.logGroupName ?? `/aws/vendedlogs/states/${Stack.of(this).stackName}-forecast`,
       retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
       removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
     });

@@ -21,9 +21,9 @@ describe('SpendguardFunction', () => {
     template = Template.fromStack(stack);
   });
 
-  it('defaults to Node.js 20 on ARM64 with active tracing, 512 MB and 10 s', () => {
+  it('defaults to Node.js 22 on ARM64 with active tracing, 512 MB and 10 s', () => {
     template.hasResourceProperties('AWS::Lambda::Function', {
-      Runtime: 'nodejs20.x',
+      Runtime: 'nodejs22.x',
       Architectures: ['arm64'],
       TracingConfig: { Mode: 'Active' },
       MemorySize: 512,

@@ -50,9 +50,8 @@ export function entryExists(name: string): boolean {
 /** Settings shared by every function of one deployment. */
 export interface FunctionDefaults {
   /**
-   * The Lambda runtime. Node.js 20 matches the repository's `engines`; Node.js 20 is past its upstream
-   * end of life, so check Lambda's deprecation dates and move to `NODEJS_22_X` when they apply.
-   * @default lambda.Runtime.NODEJS_20_X
+   * The Lambda runtime of every function, the edge guard included (see {@link LAMBDA_NODEJS_RUNTIME_DATES}).
+   * @default DEFAULT_LAMBDA_RUNTIME (nodejs22.x)
    */
   readonly runtime?: lambda.Runtime;
   /** Retention of each function's log group. @default logs.RetentionDays.ONE_MONTH */
@@ -82,10 +81,10 @@ export interface SpendguardFunctionProps {
   readonly defaults?: FunctionDefaults;
 }
 
-/** esbuild's `target` for a Node.js runtime (`nodejs20.x` → `node20`). */
+/** esbuild's `target` for a Node.js runtime (`nodejs22.x` → `node22`). */
 export function esbuildTarget(runtime: lambda.Runtime): string {
   const match = /^nodejs(\d+)/.exec(runtime.name);
-  return match ? `node${match[1]}` : 'node20';
+  return match ? `node${match[1]}` : 'node22';
 }
 
 /**
@@ -102,7 +101,7 @@ export class SpendguardFunction extends NodejsFunction {
 
   constructor(scope: Construct, id: string, props: SpendguardFunctionProps) {
     const defaults = props.defaults ?? {};
-    const runtime = defaults.runtime ?? lambda.Runtime.NODEJS_20_X;
+    const runtime = defaults.runtime ?? DEFAULT_LAMBDA_RUNTIME;
     const entry = lambdaEntry(props.name, props.entryFile);
     // The log group and role are created before `super` (which needs them), in a sibling `<id>Support`.
     const logGroupScope = new Construct(scope, `${id}Support`);
@@ -168,24 +167,43 @@ export class SpendguardFunction extends NodejsFunction {
   }
 }
 
-/** Node.js 20 in Lambda: deprecated 2026-04-30; creating functions blocked from 2027-02-01, updates from 2027-03-03. */
-export const NODEJS_20_LAMBDA_DATES = {
-  deprecated: '2026-04-30',
-  createBlocked: '2027-02-01',
-  updateBlocked: '2027-03-03',
+/**
+ * The one default runtime of every Spendguard function, the edge guard included (cdk.json's
+ * `lambdaRuntime` says the same; lib/function.test.ts keeps them equal).
+ */
+export const DEFAULT_LAMBDA_RUNTIME = lambda.Runtime.NODEJS_22_X;
+
+/** A Lambda runtime's end of support, as AWS's runtime table lists it (UTC dates). */
+export interface RuntimeDates {
+  /** No more patches or support. */
+  readonly deprecated: string;
+  /** Creating functions with it is blocked (a first deploy, or a function CloudFormation replaces). */
+  readonly createBlocked: string;
+  /** Updating functions with it is blocked (every deploy that changes code or configuration). */
+  readonly updateBlocked: string;
+}
+
+/**
+ * The Node.js rows of AWS Lambda's runtime table ("Supported runtimes", docs.aws.amazon.com/lambda/latest/dg/lambda-runtimes.html),
+ * as published when this was written. Check the table before relying on a date: AWS moves them.
+ */
+export const LAMBDA_NODEJS_RUNTIME_DATES: Readonly<Record<string, RuntimeDates>> = {
+  'nodejs20.x': { deprecated: '2026-04-30', createBlocked: '2026-06-01', updateBlocked: '2026-07-01' },
+  'nodejs22.x': { deprecated: '2027-04-30', createBlocked: '2027-06-01', updateBlocked: '2027-07-01' },
 };
 
 /** Acknowledges cdk-nag's "latest runtime" rule (and CloudFormation's deprecation warning) for a deliberate choice. */
 export function acknowledgeRuntimeChoice(fn: Construct, runtime: lambda.Runtime): void {
   if (runtime.name === lambda.Runtime.NODEJS_LATEST.name) return;
+  const dates = LAMBDA_NODEJS_RUNTIME_DATES[runtime.name];
   Validations.of(fn).acknowledge({
     id: 'AwsSolutions-L1',
-    reason: `The runtime (${runtime.name}) matches the repository's Node.js engine on purpose; it is one setting (context lambdaRuntime / prop lambdaRuntime).`,
+    reason: `The runtime (${runtime.name}) is chosen on purpose: one setting for every function, the edge guard included (context lambdaRuntime / prop lambdaRuntime)${dates ? `; Lambda supports it until ${dates.deprecated}` : ''}.`,
   });
-  if (runtime.name === lambda.Runtime.NODEJS_20_X.name) {
+  if (dates && runtime.name === 'nodejs20.x') {
     Validations.of(fn).acknowledge({
       id: 'CloudFormation-Validate::W2531',
-      reason: `Known: nodejs20.x was deprecated in Lambda on ${NODEJS_20_LAMBDA_DATES.deprecated}; creation is blocked from ${NODEJS_20_LAMBDA_DATES.createBlocked} and updates from ${NODEJS_20_LAMBDA_DATES.updateBlocked} (docs/deploy.md: switch with -c lambdaRuntime=nodejs22.x).`,
+      reason: `Known: nodejs20.x was deprecated in Lambda on ${dates.deprecated}; creation is blocked from ${dates.createBlocked} and updates from ${dates.updateBlocked} (docs/deploy.md: use the default nodejs22.x).`,
     });
   }
 }

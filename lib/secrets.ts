@@ -19,6 +19,8 @@ export interface SpendguardSecretsProps {
    * @default RemovalPolicy.RETAIN
    */
   readonly removalPolicy?: RemovalPolicy;
+  /** The pepper's name (see retainedNames). @default `<stack>/pepper` */
+  readonly pepperSecretName?: string;
 }
 
 /**
@@ -38,7 +40,7 @@ export class SpendguardSecrets extends Construct {
     super(scope, id);
     const stack = Stack.of(this);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
-    this.pepperSecretName = `${stack.stackName}/pepper`;
+    this.pepperSecretName = props.pepperSecretName ?? `${stack.stackName}/pepper`;
     const replicate = stack.region !== EDGE_SECRET_REGION;
 
     this.pepper = new secretsmanager.Secret(this, 'Pepper', {
@@ -62,7 +64,7 @@ export class SpendguardSecrets extends Construct {
     Validations.of(this.originSecret).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason:
-        'CloudFront custom origin headers are fixed at deploy; the origin secret is rotated by the documented put-secret-value + redeploy procedure (docs/operations.md), not by a rotation Lambda.',
+        'CloudFront custom origin headers are fixed at deploy; the origin secret is rotated by the documented put-secret-value + redeploy runbook (docs/operations.md), during which relays accept the current and the previous version.',
     });
   }
 

@@ -4,20 +4,21 @@
  */
 import { Duration, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
-import * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import { Construct } from 'constructs';
 import { type ApiThrottle, SpendguardApi } from './api';
 import { SpendguardDashboardHosting } from './dashboard-hosting';
 import { SpendguardData } from './data';
-import { type CustomDomain, SpendguardEdge } from './edge';
+import { type CustomDomain, DEFAULT_RELAY_RESERVED_CONCURRENCY, SpendguardEdge } from './edge';
 import { SpendguardForecast } from './forecast';
-import type { FunctionDefaults } from './function';
+import { DEFAULT_LAMBDA_RUNTIME, type FunctionDefaults } from './function';
 import { SpendguardObservability } from './observability';
 import { SpendguardPipeline } from './pipeline';
 import { SpendguardPrices } from './prices';
 import { REGION_PATTERN } from './regions';
+import { retainedNames } from './retained-names';
 import { SpendguardSecrets } from './secrets';
 
 /** Viewer TLS policies Spendguard accepts: TLS 1.2 (2021 or 2025 ciphers) or TLS 1.3 only. */
@@ -27,8 +28,14 @@ export const ALLOWED_TLS_POLICIES: readonly cloudfront.SecurityPolicyProtocol[] 
   cloudfront.SecurityPolicyProtocol.TLS_V1_3_2025,
 ];
 
-/** CloudFront's origin response timeout: 1–120 s by default, up to 180 s with a quota increase. */
+/**
+ * CloudFront's origin response timeout: 1–120 s with the default quota, up to 180 s once AWS raises the
+ * account's "Response timeout per origin" quota (Service Quotas, CloudFront, us-east-1).
+ */
 export const MAX_ORIGIN_READ_TIMEOUT = Duration.seconds(180);
+
+/** CloudFront's origin keep-alive timeout: 1–60 s by default, up to 180 s with a quota increase. */
+export const MAX_ORIGIN_KEEPALIVE_TIMEOUT = Duration.seconds(180);
 
 /** Properties of {@link SpendGuardrails}. */
 export interface SpendGuardrailsProps {
@@ -58,12 +65,34 @@ export interface SpendGuardrailsProps {
    * @default RemovalPolicy.RETAIN
    */
   readonly removalPolicy?: RemovalPolicy;
-  /** Lambda runtime of every function, the edge guard included. @default lambda.Runtime.NODEJS_20_X */
+  /** Lambda runtime of every function, the edge guard included. @default DEFAULT_LAMBDA_RUNTIME (nodejs22.x) */
   readonly lambdaRuntime?: lambda.Runtime;
   /** Default-stage throttling of the HTTP API. @default { rateLimit: 200, burstLimit: 400 } */
   readonly apiThrottle?: ApiThrottle;
-  /** CloudFront's wait for the relay's bytes (1–180 s; above 120 s needs a quota increase). @default Duration.seconds(60) */
+  /**
+   * CloudFront's wait for the relay's first byte and between bytes (1–180 s; above 120 s needs the
+   * "Response timeout per origin" quota raised). Non-streaming calls longer than this get a 504.
+   * @default Duration.seconds(120)
+   */
   readonly originReadTimeout?: Duration;
+  /** CloudFront's idle keep-alive to the relay (1–180 s; above 60 s needs a quota increase). @default min(read timeout, 60 s) */
+  readonly originKeepaliveTimeout?: Duration;
+  /**
+   * Concurrency reserved for (and capping) the relay, so a proxy flood cannot starve ingest, the API and
+   * the consumers. `null` reserves nothing (accounts whose concurrency quota is below this + 100).
+   * @default 100
+   */
+  readonly relayReservedConcurrency?: number | null;
+  /** Requests per client IP per 5 minutes before an AWS WAF rate rule blocks it at the proxy. @default - no WAF */
+  readonly proxyRateLimitPerIp?: number;
+  /** TOTP required for every dashboard user. @default true */
+  readonly mfaRequired?: boolean;
+  /**
+   * Generation of the fixed-name retained resources (Flags table, pepper secret, state machine log
+   * group). Raise it to deploy again after `cdk destroy` left the previous ones behind.
+   * @default 1
+   */
+  readonly resourceGeneration?: number;
   /** The origin-secret version CloudFront sends; set it when rotating (docs/operations.md). @default - current */
   readonly originSecretVersionId?: string;
   /** Lifetime of the edge guard's cached flag lookups. @default Duration.seconds(1) */
@@ -117,7 +146,30 @@ export function validateSpendGuardrailsProps(props: SpendGuardrailsProps, stackR
     timeout !== undefined &&
     (timeout.toSeconds() < 1 || timeout.toSeconds() > MAX_ORIGIN_READ_TIMEOUT.toSeconds())
   ) {
-    throw new Error(`originReadTimeout must be 1–180 seconds; got ${timeout.toSeconds()}`);
+    throw new Error(
+      `originReadTimeout must be 1–180 seconds (above 120 only after AWS raises the "Response timeout per origin" quota); got ${timeout.toSeconds()}`,
+    );
+  }
+  const keepalive = props.originKeepaliveTimeout;
+  if (
+    keepalive !== undefined &&
+    (keepalive.toSeconds() < 1 || keepalive.toSeconds() > MAX_ORIGIN_KEEPALIVE_TIMEOUT.toSeconds())
+  ) {
+    throw new Error(
+      `originKeepaliveTimeout must be 1–180 seconds (above 60 only after a "Keep-alive timeout per origin" quota increase); got ${keepalive.toSeconds()}`,
+    );
+  }
+  const reserved = props.relayReservedConcurrency;
+  if (reserved !== undefined && reserved !== null && (!Number.isInteger(reserved) || reserved < 1)) {
+    throw new Error(
+      `relayReservedConcurrency must be a positive integer or null (no reservation); got ${reserved}`,
+    );
+  }
+  const rate = props.proxyRateLimitPerIp;
+  if (rate !== undefined && (!Number.isInteger(rate) || rate < 10 || rate > 2_000_000_000)) {
+    throw new Error(
+      `proxyRateLimitPerIp must be an integer from 10 to 2,000,000,000 (AWS WAF's range); got ${rate}`,
+    );
   }
   if (props.flagCacheTtl !== undefined && props.flagCacheTtl.toMilliseconds() > 60_000) {
     throw new Error('flagCacheTtl above 60 seconds would let a suspended key through for that long');
@@ -148,14 +200,22 @@ export class SpendGuardrails extends Construct {
     validateSpendGuardrailsProps(props, Stack.of(this).region);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     const logRetention = props.logRetention ?? logs.RetentionDays.ONE_MONTH;
+    const names = retainedNames(Stack.of(this).stackName, props.resourceGeneration ?? 1);
     const functionDefaults: FunctionDefaults = {
-      runtime: props.lambdaRuntime ?? lambda.Runtime.NODEJS_20_X,
+      runtime: props.lambdaRuntime ?? DEFAULT_LAMBDA_RUNTIME,
       logRetention,
       logRemovalPolicy: removalPolicy,
     };
 
-    this.secrets = new SpendguardSecrets(this, 'Secrets', { removalPolicy });
-    this.data = new SpendguardData(this, 'Data', { replicaRegions: props.replicaRegions, removalPolicy });
+    this.secrets = new SpendguardSecrets(this, 'Secrets', {
+      removalPolicy,
+      pepperSecretName: names.pepperSecret,
+    });
+    this.data = new SpendguardData(this, 'Data', {
+      replicaRegions: props.replicaRegions,
+      removalPolicy,
+      flagsTableName: names.flagsTable,
+    });
     this.observability = new SpendguardObservability(this, 'Observability', {
       alarmEmail: props.alarmEmail,
       removalPolicy,
@@ -181,6 +241,7 @@ export class SpendGuardrails extends Construct {
       minimumTlsVersion: props.minimumTlsVersion,
       assetsPath: props.dashboardAssetsPath,
       threatProtection: props.threatProtection,
+      mfaRequired: props.mfaRequired,
       removalPolicy,
     });
     this.api = new SpendguardApi(this, 'Api', {
@@ -204,6 +265,13 @@ export class SpendGuardrails extends Construct {
       domain: props.proxyDomain,
       minimumTlsVersion: props.minimumTlsVersion,
       originReadTimeout: props.originReadTimeout,
+      originKeepaliveTimeout: props.originKeepaliveTimeout,
+      relayReservedConcurrency:
+        props.relayReservedConcurrency === null
+          ? undefined
+          : (props.relayReservedConcurrency ?? DEFAULT_RELAY_RESERVED_CONCURRENCY),
+      proxyRateLimitPerIp: props.proxyRateLimitPerIp,
+      edgeLogRetention: logRetention,
       originSecretVersionId: props.originSecretVersionId,
       flagCacheTtl: props.flagCacheTtl,
       functionDefaults,
@@ -212,6 +280,7 @@ export class SpendGuardrails extends Construct {
       data: this.data,
       secrets: this.secrets,
       schedule: props.forecastSchedule,
+      logGroupName: names.forecastLogGroup,
       logRetention,
       removalPolicy,
       functionDefaults,

@@ -106,6 +106,8 @@ function domainContext(app: App, prefix: 'proxy' | 'dashboard'): DomainByArn | u
  * dropped, so one list fits any home region), `alarmEmail`, `proxyDomainName` + `proxyCertificateArn`,
  * `dashboardDomainName` + `dashboardCertificateArn`, `minimumTlsVersion`, `removalPolicy`
  * (`retain` | `destroy`), `lambdaRuntime`, `logRetentionDays`, `originReadTimeoutSeconds`,
+ * `originKeepaliveTimeoutSeconds`, `relayReservedConcurrency` (a number, or `none`),
+ * `proxyRateLimitPerIp`, `mfaRequired` (`false` makes TOTP optional), `resourceGeneration`,
  * `threatProtection`, `originSecretVersionId`.
  */
 export function readSpendguardContext(app: App): { stackName: string; props: SpendguardStackProps } {
@@ -117,6 +119,10 @@ export function readSpendguardContext(app: App): { stackName: string; props: Spe
   const logDays = stringContext(app, 'logRetentionDays');
   const tls = stringContext(app, 'minimumTlsVersion');
   const readTimeout = stringContext(app, 'originReadTimeoutSeconds');
+  const keepalive = stringContext(app, 'originKeepaliveTimeoutSeconds');
+  const reserved = stringContext(app, 'relayReservedConcurrency');
+  const rateLimit = stringContext(app, 'proxyRateLimitPerIp');
+  const generation = stringContext(app, 'resourceGeneration');
   return {
     stackName: stringContext(app, 'stackName') ?? 'Spendguard',
     props: {
@@ -133,6 +139,12 @@ export function readSpendguardContext(app: App): { stackName: string; props: Spe
         lambdaRuntime: runtime,
         logRetention: logDays ? (Number(logDays) as logs.RetentionDays) : undefined,
         originReadTimeout: readTimeout ? Duration.seconds(Number(readTimeout)) : undefined,
+        originKeepaliveTimeout: keepalive ? Duration.seconds(Number(keepalive)) : undefined,
+        relayReservedConcurrency:
+          reserved === undefined ? undefined : reserved === 'none' ? null : Number(reserved),
+        proxyRateLimitPerIp: rateLimit ? Number(rateLimit) : undefined,
+        mfaRequired: stringContext(app, 'mfaRequired') === 'false' ? false : undefined,
+        resourceGeneration: generation ? Number(generation) : undefined,
         threatProtection: stringContext(app, 'threatProtection') === 'true',
         originSecretVersionId: stringContext(app, 'originSecretVersionId'),
       },

@@ -9,7 +9,7 @@
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { EmfMetrics } from '../edge-guard/metrics';
 import { servicesFromEnvironment } from '../shared/environment';
-import { SecretsManagerSecret } from '../shared/secrets';
+import { SecretsManagerVersions } from '../shared/secrets';
 import { createStreamingHandler } from './lambda-adapter';
 import { Relay } from './relay';
 
@@ -27,11 +27,12 @@ function buildRelay(): Relay {
   const services = servicesFromEnvironment();
   const originSecretArn = process.env.ORIGIN_SECRET_ARN;
   if (!originSecretArn) throw new Error('environment variable ORIGIN_SECRET_ARN is not set');
-  const originSecret = new SecretsManagerSecret(new SecretsManagerClient({}), originSecretArn);
+  // Current and previous version: a rotation never locks CloudFront out of a warm relay.
+  const originSecret = new SecretsManagerVersions(new SecretsManagerClient({}), originSecretArn);
   return new Relay({
     keys: services.apiKeys,
     sink: services.sink,
-    originSecret: () => originSecret.get(),
+    originSecret,
     upstreams: upstreamsFromEnvironment(),
     metrics: new EmfMetrics({ service: 'relay' }),
   });

@@ -14,6 +14,7 @@ import { providerBySlug, requestFlavorOf, type ProviderEntry } from '../../core/
 import type { NormalizedUsage, TokenCounter } from '../../core/usage';
 import { noopMetrics, type MetricsSink } from '../edge-guard/metrics';
 import type { EventSink } from '../shared/event-sink';
+import type { VersionedSecretSource } from '../shared/secrets';
 import {
   API_KEY_HEADER,
   clientResponseHeaders,
@@ -78,9 +79,12 @@ export interface RelayOptions {
   readonly sink: EventSink;
   /**
    * The CloudFront origin secret; requests without it in `x-spendguard-origin-secret` get 403.
-   * Omit to skip the check (the local proxy, which has no CloudFront in front).
+   * Either one fixed value, or the accepted versions of a rotated secret (current, previous), which the
+   * relay re-reads when a request presents none of them (at most once per
+   * {@link ORIGIN_SECRET_REFRESH_INTERVAL_MS}). Omit to skip the check (the local proxy, which has no
+   * CloudFront in front).
    */
-  readonly originSecret?: () => Promise<string>;
+  readonly originSecret?: (() => Promise<string>) | VersionedSecretSource;
   /** Upstream base URL per provider slug, overriding the catalog's `upstreamBaseUrl`. */
   readonly upstreams?: Readonly<Partial<Record<string, string>>>;
   readonly metrics?: MetricsSink;
@@ -119,6 +123,12 @@ interface Route {
 }
 
 const JSON_TYPE = 'application/json';
+/**
+ * Shortest time between two re-reads of the origin secret after a mismatch: after a rotation a warm relay
+ * recovers on the first request with the new header; a stream of wrong headers costs at most one read
+ * (two GetSecretValue calls) per interval per container.
+ */
+export const ORIGIN_SECRET_REFRESH_INTERVAL_MS = 10_000;
 /** Bodies up to this size are fingerprinted while the upstream request is in flight. */
 const EARLY_FINGERPRINT_BYTES = 256 * 1024;
 
@@ -134,7 +144,10 @@ export class Relay {
   private readonly httpAgent: http.Agent;
   private readonly httpsAgent: https.Agent;
   private readonly upstreams = new Map<string, Upstream>();
-  private originSecret: string | undefined;
+  /** The accepted origin-secret values, once read. */
+  private originSecrets: readonly string[] | undefined;
+  /** When the origin secret was last re-read because of a mismatch (rate limit). */
+  private originSecretRefreshedAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly opts: RelayOptions) {
     this.auth = new RelayKeyAuth(opts.keys);
@@ -194,9 +207,12 @@ export class Relay {
   }
 
   private async originAllowed(headers: HeaderBag): Promise<boolean> {
-    if (this.originSecret === undefined) {
+    const presented = headerValue(headers, ORIGIN_SECRET_HEADER);
+    const matches = (values: readonly string[]) =>
+      presented !== undefined && values.some((v) => constantTimeEqual(presented, v));
+    if (this.originSecrets === undefined) {
       try {
-        this.originSecret = await (this.opts.originSecret as () => Promise<string>)();
+        this.originSecrets = await this.readOriginSecrets(false);
       } catch {
         // Fail open (design decision 6): without the secret the relay cannot tell, so it lets the request
         // through and counts it; the edge guard and the key check still apply.
@@ -204,8 +220,26 @@ export class Relay {
         return true;
       }
     }
-    const presented = headerValue(headers, ORIGIN_SECRET_HEADER);
-    return presented !== undefined && constantTimeEqual(presented, this.originSecret);
+    if (matches(this.originSecrets)) return true;
+    // A mismatch may mean the secret was rotated since this container read it: re-read, rate-limited so
+    // that requests with a wrong header cannot turn into a flood of Secrets Manager calls.
+    const now = this.now();
+    if (presented === undefined || now - this.originSecretRefreshedAt < ORIGIN_SECRET_REFRESH_INTERVAL_MS) {
+      return false;
+    }
+    this.originSecretRefreshedAt = now;
+    try {
+      this.originSecrets = await this.readOriginSecrets(true);
+    } catch {
+      return false; // the cached values stay; a read failure is no reason to admit a wrong header
+    }
+    return matches(this.originSecrets);
+  }
+
+  private async readOriginSecrets(refresh: boolean): Promise<readonly string[]> {
+    const source = this.opts.originSecret as NonNullable<RelayOptions['originSecret']>;
+    if (typeof source === 'function') return [await source()];
+    return source.accepted(refresh);
   }
 
   private route(url: string): Route | undefined {

@@ -1,23 +1,24 @@
 /**
  * End to end through a real browser: the local stack (in memory, fake providers) serves the built
- * dashboard; Debian's Chromium, driven by playwright-core, checks the Overview charts, a guardrail trip
- * and its Resume, key creation, and saves a screenshot of every page under test-output/screenshots/.
+ * dashboard; Chromium, driven by playwright-core, checks the Overview charts, a guardrail trip and its
+ * Resume, key creation, and saves a screenshot of every page under test-output/screenshots/.
  *
- * Needs `dashboard/dist` (`npm run build -w @spendguard/dashboard`) and `/usr/bin/chromium`
- * (`apt-get install chromium`); .ci/run provides both. See docs/dashboard.md, "End-to-end test".
+ * Needs nothing installed by hand: it builds `dashboard/dist` when that is missing or stale
+ * (./dashboard-build.ts) and drives a system Chrome/Chromium if there is one, else the Chromium packed
+ * in the `@sparticuz/chromium` devDependency (./browser.ts). See docs/dashboard.md, "End-to-end test".
  */
 import OpenAI from 'openai';
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { parseApiKey } from '../../core/keys';
 import { startLocalStack, type LocalStack } from '../../local/stack';
+import { findBrowser } from './browser';
+import { ensureDashboardBuilt } from './dashboard-build';
 
 const ROOT = resolve(__dirname, '../..');
 const DASHBOARD_DIR = join(ROOT, 'dashboard', 'dist');
 const SCREENSHOTS = join(ROOT, 'test-output', 'screenshots');
-const CHROMIUM = process.env.SPENDGUARD_E2E_CHROMIUM ?? '/usr/bin/chromium';
 /** Playwright's auto-waiting bound for anything the page has to fetch and draw. */
 const UI_TIMEOUT = 8_000;
 // Per test (beforeAll has its own): the whole file runs in ~11 s and must stay well under a minute.
@@ -146,18 +147,10 @@ async function goTo(title: string, heading: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(join(DASHBOARD_DIR, 'index.html'))) {
-    throw new Error(
-      `${DASHBOARD_DIR}/index.html is missing: build the dashboard first with ` +
-        '`npm run build -w @spendguard/dashboard` (.ci/run does this before the tests).',
-    );
-  }
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `${CHROMIUM} is missing: install Debian's Chromium (\`apt-get install chromium\`, as .ci/run does) ` +
-        'or point SPENDGUARD_E2E_CHROMIUM at a Chromium binary.',
-    );
-  }
+  // Both at most once per machine state: a fresh clone builds (~25 s) and inflates Chromium (~4 s).
+  ensureDashboardBuilt(ROOT);
+  const chromiumBinary = await findBrowser();
+  console.log(`e2e browser: ${chromiumBinary.executablePath} (${chromiumBinary.source})`);
   await mkdir(SCREENSHOTS, { recursive: true });
   stack = await startLocalStack({
     memory: true,
@@ -200,7 +193,7 @@ beforeAll(async () => {
   await stack.runForecasts();
 
   browser = await chromium.launch({
-    executablePath: CHROMIUM,
+    executablePath: chromiumBinary.executablePath,
     args: [
       '--headless',
       '--no-sandbox',
@@ -214,7 +207,7 @@ beforeAll(async () => {
     timeout: 15_000,
   });
   page = await newPage(DESKTOP);
-}, 30_000);
+}, 120_000);
 
 afterAll(async () => {
   await browser?.close();

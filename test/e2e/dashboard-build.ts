@@ -1,0 +1,50 @@
+/**
+ * The browser test needs `dashboard/dist`: this builds it when it is missing or was built from other
+ * sources, so `npm test` on a fresh clone needs no separate build step. The build records a hash of
+ * its inputs in `dist/.source-hash`; an unchanged hash skips the build (~25 s on 2 cores).
+ */
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+/** Under `dashboard/`: not inputs of the build. */
+const SKIPPED_DIRS = new Set(['node_modules', 'dist']);
+const TEST_FILE = /\.test\.tsx?$/;
+
+function inputFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => {
+      const full = join(dir, e.name);
+      if (e.isDirectory()) return SKIPPED_DIRS.has(e.name) ? [] : inputFiles(full);
+      return TEST_FILE.test(e.name) ? [] : [full];
+    })
+    .sort();
+}
+
+/** A hash of everything the build reads: the dashboard's sources and config, and the lockfile. */
+export function dashboardSourceHash(root: string): string {
+  const hash = createHash('sha256');
+  const dashboard = join(root, 'dashboard');
+  for (const file of [...inputFiles(dashboard), join(root, 'package-lock.json')]) {
+    hash.update(relative(root, file)).update('\0').update(readFileSync(file)).update('\0');
+  }
+  return hash.digest('hex');
+}
+
+/** `dashboard/dist` when it matches the sources, else after building it. Returns whether it built. */
+export function ensureDashboardBuilt(root: string): boolean {
+  const dist = join(root, 'dashboard', 'dist');
+  const stamp = join(dist, '.source-hash');
+  const wanted = dashboardSourceHash(root);
+  if (existsSync(join(dist, 'index.html')) && existsSync(stamp) && readFileSync(stamp, 'utf8') === wanted) {
+    return false;
+  }
+  // vite empties dist first, so an interrupted build leaves no stamp and is redone next time.
+  execFileSync('npm', ['run', 'build', '--silent', '-w', '@spendguard/dashboard'], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  writeFileSync(stamp, wanted);
+  return true;
+}
