@@ -3,9 +3,14 @@
  * in each input form the callers have: bytes (the relay), a string (the SDK), a parsed object.
  * Beside it: the hash alone (the floor) and the naive JSON.parse + sorted stringify + hash.
  * Target: ≤ 1 ms for 1 MB.
+ *
+ * Adversarial rows (issue 15.1): one object of reverse-ordered keys (the old insertion sort's worst
+ * case, 9.7 s for 0.8 MB) at the value bound, and a 6 MB one past every bound (raw-bytes fallback).
+ * Target: whatever the body, ≤ 50 ms (the most it may delay a concurrent call through the proxy).
  */
 import { createHash } from 'node:crypto';
 import {
+  FINGERPRINT_BOUNDS,
   canonicalRequest,
   canonicalizeJsonText,
   canonicalizeValue,
@@ -14,6 +19,7 @@ import {
 
 const TARGET_MS = 1;
 const TARGET_BYTES = 1_000_000;
+const ADVERSARIAL_TARGET_MS = 50;
 
 /** Deterministic pseudo-random numbers (mulberry32), so every run measures the same body. */
 function rng(seed: number): () => number {
@@ -122,6 +128,20 @@ export function realisticChatBody(bytes = TARGET_BYTES, seed = 42): Record<strin
   return body;
 }
 
+/** About `bytes` bytes of chat body whose one message holds an object of keys in descending order. */
+export function adversarialChatBody(bytes: number): Buffer {
+  const members: string[] = [];
+  let size = 80;
+  for (let i = 10_000_000; size < bytes; i--) {
+    const m = `"k${i}":${i}`;
+    members.push(m);
+    size += m.length + 1;
+  }
+  return Buffer.from(
+    `{"model":"gpt-4o","messages":[{"role":"user","content":"hi","extra":{${members.join(',')}}}]}`,
+  );
+}
+
 interface Timing {
   min: number;
   p50: number;
@@ -147,6 +167,15 @@ export default async function (): Promise<void> {
   const sortedBytes = Buffer.from(canonicalizeJsonText(text) ?? '', 'utf8');
   const quarter = Buffer.from(JSON.stringify(realisticChatBody(250_000)), 'utf8');
   const small = Buffer.from(JSON.stringify(realisticChatBody(100_000)), 'utf8');
+  const sixMb = adversarialChatBody(6 * 1024 * 1024);
+  let atBound = adversarialChatBody(400_000);
+  // Trim to exactly the value bound (model, messages, the message's 3 members, then the keys).
+  const keysAtBound = FINGERPRINT_BOUNDS.maxValues - 5;
+  atBound = Buffer.from(
+    atBound.toString().replace(/("extra":\{)([^}]*)\}/, (_, open: string, members: string) => {
+      return open + members.split(',').slice(0, keysAtBound).join(',') + '}';
+    }),
+  );
   console.log(
     `body: ${bytes.length.toLocaleString('en-US')} bytes, ${(body.messages as unknown[]).length} messages ` +
       '(user, assistant with tool calls, tool results with code), 24 tools, sampling fields',
@@ -191,6 +220,20 @@ export default async function (): Promise<void> {
       false,
     ],
     [
+      `adversarial: ${FINGERPRINT_BOUNDS.maxValues - 3} reverse keys [at the bound]`,
+      atBound.length,
+      () => fingerprintRequest('openai', atBound),
+      false,
+      60,
+    ],
+    [
+      'adversarial: 6 MB reverse keys [raw fallback]',
+      sixMb.length,
+      () => fingerprintRequest('openai', sixMb),
+      false,
+      30,
+    ],
+    [
       'JSON.parse + sorted stringify + sha256 [naive]',
       bytes.length,
       () =>
@@ -208,7 +251,12 @@ export default async function (): Promise<void> {
   for (const [name, size, fn, targeted, iterations] of cases) {
     const t = measure(fn, iterations);
     const kb = size >= 1e6 ? `${(size / 1e6).toFixed(2)} MB` : `${Math.round(size / 1e3)} kB`;
-    const verdict = targeted ? `≤ ${TARGET_MS} ms: ${t.p50 <= TARGET_MS ? 'met' : 'missed'}` : '';
+    const adversarial = name.startsWith('adversarial');
+    const verdict = targeted
+      ? `≤ ${TARGET_MS} ms: ${t.p50 <= TARGET_MS ? 'met' : 'missed'}`
+      : adversarial
+        ? `≤ ${ADVERSARIAL_TARGET_MS} ms: ${t.p99 <= ADVERSARIAL_TARGET_MS ? 'met' : 'missed'}`
+        : '';
     const ms = (x: number): string => x.toFixed(3).padStart(7);
     console.log(`${name.padEnd(46)} ${kb.padStart(8)} ${ms(t.min)} ${ms(t.p50)} ${ms(t.p99)}  ${verdict}`);
   }

@@ -40,6 +40,21 @@ export function isInvalidJson(err: unknown): boolean {
   return err instanceof InvalidJson;
 }
 
+/**
+ * Signal of a scanner given a value budget: the text holds more values than the budget, or (then)
+ * nests deeper than {@link MAX_JSON_DEPTH}. The scanner stops there, so the work done is bounded by
+ * the budget whatever the text; the fingerprint falls back to a hash of the raw bytes.
+ */
+class OverBound extends Error {
+  override readonly name = 'OverBound';
+}
+const OVER_BOUND = new OverBound('over the scan bounds');
+
+/** True when `err` is a bounded scanner's "over the bounds" signal. */
+export function isOverBound(err: unknown): boolean {
+  return err instanceof OverBound;
+}
+
 const utf8Decoder = new TextDecoder('utf-8');
 const utf8Encoder = new TextEncoder();
 
@@ -146,13 +161,22 @@ export class CanonicalScanner {
   /** Set by string(): whether the last string contained any escape. */
   private lastHadEscape = false;
 
+  /** Values still allowed (each member value and array element; a standalone top value counts too). */
+  private valuesLeft: number;
+
+  /**
+   * @param maxValues when given, the scan throws the over-bound signal (see {@link isOverBound})
+   *   after this many values, or on nesting deeper than {@link MAX_JSON_DEPTH}, instead of going on.
+   */
   constructor(
     private readonly s: string,
     private readonly byteString: boolean,
     startDepth = 0,
+    private readonly maxValues?: number,
   ) {
     this.len = s.length;
     this.depth = startDepth;
+    this.valuesLeft = maxValues ?? Infinity;
     this.special = new RegExp(byteString ? SPECIAL_BYTES : SPECIAL_UTF16);
   }
 
@@ -183,6 +207,7 @@ export class CanonicalScanner {
 
   /** Reads one JSON value at the current position (no whitespace first); see the class comment. */
   value(): Pieces | null {
+    if (--this.valuesLeft < 0) throw OVER_BOUND;
     const c = this.s.charCodeAt(this.pos);
     switch (c) {
       case 123: // {
@@ -219,7 +244,7 @@ export class CanonicalScanner {
       return null;
     }
     const found = new Map<string, Pieces>();
-    if (++this.depth > MAX_JSON_DEPTH) throw INVALID;
+    this.enter();
     this.pos++;
     this.skipWs();
     if (this.s.charCodeAt(this.pos) === 125) {
@@ -238,6 +263,11 @@ export class CanonicalScanner {
     this.depth--;
     this.expectEnd();
     return found;
+  }
+
+  /** Enters an object or array: nesting deeper than MAX_JSON_DEPTH is invalid, or over a budget's bound. */
+  private enter(): void {
+    if (++this.depth > MAX_JSON_DEPTH) throw this.maxValues === undefined ? INVALID : OVER_BOUND;
   }
 
   private word(w: 'true' | 'false' | 'null'): null {
@@ -409,7 +439,7 @@ export class CanonicalScanner {
   }
 
   private object(): Pieces | null {
-    if (++this.depth > MAX_JSON_DEPTH) throw INVALID;
+    this.enter();
     const s = this.s;
     const objStart = this.pos;
     this.pos++;
@@ -492,7 +522,7 @@ export class CanonicalScanner {
   }
 
   private array(): Pieces | null {
-    if (++this.depth > MAX_JSON_DEPTH) throw INVALID;
+    this.enter();
     const s = this.s;
     const arrStart = this.pos;
     this.pos++;
@@ -548,17 +578,14 @@ function isHex(c: number): boolean {
 /** Member indexes in key order; of duplicate keys only the last is kept (JSON.parse semantics). */
 function sortedOrder(keys: readonly string[]): number[] {
   const order = keys.map((_, i) => i);
-  // Insertion sort: objects are small, and it is stable (equal keys keep source order).
-  for (let i = 1; i < order.length; i++) {
-    const x = order[i]!;
-    const kx = keys[x]!;
-    let j = i - 1;
-    while (j >= 0 && keys[order[j]!]! > kx) {
-      order[j + 1] = order[j]!;
-      j--;
-    }
-    order[j + 1] = x;
-  }
+  // O(n log n) (V8's TimSort); ties broken by source position, so equal keys keep source order and
+  // the last duplicate stays last. (An insertion sort here once made 60,000 reverse-ordered keys
+  // take 9.7 s: issue 15.1.)
+  order.sort((a, b) => {
+    const ka = keys[a]!;
+    const kb = keys[b]!;
+    return ka < kb ? -1 : ka > kb ? 1 : a - b;
+  });
   const out: number[] = [];
   for (let i = 0; i < order.length; i++) {
     const idx = order[i]!;

@@ -6,11 +6,13 @@
  * This module imports nothing from Node.js.
  * @module
  */
+import { FINGERPRINT_BOUNDS } from './bounds';
 import {
   CanonicalScanner,
   Pieces,
   canonicalizeValue,
   isInvalidJson,
+  isOverBound,
   textToByteString,
 } from './canonical-json';
 import { FLAVOR_SPECS, normalizeOptionModel, type FlavorSpec, type RequestFlavor } from './flavors';
@@ -49,8 +51,9 @@ function specOf(flavor: RequestFlavor): FlavorSpec | undefined {
  * - `body` may be a JSON string, UTF-8 bytes (`Uint8Array`, any `ArrayBufferView`, `ArrayBuffer`;
  *   a leading byte-order mark is ignored, invalid UTF-8 gives null) or an already parsed value
  *   (treated exactly as `JSON.stringify(body)` would serialize it).
- * - Returns null when the body is not JSON, is not a JSON object, nests deeper than 1,000 levels,
- *   or has none of the flavor's content members (`messages`, `input`, `prompt`, `contents`).
+ * - Returns null when the body is not JSON, is not a JSON object, is over a bound of
+ *   `FINGERPRINT_BOUNDS` (bytes, values, 1,000 levels of nesting; see `bounds.ts`), or has none of the
+ *   flavor's content members (`messages`, `input`, `prompt`, `contents`).
  * - A member whose value is `null` counts as absent. Never throws.
  *
  * @example
@@ -66,9 +69,12 @@ export function canonicalRequest(
     const spec = specOf(flavor);
     if (spec === undefined) return null;
     let pieces: Pieces | null;
-    if (typeof body === 'string') pieces = fromText(spec, body, opts);
-    else {
+    if (typeof body === 'string') {
+      if (body.length > FINGERPRINT_BOUNDS.maxBytes) return null;
+      pieces = fromText(spec, body, opts);
+    } else {
       const bytes = asBytes(body);
+      if (bytes !== null && bytes.byteLength > FINGERPRINT_BOUNDS.maxBytes) return null;
       pieces = bytes !== null ? fromText(spec, strictUtf8.decode(bytes), opts) : fromValue(spec, body, opts);
     }
     return pieces === null ? null : pieces.text();
@@ -91,11 +97,12 @@ export function canonicalPiecesFromByteString(
   try {
     const spec = specOf(flavor);
     if (spec === undefined) return null;
-    const members = new CanonicalScanner(bytes, true).topLevelMembers(WANTED[flavor]);
+    const members = boundedScanner(bytes, true).topLevelMembers(WANTED[flavor]);
     if (members === null) return null;
     const model = optionModelLiteral(opts);
     return assemble(spec, members, model === undefined ? undefined : textToByteString(model));
-  } catch {
+  } catch (err) {
+    if (isOverBound(err)) throw err;
     return null;
   }
 }
@@ -109,7 +116,10 @@ export function asBytes(body: unknown): Uint8Array | null {
   return null;
 }
 
-/** Canonical pieces of a UTF-16 text (used for string bodies by both the pure and the Node.js path). */
+/**
+ * Canonical pieces of a UTF-16 text (used for string bodies by both the pure and the Node.js path).
+ * Throws the over-bound signal like {@link canonicalPiecesFromByteString}.
+ */
 export function canonicalPiecesFromText(
   flavor: RequestFlavor,
   text: string,
@@ -118,19 +128,25 @@ export function canonicalPiecesFromText(
   try {
     const spec = specOf(flavor);
     return spec === undefined ? null : fromText(spec, text, opts);
-  } catch {
+  } catch (err) {
+    if (isOverBound(err)) throw err;
     return null;
   }
 }
 
 function fromText(spec: FlavorSpec, text: string, opts: FingerprintOptions | undefined): Pieces | null {
   try {
-    const members = new CanonicalScanner(text, false).topLevelMembers(WANTED[spec.flavor]);
+    const members = boundedScanner(text, false).topLevelMembers(WANTED[spec.flavor]);
     return members === null ? null : assemble(spec, members, optionModelLiteral(opts));
   } catch (err) {
     if (isInvalidJson(err)) return null;
     throw err;
   }
+}
+
+/** A scanner that stops at the value and depth bounds of FINGERPRINT_BOUNDS. */
+function boundedScanner(text: string, byteString: boolean): CanonicalScanner {
+  return new CanonicalScanner(text, byteString, 0, FINGERPRINT_BOUNDS.maxValues);
 }
 
 function fromValue(spec: FlavorSpec, body: unknown, opts: FingerprintOptions | undefined): Pieces | null {

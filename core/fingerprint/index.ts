@@ -15,4 +15,13 @@ export {
   type FlavorSpec,
   type RequestFlavor,
 } from './flavors';
-export { FINGERPRINT_PATTERN, fallbackFingerprint, fingerprintOf, fingerprintRequest } from './fingerprint';
+export { FINGERPRINT_BOUNDS, type FingerprintBounds } from './bounds';
+export {
+  FINGERPRINT_PATTERN,
+  fallbackFingerprint,
+  fingerprintOf,
+  fingerprintRequest,
+  fingerprintRequestBounded,
+  type BodyFingerprint,
+  type FingerprintKind,
+} from './fingerprint';

@@ -7,6 +7,7 @@
 import { Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import type { ProviderEntry } from '../../core/providers';
+import { parseableRequestBody } from './request-info';
 import {
   createUsageStream,
   usageFromResponse,
@@ -19,7 +20,10 @@ export interface UsageTapOptions {
   readonly provider: ProviderEntry;
   /** The upstream URL (Gemini and Ollama read the model / dialect from it). */
   readonly url: string;
-  /** The request body bytes (model fallback and prompt estimate; parsed only when needed). */
+  /**
+   * The request body bytes (model fallback and prompt estimate; parsed only when needed, and never
+   * over request-info's MAX_PARSE_BYTES).
+   */
   readonly requestBody: Uint8Array;
   readonly tokenCounter?: TokenCounter;
   /** A JSON body larger than this is not kept, and its usage is unknown. @default 16 MiB */
@@ -81,7 +85,7 @@ export class UsageTap {
     if (this.stream) {
       this.parser = createUsageStream(opts.provider, {
         url: opts.url,
-        requestBody: opts.requestBody,
+        requestBody: parseableRequestBody(opts.requestBody),
         ...(opts.tokenCounter ? { tokenCounter: opts.tokenCounter } : {}),
       });
     } else {
@@ -143,7 +147,7 @@ export class UsageTap {
       contentType: this.contentType ?? null,
       status: this.status,
       url: this.opts.url,
-      requestBody: this.opts.requestBody,
+      requestBody: parseableRequestBody(this.opts.requestBody),
       ...(this.opts.tokenCounter ? { tokenCounter: this.opts.tokenCounter } : {}),
     });
   }
