@@ -1,3 +1,4 @@
+import http from 'node:http';
 import OpenAI from 'openai';
 import { flagKeyFor, parseApiKey } from '../core/keys';
 import { startLocalStack, type LocalStack } from './stack';
@@ -91,6 +92,34 @@ describe('the local stack, end to end over HTTP', () => {
     const other = await stack.issueIdToken('org_other');
     const keys = await get('/v1/keys', { authorization: `Bearer ${other}` });
     expect(keys).toEqual({ status: 200, body: { keys: [] } });
+  });
+
+  it('hands its ID token (hours, not days) only to loopback Host values: 421 for a rebinding page', async () => {
+    const port = new URL(stack.apiUrl).port;
+    const configFor = (host: string) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = http.request(
+          { host: '127.0.0.1', port, path: '/config.json', headers: { host }, agent: false },
+          (res) => {
+            let body = '';
+            res.on('data', (c: Buffer) => (body += c.toString('utf8')));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+    const evil = await configFor(`evil.example:${port}`);
+    expect(evil.status).toBe(421);
+    expect(evil.body).not.toContain(stack.idToken.split('.')[1]);
+    const own = await configFor(`localhost:${port}`);
+    expect(own.status).toBe(200);
+    const token = (JSON.parse(own.body) as { auth: { idToken: string } }).auth.idToken;
+    const claims = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as {
+      iat: number;
+      exp: number;
+    };
+    expect(claims.exp - claims.iat).toBeLessThanOrEqual(12 * 3600);
   });
 
   it('computes and serves a forecast', async () => {

@@ -21,6 +21,7 @@ import {
   createLocalIssuer,
   createMemoryCheckpointStore,
   provisionLocalResources,
+  renewingIdToken,
   startHttpGateway,
   startKinesisPoller,
   startStandIns,
@@ -230,12 +231,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   status('seeding the local organization');
   const previous = dataDir ? await readLocalInfo(join(dataDir, 'local.json')) : undefined;
   const seeded = await seedLocalOrganization(services, secrets.pepper, previous?.apiKey);
-  const idToken = await issuer.issueIdToken({
+  // Hours, not days (15.8): renewed at every start and, while running, by config.json once half has passed.
+  const dashboardToken = renewingIdToken(issuer, {
     sub: 'local-user',
     email: 'you@localhost',
     orgId: seeded.orgId,
-    ttlSeconds: 30 * 24 * 3600,
   });
+  const idToken = await dashboardToken.current();
 
   status('starting the proxy');
   const proxy = await createLocalProxy({
@@ -261,9 +263,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   gateway.addRawRoute({
     method: 'GET',
     path: '/config.json',
-    handler: (_req, res) => {
+    // The gateway answers only loopback Host values (DNS rebinding), so no other site can read this.
+    handler: async (_req, res) => {
+      const current = await dashboardToken.current();
       res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-      res.end(JSON.stringify({ apiUrl, proxyUrl, auth: { mode: 'local', idToken } }));
+      res.end(JSON.stringify({ apiUrl, proxyUrl, auth: { mode: 'local', idToken: current } }));
     },
   });
   if (dataDir) await writeFile(join(dataDir, 'local.json'), JSON.stringify(info, null, 2), { mode: 0o600 });

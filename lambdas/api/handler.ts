@@ -1,5 +1,6 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { KeyScope } from '../../core/keys/scopes';
 import { httpErrors, json } from '../shared/http';
 import { httpErrorHandler } from '../shared/middleware/http-error-handler';
 import { type Principal, requirePrincipal } from '../shared/principal';
@@ -44,7 +45,9 @@ export const ROUTES: Readonly<Record<string, Route>> = {
   'PUT /v1/reconciliation/credentials': putReconciliationCredentials,
 };
 
-const PUBLIC: Principal = { kind: 'program', orgId: '', keyId: '' };
+const PUBLIC: Principal = { kind: 'program', orgId: '', keyId: '', scopes: [] };
+/** What a key needs on an `any` route that names nothing else: API-key access to the v1 API is reading. */
+const READ: readonly KeyScope[] = ['read'];
 
 /**
  * The v1 API: one function behind every /v1 route. Each route declares who may call it; the principal's
@@ -57,7 +60,12 @@ export function createApiHandler(deps: ApiDeps) {
     const principal =
       route.auth === 'public'
         ? PUBLIC
-        : await requirePrincipal(event, deps.services, deps.idTokens, route.auth === 'any');
+        : await requirePrincipal(
+            event,
+            deps.services,
+            deps.idTokens,
+            route.auth === 'any' ? (route.keyScopes ?? READ) : null,
+          );
     return route.handle(
       { event, principal, services: deps.services, registry: deps.registry, logger: deps.logger },
       deps,

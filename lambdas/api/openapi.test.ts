@@ -292,6 +292,7 @@ describe('the OpenAPI document: structure (OpenAPI 3.1)', () => {
       httpErrors.badRequest('x'),
       httpErrors.unauthorized(),
       httpErrors.forbidden(),
+      httpErrors.scopeMissing('x'),
       httpErrors.notFound(),
       httpErrors.tooLarge('x'),
       httpErrors.unavailable('x', 1),

@@ -120,7 +120,8 @@ export const ERROR_RESPONSES = {
   403: {
     name: 'Forbidden',
     description:
-      'The credential is valid but not for this: an ID token without an organization, or a key of another one.',
+      'The credential is valid but not for this: an ID token without an organization, a key of another one, ' +
+      'or (code scope_missing, type permission_error) an API key without the scope the operation needs.',
   },
   404: { name: 'NotFound', description: 'No such resource in this organization.' },
   413: {
@@ -363,13 +364,16 @@ const SECURITY: Readonly<Record<Access, Array<Record<string, string[]>>>> = {
   bodyKey: [],
 };
 
-/** The errors an access adds: 401 for a credential, 403 for an ID token without an organization. */
+/**
+ * The errors an access adds: 401 for a credential, 403 for an ID token without an organization or a key
+ * without the scope, 503 when keys cannot be verified right now (identity fails closed).
+ */
 const ACCESS_ERRORS: Readonly<Record<Access, readonly ErrorStatus[]>> = {
   public: [],
   person: [401, 403],
-  any: [401, 403],
-  serviceKey: [401],
-  bodyKey: [401],
+  any: [401, 403, 503],
+  serviceKey: [401, 403, 503],
+  bodyKey: [401, 403, 503],
 };
 
 /** Used only where a field's schema carries no example of its own (a refinement has no JSON Schema). */

@@ -1,3 +1,4 @@
+import { scopesOf } from '../../core/keys/scopes';
 import type { LedgerEntry } from '../../core/ledger/ledger-entry';
 import { nanosToUsd } from '../../core/pricing';
 import type { ApiKeyView, LedgerEntryView } from '../../core/schemas/api';
@@ -22,6 +23,7 @@ export function apiKeyView(k: ApiKeyRecord): ApiKeyView {
     name: k.name,
     createdAt: k.createdAt,
     revokedAt: k.revokedAt,
+    scopes: [...scopesOf(k.scopes)],
   };
 }
 

@@ -55,7 +55,7 @@ export function createIngestHandler(deps: IngestDeps) {
       : isRecord(body)
         ? body.apiKey
         : undefined;
-    const principal = await services.apiKeys.require(presented);
+    const principal = await services.apiKeys.require(presented, 'ingest');
 
     const receivedAt = services.now();
     let telemetry: TelemetryEvent[];

@@ -1,11 +1,18 @@
 /**
- * API key verification at the relay. A valid key yields its organization; an unknown, malformed or
- * revoked key is refused (401). When the key store or the pepper cannot be read, the request is not
- * refused (design decision 6): it is forwarded and its event marked `verified: false`, attributed to
- * the organization this container last verified the same key for (if any).
+ * API key verification at the relay: identity fails closed (design decision 6, issue 15.5).
+ *
+ * - A valid key holding the `proxy` scope is forwarded; a valid key without it is refused (403), an
+ *   unknown, malformed or revoked key too (401).
+ * - When the key store or the pepper cannot be read, only a key this container verified within the last
+ *   {@link RECENT_VERIFICATION_WINDOW_MS} is forwarded (its event marked `verified: false`); anything
+ *   else is refused with 503 and `Retry-After`. The whole key is matched (by its SHA-256 digest, the key
+ *   itself is not kept), so a well-formed guess of a known public id gains nothing.
+ *
+ * The window bounds how long a revoked key can keep working during a store outage; docs/security.md
+ * states it beside the cache TTL that bounds revocation otherwise.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { parseApiKey } from '../../core/keys';
+import { grantsAny, parseApiKey, type KeyScope } from '../../core/keys';
 import type { KeyPrincipal } from '../shared/api-key-auth';
 
 /** What verifies keys: the shared `ApiKeyAuthenticator` (cached reads, constant-time HMAC check). */
@@ -14,27 +21,56 @@ export interface KeyVerifier {
   verify(apiKey: unknown): Promise<KeyPrincipal | undefined>;
 }
 
+/** How recent a verification must be for its key to be forwarded while keys cannot be verified. */
+export const RECENT_VERIFICATION_WINDOW_MS = 5 * 60_000;
+
 export type KeyCheck =
   | { readonly kind: 'valid'; readonly principal: KeyPrincipal }
   | { readonly kind: 'invalid' }
-  /** The store could not be asked; `principal` is the last verified owner of this exact key, if known. */
-  | { readonly kind: 'unverified'; readonly principal: KeyPrincipal | undefined };
+  /** A valid key without the scope the relay needs (`proxy`). */
+  | { readonly kind: 'forbidden'; readonly principal: KeyPrincipal; readonly needed: KeyScope }
+  /** The store could not be asked, but this exact key was verified (with `proxy`) within the window. */
+  | { readonly kind: 'unverified'; readonly principal: KeyPrincipal }
+  /** The store could not be asked and this key was not verified recently: refuse, retry later. */
+  | { readonly kind: 'unavailable' };
+
+/** Options of {@link RelayKeyAuth}. */
+export interface RelayKeyAuthOptions {
+  /** @default Date.now */
+  readonly now?: () => number;
+  /** @default RECENT_VERIFICATION_WINDOW_MS */
+  readonly windowMs?: number;
+  /** Most keys remembered; the oldest verification is forgotten first. @default 10_000 */
+  readonly maxRemembered?: number;
+  /** The scope a key needs here. @default 'proxy' */
+  readonly scope?: KeyScope;
+}
 
 interface Remembered {
   readonly principal: KeyPrincipal;
-  /** SHA-256 of the whole key, so only the same key can reuse the attribution (the key is not kept). */
+  /** SHA-256 of the whole key, so only the same key can reuse the verification (the key is not kept). */
   readonly digest: Buffer;
+  readonly verifiedAt: number;
 }
 
 const digestOf = (apiKey: string): Buffer => createHash('sha256').update(apiKey, 'utf8').digest();
 
 export class RelayKeyAuth {
   private readonly remembered = new Map<string, Remembered>();
+  private readonly now: () => number;
+  private readonly windowMs: number;
+  private readonly maxRemembered: number;
+  private readonly scope: KeyScope;
 
   constructor(
     private readonly verifier: KeyVerifier,
-    private readonly maxRemembered = 10_000,
-  ) {}
+    options: RelayKeyAuthOptions = {},
+  ) {
+    this.now = options.now ?? Date.now;
+    this.windowMs = options.windowMs ?? RECENT_VERIFICATION_WINDOW_MS;
+    this.maxRemembered = options.maxRemembered ?? 10_000;
+    this.scope = options.scope ?? 'proxy';
+  }
 
   async check(apiKey: string | undefined): Promise<KeyCheck> {
     if (apiKey === undefined) return { kind: 'invalid' };
@@ -42,16 +78,38 @@ export class RelayKeyAuth {
     try {
       principal = await this.verifier.verify(apiKey);
     } catch {
-      return { kind: 'unverified', principal: this.recall(apiKey) };
+      const known = this.recall(apiKey);
+      return known === undefined ? { kind: 'unavailable' } : { kind: 'unverified', principal: known };
     }
-    if (principal === undefined) return { kind: 'invalid' };
-    if (!this.remembered.has(principal.publicId)) {
-      if (this.remembered.size >= this.maxRemembered) {
-        this.remembered.delete(this.remembered.keys().next().value as string);
-      }
-      this.remembered.set(principal.publicId, { principal, digest: digestOf(apiKey) });
+    if (principal === undefined) {
+      // Revoked (or never valid): forget any earlier verification of that id at once.
+      const parsed = parseApiKey(apiKey);
+      if (parsed.ok) this.remembered.delete(parsed.publicId);
+      return { kind: 'invalid' };
     }
+    if (!grantsAny(principal.scopes, this.scope)) {
+      this.remembered.delete(principal.publicId);
+      return { kind: 'forbidden', principal, needed: this.scope };
+    }
+    this.remember(apiKey, principal);
     return { kind: 'valid', principal };
+  }
+
+  private remember(apiKey: string, principal: KeyPrincipal): void {
+    const now = this.now();
+    const known = this.remembered.get(principal.publicId);
+    // Most calls find the key already remembered: refresh the time (delete + set keeps the map in
+    // verification order, so the eviction below drops the stalest). Its digest is still right: only one
+    // key verifies under a public id, so no new hash is needed on the hot path.
+    if (known !== undefined) this.remembered.delete(principal.publicId);
+    else if (this.remembered.size >= this.maxRemembered) {
+      this.remembered.delete(this.remembered.keys().next().value as string);
+    }
+    this.remembered.set(principal.publicId, {
+      principal,
+      digest: known?.digest ?? digestOf(apiKey),
+      verifiedAt: now,
+    });
   }
 
   private recall(apiKey: string): KeyPrincipal | undefined {
@@ -59,6 +117,7 @@ export class RelayKeyAuth {
     if (!parsed.ok) return undefined;
     const known = this.remembered.get(parsed.publicId);
     if (known === undefined) return undefined;
+    if (this.now() - known.verifiedAt > this.windowMs) return undefined;
     return timingSafeEqual(known.digest, digestOf(apiKey)) ? known.principal : undefined;
   }
 }

@@ -186,7 +186,7 @@ describe('Relay core', () => {
     expect(metrics.get('RelayUnverified')).toBe(1);
   });
 
-  it('forwards a key it never verified when the store is down, but cannot record its event', async () => {
+  it('refuses (503, Retry-After) a key it never verified when the store is down: identity fails closed', async () => {
     const r = newRelay({ keys: { verify: () => Promise.reject(new Error('down')) } });
     const out = new Collected();
     const outcome = await r.handle(
@@ -199,9 +199,42 @@ describe('Relay core', () => {
       out.responder(),
     );
     r.destroy();
-    expect(outcome).toMatchObject({ status: 200, recorded: false });
-    expect(mock.requests()).toHaveLength(1);
-    expect(metrics.get('RelayEventFailed', { Reason: 'org_unknown' })).toBe(1);
+    expect(outcome).toMatchObject({ status: 503, kind: 'rejected', recorded: false });
+    expect(out.headers['retry-after']).toBe('5');
+    expect(JSON.parse(out.text())).toMatchObject({
+      error: { type: 'api_error', code: 'key_verification_unavailable' },
+    });
+    expect(mock.requests()).toHaveLength(0);
+  });
+
+  it('refuses (403 permission_error) a valid key without the proxy scope, without contacting the provider', async () => {
+    const k = generateApiKey((n) => randomBytes(n));
+    await keys.create({
+      publicId: k.publicId,
+      orgId: 'org_acme',
+      prefix: k.prefix,
+      hash: hashApiKey(k.apiKey, PEPPER),
+      name: 'telemetry only',
+      createdAt: '',
+      revokedAt: null,
+      scopes: ['ingest', 'read'],
+    });
+    const out = new Collected();
+    const outcome = await relay.handle(
+      {
+        method: 'POST',
+        url: '/openai/v1/chat/completions',
+        headers: { 'service-api-key': k.apiKey },
+        body: chat(),
+      },
+      out.responder(),
+    );
+    expect(outcome).toMatchObject({ status: 403, kind: 'rejected' });
+    expect(JSON.parse(out.text())).toMatchObject({
+      error: { type: 'permission_error', code: 'scope_missing' },
+    });
+    expect(mock.requests()).toHaveLength(0);
+    expect(sink.envelopes).toHaveLength(0);
   });
 
   it('passes gzip bytes through untouched and reads usage from a decompressed copy', async () => {

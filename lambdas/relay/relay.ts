@@ -24,6 +24,7 @@ import {
   upstreamRequestHeaders,
   type HeaderBag,
 } from './headers';
+import { AUTH_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../shared/api-key-auth';
 import { RelayKeyAuth, type KeyCheck, type KeyVerifier } from './key-auth';
 import { buildTelemetryEvent, envelopeFor } from './proxy-event';
 import { estimateInputTokens, fingerprintOfRequest, requestedModelOf } from './request-info';
@@ -150,7 +151,7 @@ export class Relay {
   private originSecretRefreshedAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly opts: RelayOptions) {
-    this.auth = new RelayKeyAuth(opts.keys);
+    this.auth = new RelayKeyAuth(opts.keys, { now: opts.now ?? Date.now });
     this.metrics = opts.metrics ?? noopMetrics;
     this.now = opts.now ?? Date.now;
     this.httpAgent =
@@ -190,6 +191,31 @@ export class Relay {
           401,
           'invalid_service_api_key',
           'The Service-API-Key is unknown, malformed or revoked.',
+        );
+      }
+      if (check.kind === 'forbidden') {
+        return reject(
+          res,
+          403,
+          'scope_missing',
+          `This Service-API-Key lacks the '${check.needed}' scope; create a key with it (POST /v1/keys { name, scopes }).`,
+          { type: 'permission_error' },
+        );
+      }
+      if (check.kind === 'unavailable') {
+        // Identity fails closed (decision 6): only keys verified moments ago pass while keys cannot be read.
+        this.metrics.count('RelayUnverified', { Reason: 'key_store_unavailable' });
+        return reject(
+          res,
+          503,
+          'key_verification_unavailable',
+          'API keys cannot be verified right now; retry shortly.',
+          {
+            headers: {
+              'retry-after': String(AUTH_UNAVAILABLE_RETRY_AFTER_SECONDS),
+              'x-should-retry': 'true',
+            },
+          },
         );
       }
       if (check.kind === 'unverified') this.metrics.count('RelayUnverified');
@@ -287,7 +313,7 @@ export class Relay {
     req: RelayRequest,
     res: RelayResponder,
     route: Route,
-    check: Exclude<KeyCheck, { kind: 'invalid' }>,
+    check: Extract<KeyCheck, { kind: 'valid' | 'unverified' }>,
     startedAt: number,
   ): Promise<RelayOutcome> {
     const { entry, upstream } = route;
@@ -431,7 +457,7 @@ export class Relay {
   private async record(
     req: RelayRequest,
     route: Route,
-    check: Exclude<KeyCheck, { kind: 'invalid' }>,
+    check: Extract<KeyCheck, { kind: 'valid' | 'unverified' }>,
     end: {
       startedAt: number;
       endedAt: number;
@@ -514,17 +540,30 @@ export function registryPriceUsd(provider: string, usage: NormalizedUsage, tsMs:
   return nanosToUsd(calculateCost({ provider, usage, at: tsMs }).costNanos);
 }
 
-/** OpenAI's error shape; `type` as OpenAI uses it: `api_error` for a 5xx, `invalid_request_error` otherwise. */
-function errorBody(status: number, code: string, message: string): string {
+/**
+ * OpenAI's error shape; `type` as OpenAI uses it: `api_error` for a 5xx, `invalid_request_error`
+ * otherwise, unless the caller names a finer one (`permission_error`).
+ */
+function errorBody(status: number, code: string, message: string, type?: string): string {
   return JSON.stringify({
-    error: { message, type: status >= 500 ? 'api_error' : 'invalid_request_error', code },
+    error: { message, type: type ?? (status >= 500 ? 'api_error' : 'invalid_request_error'), code },
   });
 }
 
 /** A response of the relay's own (no provider contact, no event). */
-function reject(res: RelayResponder, status: number, code: string, message: string): RelayOutcome {
-  const body = errorBody(status, code, message);
-  const headers: Record<string, string> = { 'content-type': JSON_TYPE, 'x-should-retry': 'false' };
+function reject(
+  res: RelayResponder,
+  status: number,
+  code: string,
+  message: string,
+  extra: { readonly type?: string; readonly headers?: Record<string, string> } = {},
+): RelayOutcome {
+  const body = errorBody(status, code, message, extra.type);
+  const headers: Record<string, string> = {
+    'content-type': JSON_TYPE,
+    'x-should-retry': 'false',
+    ...extra.headers,
+  };
   if (res.keepsContentLength) headers['content-length'] = String(Buffer.byteLength(body));
   try {
     res.start(status, headers).end(body);

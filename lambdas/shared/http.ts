@@ -18,6 +18,8 @@ export class HttpError extends Error {
     message: string,
     readonly problems?: Problem[],
     readonly headers?: Record<string, string>,
+    /** A finer class of error in the body (`permission_error` for a key without the scope a route needs). */
+    readonly type?: string,
   ) {
     super(message);
   }
@@ -28,6 +30,9 @@ export const httpErrors = {
     new HttpError(400, 'invalid_request', message, problems),
   unauthorized: (message = 'missing or invalid credentials') => new HttpError(401, 'unauthorized', message),
   forbidden: (message = 'not allowed for this organization') => new HttpError(403, 'forbidden', message),
+  /** A valid key that lacks the scope the route needs (core/keys/scopes). */
+  scopeMissing: (message: string) =>
+    new HttpError(403, 'scope_missing', message, undefined, undefined, 'permission_error'),
   notFound: (message = 'not found') => new HttpError(404, 'not_found', message),
   tooLarge: (message: string) => new HttpError(413, 'payload_too_large', message),
   unavailable: (message: string, retryAfterSeconds: number) =>
@@ -49,7 +54,14 @@ export function json(
 export function errorResponse(err: HttpError): APIGatewayProxyStructuredResultV2 {
   return json(
     err.statusCode,
-    { error: { code: err.code, message: err.message, ...(err.problems ? { problems: err.problems } : {}) } },
+    {
+      error: {
+        ...(err.type !== undefined ? { type: err.type } : {}),
+        code: err.code,
+        message: err.message,
+        ...(err.problems ? { problems: err.problems } : {}),
+      },
+    },
     err.headers,
   );
 }

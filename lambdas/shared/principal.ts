@@ -1,11 +1,12 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import type { KeyScope } from '../../core/keys/scopes';
 import { httpErrors } from './http';
 import type { IdTokenVerifier, Services } from './services';
 
 /** Who is calling: a person (ID token) or a program (API key), and always their organization. */
 export type Principal =
   | { kind: 'person'; orgId: string; sub: string; email: string | null }
-  | { kind: 'program'; orgId: string; keyId: string };
+  | { kind: 'program'; orgId: string; keyId: string; scopes: readonly KeyScope[] };
 
 /** The Cognito custom attribute carrying a user's organization (set by an administrator, not writable by the user). */
 export const ORG_CLAIM = 'custom:orgId';
@@ -45,17 +46,20 @@ export async function requirePerson(
   };
 }
 
-/** A person (ID token) or, where programs may call, a program (`Service-API-Key`). */
+/**
+ * A person (ID token) or, where programs may call (`keyScopes` not null), a program (`Service-API-Key`)
+ * whose key holds one of `keyScopes` (403 `scope_missing` otherwise).
+ */
 export async function requirePrincipal(
   event: APIGatewayProxyEventV2,
   services: Pick<Services, 'apiKeys'>,
   verifier: IdTokenVerifier,
-  allowKeys: boolean,
+  keyScopes: readonly KeyScope[] | null,
 ): Promise<Principal> {
   const key = event.headers['service-api-key'];
-  if (allowKeys && key !== undefined && !event.headers.authorization) {
-    const p = await services.apiKeys.require(key);
-    return { kind: 'program', orgId: p.orgId, keyId: p.publicId };
+  if (keyScopes !== null && key !== undefined && !event.headers.authorization) {
+    const p = await services.apiKeys.require(key, keyScopes);
+    return { kind: 'program', orgId: p.orgId, keyId: p.publicId, scopes: p.scopes };
   }
   return requirePerson(event, verifier);
 }

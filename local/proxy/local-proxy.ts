@@ -20,6 +20,7 @@ import type { EventSink } from '../../lambdas/shared/event-sink';
 import type { SecretSource } from '../../lambdas/shared/secrets';
 import type { ApiKeyStore } from '../../lambdas/shared/stores/api-key-store';
 import type { FlagStore } from '../../lambdas/shared/stores/flag-store';
+import { allowedHosts, hostAllowed, misdirectedMessage } from '../runtime/loopback-host';
 
 /** The default port of the local proxy. */
 export const DEFAULT_PROXY_PORT = 8788;
@@ -167,7 +168,25 @@ export async function createLocalProxy(options: LocalProxyOptions): Promise<Loca
     track(bodyRead);
   };
 
+  // Set once listening. A page that rebinds its DNS name to 127.0.0.1 must not spend through the proxy.
+  let hosts: ReadonlySet<string> = new Set();
   const server = createServer({ keepAliveTimeout: 65_000, noDelay: true }, (req, res) => {
+    if (!hostAllowed(req.headers.host, hosts)) {
+      req.resume();
+      respond(
+        res,
+        421,
+        { 'content-type': 'application/json', connection: 'close' },
+        JSON.stringify({
+          error: {
+            message: misdirectedMessage(port),
+            type: 'invalid_request_error',
+            code: 'misdirected_request',
+          },
+        }),
+      );
+      return;
+    }
     if (req.url === '/healthz' && req.method === 'GET') {
       respond(res, 200, { 'content-type': 'application/json' }, HEALTH_BODY);
       return;
@@ -193,6 +212,7 @@ export async function createLocalProxy(options: LocalProxyOptions): Promise<Loca
     });
   });
   const port = (server.address() as AddressInfo).port;
+  hosts = allowedHosts(host, port);
 
   const idle = async (): Promise<void> => {
     while (inflight.size > 0) await Promise.allSettled([...inflight]);

@@ -329,6 +329,36 @@ describe('startHttpGateway', () => {
     });
   });
 
+  describe('Host check (DNS rebinding, issue 15.8)', () => {
+    const port = () => new URL(gateway.url).port;
+
+    it.each(['127.0.0.1', 'localhost', 'LOCALHOST', '[::1]'])(
+      'answers Host %s with the port: raw routes, API routes and the static site',
+      async (name) => {
+        const host = `${name}:${port()}`;
+        for (const path of ['/local-issuer/.well-known/jwks.json', '/v1/orgs/me', '/']) {
+          expect((await send(gateway.url, { path, headers: { host } })).status).toBe(200);
+        }
+      },
+    );
+
+    it.each([
+      ['a rebinding name', () => `evil.example:${port()}`],
+      ['a loopback name on another port', () => `127.0.0.1:${Number(port()) + 1}`],
+      ['localhost without the port', () => 'localhost'],
+      ['a name that ends like localhost', () => `attacker.localhost.evil.example:${port()}`],
+    ])('refuses %s with 421 JSON before any route runs', async (_what, host) => {
+      for (const path of ['/local-issuer/.well-known/jwks.json', '/v1/orgs/me', '/', '/v1/me']) {
+        const response = await send(gateway.url, { path, headers: { host: host() } });
+        expect(response.status).toBe(421);
+        expect(response.headers['content-type']).toBe('application/json');
+        expect(json(response)).toEqual({ message: expect.stringContaining('DNS-rebinding') });
+      }
+      expect(publicEvents).toHaveLength(0);
+      expect(jwtEvents).toHaveLength(0);
+    });
+  });
+
   it('serves the JWKS on a raw route', async () => {
     const response = await send(gateway.url, { path: '/local-issuer/.well-known/jwks.json' });
 

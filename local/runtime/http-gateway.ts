@@ -5,7 +5,8 @@
  * JWT authorizer, so an unauthenticated request never reaches the handler.
  *
  * Differences from AWS, on purpose: one stage (`$default`), no CORS configuration (the dashboard is
- * served from the same origin), no throttling, no 30-second integration timeout.
+ * served from the same origin), no throttling, no 30-second integration timeout, and only loopback
+ * `Host` values are answered (421 otherwise: DNS rebinding, see ./loopback-host).
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -22,6 +23,7 @@ import type {
 import { InvalidOptionsError } from './errors';
 import { createLambdaContext, LOCAL_ACCOUNT_ID } from './lambda-context';
 import { createConsoleLogger, type RuntimeLogger } from './logger';
+import { allowedHosts, hostAllowed, misdirectedMessage } from './loopback-host';
 import { createStaticSite, type StaticSite, type StaticSiteOptions } from './static-site';
 
 /** HTTP methods a route can match; `ANY` matches all of them, as in API Gateway. */
@@ -193,7 +195,17 @@ export async function startHttpGateway(options: HttpGatewayOptions = {}): Promis
     });
   });
 
+  // Set once listening; every request arrives after that.
+  let hosts: ReadonlySet<string> = new Set();
+  let boundPort = 0;
+
   async function handleRequest(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    // Before anything else, raw routes (config.json and its ID token) and the static site included.
+    if (!hostAllowed(request.headers.host, hosts)) {
+      request.resume();
+      sendJson(response, 421, { message: misdirectedMessage(boundPort) }, { connection: 'close' });
+      return;
+    }
     const requestId = newRequestId();
     const receivedAt = Date.now();
     response.setHeader('apigw-requestid', requestId);
@@ -278,6 +290,8 @@ export async function startHttpGateway(options: HttpGatewayOptions = {}): Promis
       resolve((server.address() as AddressInfo).port);
     });
   });
+  hosts = allowedHosts(host, port);
+  boundPort = port;
 
   let closing: Promise<void> | undefined;
   return {

@@ -50,8 +50,12 @@ export {
   type LocalIdTokenVerifier,
   type LocalIssuer,
   type LocalIssuerOptions,
+  type RenewingIdToken,
+  LOCAL_DASHBOARD_TOKEN_TTL_SECONDS,
   createLocalIssuer,
+  renewingIdToken,
 } from './local-issuer';
+export { allowedHosts, hostAllowed } from './loopback-host';
 export { type RuntimeLogger, createConsoleLogger, silentLogger } from './logger';
 export {
   type LocalProvisioning,

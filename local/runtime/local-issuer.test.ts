@@ -4,7 +4,12 @@ import { join } from 'node:path';
 
 import { JwtVerifier } from 'aws-jwt-verify';
 
-import { createLocalIssuer, type LocalIssuer } from './local-issuer';
+import {
+  createLocalIssuer,
+  LOCAL_DASHBOARD_TOKEN_TTL_SECONDS,
+  renewingIdToken,
+  type LocalIssuer,
+} from './local-issuer';
 
 const issuerUrl = 'http://127.0.0.1:3000/local-issuer';
 
@@ -109,5 +114,33 @@ describe('createLocalIssuer', () => {
     } finally {
       await rm(dataDir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('renewingIdToken (the local dashboard token, issue 15.8)', () => {
+  const claims = (token: string) =>
+    JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as {
+      iat: number;
+      exp: number;
+    };
+
+  it('lives hours, not days, and is re-issued once half its lifetime has passed', async () => {
+    const issuer = await createLocalIssuer({ memory: true, issuerUrl });
+    let now = Date.now();
+    const token = renewingIdToken(issuer, { sub: 'u', email: 'u@localhost', orgId: 'org_1' }, () => now);
+    const first = await token.current();
+    const { iat, exp } = claims(first);
+    expect(exp - iat).toBe(LOCAL_DASHBOARD_TOKEN_TTL_SECONDS);
+    expect(LOCAL_DASHBOARD_TOKEN_TTL_SECONDS).toBeLessThanOrEqual(12 * 3600);
+    now += (LOCAL_DASHBOARD_TOKEN_TTL_SECONDS / 2) * 1000 - 1000;
+    expect(await token.current()).toBe(first);
+    now += 1000;
+    const second = await token.current();
+    expect(second).not.toBe(first);
+    expect(claims(second).exp).toBeGreaterThan(exp);
+    // Whatever the moment of asking, the token handed out has at least half its lifetime left.
+    expect(claims(second).exp * 1000 - now).toBeGreaterThanOrEqual(
+      (LOCAL_DASHBOARD_TOKEN_TTL_SECONDS / 2) * 1000,
+    );
   });
 });

@@ -56,6 +56,13 @@ export interface IdTokenRequest {
   readonly extraClaims?: Readonly<Record<string, unknown>>;
 }
 
+/**
+ * Lifetime of the ID token the local stack hands the dashboard through `GET /config.json`: hours, not
+ * days (issue 15.8), so a token that leaks is soon useless; it is renewed at every start and, while the
+ * stack runs, once half of it has passed (see {@link renewingIdToken}).
+ */
+export const LOCAL_DASHBOARD_TOKEN_TTL_SECONDS = 8 * 3600;
+
 /** The running local issuer. */
 export interface LocalIssuer {
   readonly issuer: string;
@@ -223,4 +230,47 @@ function signRs256(
   const signingInput = `${encode(header)}.${encode(payload)}`;
   const signature = sign('sha256', Buffer.from(signingInput, 'utf8'), key).toString('base64url');
   return `${signingInput}.${signature}`;
+}
+
+/** An ID token that is re-issued before it expires. */
+export interface RenewingIdToken {
+  /** The current token: a fresh one when less than half of the last one's lifetime is left. */
+  current(): Promise<string>;
+}
+
+/**
+ * Keeps one ID token fresh for a long-running local stack: issued now, re-issued on demand once half
+ * its lifetime (`request.ttlSeconds`, default {@link LOCAL_DASHBOARD_TOKEN_TTL_SECONDS}) has passed,
+ * so the dashboard's reload of `config.json` after a 401 always finds a valid token.
+ *
+ * @example
+ * const token = renewingIdToken(issuer, { sub: 'local-user', email: 'you@localhost', orgId });
+ * res.end(JSON.stringify({ auth: { mode: 'local', idToken: await token.current() } }));
+ */
+export function renewingIdToken(
+  issuer: Pick<LocalIssuer, 'issueIdToken'>,
+  request: Omit<IdTokenRequest, 'issuedAt'>,
+  now: () => number = Date.now,
+): RenewingIdToken {
+  const ttlMs = (request.ttlSeconds ?? LOCAL_DASHBOARD_TOKEN_TTL_SECONDS) * 1000;
+  let issued: { token: Promise<string>; at: number } | undefined;
+  return {
+    current: () => {
+      const t = now();
+      if (issued === undefined || t - issued.at >= ttlMs / 2) {
+        const at = t;
+        const token = issuer.issueIdToken({
+          ...request,
+          ttlSeconds: ttlMs / 1000,
+          issuedAt: new Date(at),
+        });
+        issued = { token, at };
+        // A failed signature must not stick: the next call tries again.
+        token.catch(() => {
+          if (issued?.at === at) issued = undefined;
+        });
+      }
+      return issued.token;
+    },
+  };
 }

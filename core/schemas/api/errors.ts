@@ -11,6 +11,7 @@ export const ERROR_CODES = [
   'invalid_request',
   'unauthorized',
   'forbidden',
+  'scope_missing',
   'not_found',
   'payload_too_large',
   'unavailable',
@@ -19,7 +20,7 @@ export const ERROR_CODES = [
 
 export const errorCodeSchema = z.enum(ERROR_CODES).meta({
   description:
-    'invalid_request (400), unauthorized (401), forbidden (403), not_found (404), payload_too_large (413), unavailable (503), internal_error (500).',
+    'invalid_request (400), unauthorized (401), forbidden (403), scope_missing (403: the API key lacks the scope the route needs), not_found (404), payload_too_large (413), unavailable (503), internal_error (500).',
   example: 'invalid_request',
 });
 export type ErrorCode = z.infer<typeof errorCodeSchema>;
@@ -43,6 +44,10 @@ export type Problem = z.infer<typeof problemSchema>;
 export const errorBodySchema = z
   .strictObject({
     error: z.strictObject({
+      type: z
+        .literal('permission_error')
+        .meta({ description: 'Present with scope_missing: a valid key without the permission.' })
+        .optional(),
       code: errorCodeSchema,
       message: z
         .string()

@@ -50,6 +50,8 @@ export {
   keyListResponseSchema,
   keyPathSchema,
   keyPublicIdSchema,
+  keyScopeSchema,
+  keyScopesSchema,
   revokeKeyResponseSchema,
   type ApiKeyView,
   type CreateKeyRequest,

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { API_KEY_PATTERN, API_KEY_PREFIX_PATTERN } from '../../keys/api-key';
+import { KEY_SCOPES } from '../../keys/scopes';
 import { timestamp } from './common';
 
 /** The public id of a key: what names it in storage, the dashboard and logs (never secret). */
@@ -16,6 +17,21 @@ export const keyPublicIdSchema = z
 /** Path parameters of DELETE /v1/keys/{publicId}. */
 export const keyPathSchema = z.strictObject({ publicId: keyPublicIdSchema });
 
+/** One permission of a key (core/keys/scopes). */
+export const keyScopeSchema = z.enum(KEY_SCOPES).meta({
+  description:
+    'proxy: calls through the Spendguard proxy; ingest: telemetry in (POST /v1/events, POST /api/ingest) and budget leases; read: the v1 API reads with Service-API-Key.',
+  example: 'ingest',
+});
+
+/** The scopes of a key: a non-empty set, each scope once. */
+export const keyScopesSchema = z
+  .array(keyScopeSchema)
+  .min(1, { error: 'a key needs at least one scope' })
+  .max(KEY_SCOPES.length)
+  .refine((list) => new Set(list).size === list.length, { error: 'each scope at most once' })
+  .meta({ description: 'What the key may do.', example: ['proxy', 'ingest'] });
+
 /** Body of POST /v1/keys. */
 export const createKeyRequestSchema = z
   .strictObject({
@@ -25,6 +41,10 @@ export const createKeyRequestSchema = z
       .min(1)
       .max(100)
       .meta({ description: 'A name for people (1 to 100 characters, trimmed).', example: 'ci' }),
+    scopes: keyScopesSchema.optional().meta({
+      description: 'What the key may do; absent: every scope (proxy, ingest and read).',
+      example: ['proxy', 'ingest'],
+    }),
   })
   .meta({ description: 'Body of POST /v1/keys.' });
 export type CreateKeyRequest = z.infer<typeof createKeyRequestSchema>;
@@ -40,6 +60,10 @@ export const apiKeyViewSchema = z
     name: z.string().meta({ description: 'The name given at creation.', example: 'ci' }),
     createdAt: timestamp('When the key was created.'),
     revokedAt: timestamp('When the key was revoked; null while it is valid.').nullable(),
+    scopes: keyScopesSchema.meta({
+      description: 'What the key may do (every scope for keys created without a list).',
+      example: ['proxy', 'ingest', 'read'],
+    }),
   })
   .meta({ description: 'An API key, without its secret.' });
 export type ApiKeyView = z.infer<typeof apiKeyViewSchema>;

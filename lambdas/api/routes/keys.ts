@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { generateApiKey, hashApiKey } from '../../../core/keys';
+import { generateApiKey, hashApiKey, KEY_SCOPES, scopesOf } from '../../../core/keys';
 import { formatZodIssues } from '../../../core/schemas';
 import { createKeyRequestSchema, keyPublicIdSchema } from '../../../core/schemas/api';
 import { httpErrors, json, parseJsonBody } from '../../shared/http';
@@ -14,7 +14,10 @@ export const listKeys: Route = {
   },
 };
 
-/** Creates a key; the response is the only place the raw key ever appears (only its HMAC is stored). */
+/**
+ * Creates a key with the scopes asked for (every scope when the body names none). The response is the
+ * only place the raw key ever appears (only its HMAC is stored).
+ */
 export const createKey: Route = {
   auth: 'person',
   handle: async ({ event, principal, services }) => {
@@ -29,6 +32,8 @@ export const createKey: Route = {
       name: parsed.data.name,
       createdAt: new Date(services.now()).toISOString(),
       revokedAt: null,
+      // Absent: every scope, as keys created before scopes existed (15.3).
+      scopes: scopesOf(parsed.data.scopes ?? KEY_SCOPES),
     };
     await services.orgs.ensure(principal.orgId, record.createdAt);
     await services.keys.create(record);

@@ -3,6 +3,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import type { Principal } from '../../shared/principal';
 import type { IdTokenVerifier, Services } from '../../shared/services';
 import type { PriceRegistry } from '../../../core/pricing';
+import type { KeyScope } from '../../../core/keys/scopes';
 
 /** What every v1 route gets: the request, its verified principal, and the services. */
 export interface RouteContext {
@@ -34,5 +35,10 @@ export interface ApiDeps {
  */
 export interface Route {
   auth: 'public' | 'person' | 'any';
+  /**
+   * For `any`: the key scopes of which a program's key must hold one (core/keys/scopes).
+   * @default ['read'] (the v1 API's key-readable routes are reads)
+   */
+  keyScopes?: readonly KeyScope[];
   handle: (ctx: RouteContext, deps: ApiDeps) => Promise<APIGatewayProxyStructuredResultV2>;
 }

@@ -1,4 +1,5 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type KeyScope, KEY_SCOPES, scopesOf } from '../../../core/keys/scopes';
 import { itemKeys } from '../item-keys';
 import { type DynamoTable, isConditionFailed, queryAll } from './dynamo';
 
@@ -13,6 +14,11 @@ export interface ApiKeyRecord {
   name: string;
   createdAt: string;
   revokedAt: string | null;
+  /**
+   * What the key may do (core/keys/scopes). Absent on keys stored before scopes existed: such a key
+   * carries every scope, and reading it back yields all of them.
+   */
+  scopes?: readonly KeyScope[];
 }
 
 export interface ApiKeyStore {
@@ -35,6 +41,7 @@ export class DynamoApiKeyStore implements ApiKeyStore {
           gsi1pk: itemKeys.orgKeysIndex(record.orgId),
           gsi1sk: `${record.createdAt}#${record.publicId}`,
           ...record,
+          scopes: [...(record.scopes ?? KEY_SCOPES)],
         },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
@@ -90,5 +97,6 @@ function toRecord(item: Record<string, unknown>): ApiKeyRecord {
     name: String(item.name ?? ''),
     createdAt: String(item.createdAt),
     revokedAt: typeof item.revokedAt === 'string' ? item.revokedAt : null,
+    scopes: scopesOf(item.scopes),
   };
 }
