@@ -92,6 +92,9 @@ const NOOP_CLIENT: SpendguardClient = {
     discarded: 0,
     internalErrors: 0,
     serverSuspended: false,
+    suspendedSessions: [],
+    failOpen: 0,
+    lease: null,
   }),
 };
 
@@ -206,6 +209,19 @@ export async function flush(options?: FlushOptions): Promise<FlushResult> {
     // flush never rejects
   }
   return total;
+}
+
+/**
+ * Returns every client's unused budget slice (`POST /v1/budget/lease/release`, with the final
+ * consumption report): the end of a Lambda invocation, after which the environment may freeze or
+ * disappear. The next call takes a new lease. Never rejects.
+ */
+export async function releaseLeases(timeoutMs?: number): Promise<void> {
+  try {
+    await Promise.all([...sdkState().clients.values()].map((c) => c.releaseLease(timeoutMs)));
+  } catch {
+    // never rejects
+  }
 }
 
 /**

@@ -6,6 +6,7 @@
  * organization; this one sees only its own process and is kept for simple local caps.
  */
 import { usdToNanos } from '../../core/pricing/money';
+import type { FlagRefusal } from './enforcement';
 import type { BudgetAction, BudgetOptions } from './types';
 
 const MS_PER_DAY = 86_400_000;
@@ -120,26 +121,46 @@ export class SpendCounter {
 /** Why a call is answered locally with a 429. */
 export type BlockReason =
   | { readonly kind: 'budget'; readonly breach: BudgetBreach }
-  | { readonly kind: 'suspended'; readonly retryAfterSeconds: number };
+  | { readonly kind: 'flag'; readonly flag: FlagRefusal }
+  /** The shared budget's lease: exhausted (seconds until the period ends), or renewing (null). */
+  | { readonly kind: 'lease'; readonly retryAfterSeconds: number | null };
+
+const FLAG_SUBJECT = { organization: 'organization', key: 'API key', session: 'agent session' } as const;
+const FLAG_CODE = {
+  organization: 'org_suspended',
+  key: 'key_suspended',
+  session: 'session_suspended',
+} as const;
 
 /**
  * The synthetic 429 (design decision 7): an OpenAI-style error body that both official SDKs surface as a
- * RateLimitError, `Retry-After` in seconds until the period resets, and `x-should-retry: false` so that
- * the SDKs do not retry it in a loop.
+ * RateLimitError, `Retry-After` in seconds until the block ends, and `x-should-retry: false` so that
+ * the SDKs do not retry it in a loop — except while a lease renews (`Retry-After: 1`, retry welcome).
  */
 export function blockedResponse(reason: BlockReason, nowMs: number): Response {
   let message: string;
   let code: string;
   let retryAfter: number;
+  let retry = false;
   if (reason.kind === 'budget') {
     const { breach } = reason;
     message = `Spendguard client budget exceeded: ${breach.period} spend $${usd(breach.spentNanos)} reached $${usd(breach.limitNanos)}; the provider was not called.`;
     code = 'client_budget';
-    retryAfter = Math.max(1, Math.ceil((breach.resetAtMs - nowMs) / 1000));
+    retryAfter = Math.ceil((breach.resetAtMs - nowMs) / 1000);
+  } else if (reason.kind === 'flag') {
+    const { scope, triggerType } = reason.flag;
+    message = `Spendguard: ${FLAG_SUBJECT[scope]} SUSPENDED by a guardrail${triggerType === null ? '' : ` (${triggerType})`}; the provider was not called.`;
+    code = FLAG_CODE[scope];
+    retryAfter = reason.flag.retryAfterSeconds;
+  } else if (reason.retryAfterSeconds !== null) {
+    message = "Spendguard: the organization's hard budget cap is reached; the provider was not called.";
+    code = 'hard_cap';
+    retryAfter = reason.retryAfterSeconds;
   } else {
-    message = 'Spendguard: organization SUSPENDED by a guardrail; the provider was not called.';
-    code = 'org_suspended';
-    retryAfter = Math.max(1, Math.round(reason.retryAfterSeconds));
+    message = "Spendguard: renewing this process's share of the organization's budget; retry in 1 s.";
+    code = 'budget_lease_pending';
+    retryAfter = 1;
+    retry = true;
   }
   const body = JSON.stringify({ error: { message, type: 'budget_exceeded', code } });
   return new Response(body, {
@@ -147,8 +168,8 @@ export function blockedResponse(reason: BlockReason, nowMs: number): Response {
     statusText: 'Too Many Requests',
     headers: {
       'content-type': 'application/json',
-      'retry-after': String(retryAfter),
-      'x-should-retry': 'false',
+      'retry-after': String(Math.max(1, Math.round(retryAfter))),
+      'x-should-retry': String(retry),
       'x-spendguard-blocked': code,
     },
   });

@@ -21,14 +21,17 @@ import {
   usageContextOf,
   usageToRecord,
   type CallFacts,
+  type CallOutcome,
 } from './event';
 import { inspectRequest } from './inspect';
 import { createLogger, describe, type Logger } from './log';
 import type { ClientConfig, Labels } from './options';
 import { bodyKindOf, observeJson, tapStream } from './response-tap';
+import { EnforcementState } from './enforcement';
+import { BudgetLease, readLeaseAnswer, type LeaseFailure } from './lease';
 import { RingBuffer } from './ring-buffer';
-import { monotonicNow, setUnrefTimeout, unrefTimer } from './runtime';
-import { ServerStatus } from './server-status';
+import { monotonicNow, setUnrefTimeout, unrefTimer, uuidV4 } from './runtime';
+import { callApi, readOrgStatus } from './server-status';
 import { DEFAULT_RETRY_POLICY, postBatch, type RetryPolicy } from './transport';
 import type {
   ClientEvent,
@@ -38,6 +41,9 @@ import type {
   FlushResult,
   SpendguardClient,
 } from './types';
+
+/** A finished call's usage and price. */
+type Priced = Pick<CallOutcome, 'usage' | 'cost'>;
 
 /** What a tracked fetch adds to its client: labels and an optional forced provider. */
 export interface Binding {
@@ -54,6 +60,18 @@ type FlushMode = 'explicit' | 'background' | 'page';
 
 /** Default time a flush may take. */
 const DEFAULT_FLUSH_TIMEOUT_MS = 10_000;
+/** Timeout of a lease or status request. */
+const API_TIMEOUT_MS = 5000;
+/** Longest wait between two checks of the server state while calls are made. */
+const MAX_SYNC_DELAY_MS = 10_000;
+/** Calls in the last minute make a client active: its lease is kept and renewed. */
+const ACTIVE_WINDOW_MS = 60_000;
+
+/** The public id of an `abn_<publicId>_<secret>` key (a session flag naming it covers calls without a session). */
+function publicIdOf(apiKey: string | null): string | null {
+  const parts = apiKey?.split('_');
+  return parts !== undefined && parts.length === 3 ? (parts[1] ?? null) : null;
+}
 
 export class Client implements SpendguardClient {
   config: ClientConfig;
@@ -63,7 +81,13 @@ export class Client implements SpendguardClient {
   private buffer: RingBuffer<ClientEvent>;
   private readonly spend = new SpendCounter();
   private readonly notices = new Set<string>();
-  private readonly serverStatus: ServerStatus;
+  /** The server's kill flags, from flush and lease answers (or `GET /v1/budget`). */
+  private enforcement: EnforcementState;
+  /** This process's share of the organization's hard cap; null with `serverBudget: false`. */
+  private lease: BudgetLease | null;
+  private syncTimer: (() => void) | null = null;
+  private lastCallAt = 0;
+  private pollInFlight = false;
   private readonly pending = new Set<Promise<void>>();
   private timer: { cancel: () => void; due: number } | null = null;
   private flushChain: Promise<unknown> = Promise.resolve();
@@ -81,14 +105,8 @@ export class Client implements SpendguardClient {
     this.config = config;
     this.log = createLogger(() => this.config.debug);
     this.buffer = new RingBuffer(config.bufferCapacity);
-    this.serverStatus = new ServerStatus(
-      (input, init) => {
-        const f = this.baseFetch();
-        return f === undefined ? Promise.reject(new Error('no fetch')) : f(input, init);
-      },
-      () => this.statusTarget(),
-      this.log,
-    );
+    this.enforcement = new EnforcementState(publicIdOf(config.apiKey));
+    this.lease = config.serverBudget ? new BudgetLease(`sdk-${uuidV4()}`) : null;
   }
 
   /** Applies new settings (a second `initServiceAuto`, a `wrapFetch` with the same key). */
@@ -102,12 +120,22 @@ export class Client implements SpendguardClient {
       for (const item of items) next.push(item);
       this.buffer = next;
     }
-    if (config.serverFlags && config.apiKey !== old.apiKey) void this.serverStatus.refresh();
+    if (config.apiKey !== old.apiKey || config.serverBudget !== old.serverBudget) {
+      // Another key: another organization's flags and budget.
+      this.enforcement = new EnforcementState(publicIdOf(config.apiKey));
+      this.lease = config.serverBudget ? new BudgetLease(`sdk-${uuidV4()}`) : null;
+      this.warmUp();
+    }
   }
 
-  /** Starts the first server-flag refresh (so the first calls already see a SUSPENDED flag). */
+  /**
+   * Takes the first lease (its answer carries the flags too) or reads the organization's state, so that
+   * the first calls already see a SUSPENDED flag or an exhausted budget.
+   */
   warmUp(): void {
-    if (this.config.serverFlags && this.statusTarget() !== null) void this.serverStatus.refresh();
+    const now = Date.now();
+    if (this.lease !== null && this.lease.mode === 'none') this.requestLease(now);
+    else if (this.config.serverFlags) this.pollStatus();
   }
 
   get isClosed(): boolean {
@@ -127,6 +155,8 @@ export class Client implements SpendguardClient {
     if (provider === undefined) return undefined;
     this.counters.calls++;
     const now = Date.now();
+    this.lastCallAt = now;
+    if (this.syncTimer === null) this.armSync(now);
     const facts: CallFacts = {
       provider,
       url: target.url,
@@ -143,14 +173,26 @@ export class Client implements SpendguardClient {
     return new Call(this, facts, monotonicNow());
   }
 
-  /** Server flag first, then the local budget. */
+  /** Server flags first, then the shared budget's lease, then the local budget. Memory reads only. */
   private checkLimits(facts: CallFacts, now: number): Response | undefined {
     if (this.config.serverFlags) {
-      const suspendedFor = this.serverStatus.suspendedFor(now);
-      if (suspendedFor !== null) {
-        this.log.debug(`call to ${facts.provider.id} blocked: organization SUSPENDED`);
-        return blockedResponse({ kind: 'suspended', retryAfterSeconds: suspendedFor }, now);
+      const flag = this.enforcement.refusal(facts.labels.sessionId, now);
+      if (flag !== null) {
+        this.log.debug(`call to ${facts.provider.id} blocked: ${flag.scope} SUSPENDED`);
+        return blockedResponse({ kind: 'flag', flag }, now);
       }
+    }
+    const decision = this.lease?.admit(now) ?? null;
+    if (decision !== null) {
+      if (decision.kind === 'pending') this.armSync(now, 0);
+      this.log.debug(`call to ${facts.provider.id} blocked: shared budget ${decision.kind}`);
+      return blockedResponse(
+        {
+          kind: 'lease',
+          retryAfterSeconds: decision.kind === 'exhausted' ? decision.retryAfterSeconds : null,
+        },
+        now,
+      );
     }
     const budget = this.config.budget;
     if (budget === null) return undefined;
@@ -184,31 +226,48 @@ export class Client implements SpendguardClient {
     this.push(buildBudgetWarningEvent(facts.provider.id, model, facts.labels, now));
   }
 
-  /** Records a finished call: usage → cost → spend → fingerprint → event. */
-  complete(
-    facts: CallFacts,
-    statusCode: number,
-    result: UsageResult | null,
-    stream: boolean,
-    latencyMs: number,
-  ): void {
+  /**
+   * True when a cost must be counted the moment its response completes, before the application can
+   * start its next call: a `block` budget or a capped lease (otherwise pricing waits for a later task).
+   */
+  get exactCost(): boolean {
+    return this.config.budget?.action === 'block' || this.lease?.mode === 'capped';
+  }
+
+  /** Prices a finished call and counts its cost (local budget, lease). Never throws. */
+  account(facts: CallFacts, statusCode: number, result: UsageResult | null): Priced | null {
     try {
       const usage = usageToRecord(facts, result, statusCode);
       const cost = costOf(facts, usage);
       this.spend.add(cost.costNanos, Date.now());
+      this.lease?.record(cost.costNanos);
       if (result !== null && !result.ok && statusCode >= 200 && statusCode < 300) {
         this.log.debug(`usage not read from ${facts.provider.id} response: ${result.reason}`);
       }
-      this.track(
-        fingerprintOf(facts)
-          .catch(() => undefined)
-          .then((fingerprint) => {
-            this.push(buildCallEvent(facts, { usage, cost, statusCode, latencyMs, stream, fingerprint }));
-          }),
-      );
+      return { usage, cost };
     } catch (err) {
       this.internalError(err);
+      return null;
     }
+  }
+
+  /** Records a priced call: fingerprint → event; renews the lease when its slice runs low. */
+  emit(
+    facts: CallFacts,
+    statusCode: number,
+    priced: Priced | null,
+    stream: boolean,
+    latencyMs: number,
+  ): void {
+    if (priced === null) return;
+    this.sync(Date.now());
+    this.track(
+      fingerprintOf(facts)
+        .catch(() => undefined)
+        .then((fingerprint) => {
+          this.push(buildCallEvent(facts, { ...priced, statusCode, latencyMs, stream, fingerprint }));
+        }),
+    );
   }
 
   /** Work queued for the next {@link later} task. */
@@ -288,9 +347,172 @@ export class Client implements SpendguardClient {
     return endpoint === null || apiKey === null ? null : { url: `${endpoint}/v1/events`, apiKey };
   }
 
-  private statusTarget(): { url: string; apiKey: string } | null {
+  /**
+   * Arms the check of the server state (at most one timer): `delayMs`, else when the last answer is a
+   * flush interval old (capped at {@link MAX_SYNC_DELAY_MS}, so lease expiry is seen in time).
+   */
+  private armSync(now: number, delayMs?: number): void {
+    if (this.closed || this.config.endpoint === null || this.config.apiKey === null) return;
+    const interval = this.config.flushIntervalMs;
+    const delay =
+      delayMs ??
+      Math.max(0, Math.min(MAX_SYNC_DELAY_MS, interval, this.enforcement.lastAnswerAt + interval - now));
+    if (this.syncTimer !== null) {
+      if (delay > 0) return;
+      this.syncTimer();
+    }
+    this.syncTimer = setUnrefTimeout(() => {
+      this.syncTimer = null;
+      try {
+        this.sync(Date.now());
+      } catch (err) {
+        this.internalError(err);
+      }
+    }, delay);
+  }
+
+  /**
+   * Keeps the server state fresh while calls are made (never on the call path): renews the lease when
+   * it is due; when the last answer is a flush interval old and no flush is coming (every call refused:
+   * nothing to send), asks anyway — the lease route, else `GET /v1/budget` — so that a flag set or
+   * cleared on the server is seen within a flush interval.
+   */
+  private sync(now: number): void {
+    if (this.closed || this.config.endpoint === null || this.config.apiKey === null) return;
+    const lease = this.lease;
+    const active = this.lastCallAt > 0 && now - this.lastCallAt < ACTIVE_WINDOW_MS;
+    if (lease !== null && lease.due(now, active)) {
+      this.requestLease(now);
+      return;
+    }
+    const answered = this.enforcement.lastAnswerAt;
+    if (
+      !this.config.serverFlags ||
+      now - answered < this.config.flushIntervalMs ||
+      this.lastCallAt <= answered
+    ) {
+      return;
+    }
+    if (this.buffer.size > 0 && this.timer !== null && this.timer.due <= now + this.config.flushIntervalMs) {
+      return; // the coming flush's answer carries the flags
+    }
+    if (lease?.inFlight === true || this.pollInFlight) return; // an answer is on its way
+    if (lease !== null && lease.working) this.requestLease(now);
+    else this.pollStatus();
+  }
+
+  /** `POST /v1/budget/lease`: reports consumption, takes or renews the slice, refreshes the flags. */
+  private requestLease(now: number): void {
+    const lease = this.lease;
+    const fetchFn = this.baseFetch();
     const { endpoint, apiKey } = this.config;
-    return endpoint === null || apiKey === null ? null : { url: `${endpoint}/v1/budget`, apiKey };
+    if (lease === null || lease.inFlight || fetchFn === undefined || endpoint === null || apiKey === null)
+      return;
+    const body = lease.begin(now);
+    this.track(
+      callApi(fetchFn, `${endpoint}/v1/budget/lease`, apiKey, body, API_TIMEOUT_MS).then((result) => {
+        const at = Date.now();
+        const answer = result.kind === 'ok' ? readLeaseAnswer(result.body, at) : null;
+        if (result.kind === 'ok' && answer !== null) {
+          const wasOpen = !lease.working;
+          lease.answered(answer, at);
+          if (wasOpen) this.log.debug(`budget lease restored (${lease.mode})`);
+          this.applyEnforcement((result.body as { enforcement?: unknown }).enforcement, at);
+          return;
+        }
+        const failure: LeaseFailure =
+          result.kind === 'error' ||
+          (result.kind === 'http' && (result.status >= 500 || result.status === 429 || result.status === 408))
+            ? 'unreachable'
+            : result.kind === 'http' && (result.status === 401 || result.status === 403)
+              ? 'refused'
+              : 'unsupported';
+        lease.failed(failure, at);
+        this.log.debug(
+          `budget lease request failed (${result.kind === 'http' ? `HTTP ${result.status}` : result.kind === 'error' ? result.reason : 'not a lease answer'}): ` +
+            `calls fail open (${lease.failOpenCalls} so far)`,
+        );
+        if (failure === 'unreachable') this.enforcementFailed(at);
+        else if (this.config.serverFlags) this.pollStatus();
+      }),
+    );
+  }
+
+  /** `GET /v1/budget`: the organization flag, when no lease answer carries the flags. */
+  private pollStatus(): void {
+    const fetchFn = this.baseFetch();
+    const { endpoint, apiKey } = this.config;
+    if (this.pollInFlight || fetchFn === undefined || endpoint === null || apiKey === null) return;
+    this.pollInFlight = true;
+    this.track(
+      callApi(fetchFn, `${endpoint}/v1/budget`, apiKey, undefined, API_TIMEOUT_MS)
+        .then((result) => {
+          const at = Date.now();
+          if (result.kind !== 'ok') {
+            this.log.debug(
+              `status read failed: ${result.kind === 'http' ? `HTTP ${result.status}` : result.reason}`,
+            );
+            this.enforcementFailed(at);
+            return;
+          }
+          const body = result.body as { enforcement?: unknown } | undefined;
+          if (this.applyEnforcement(body?.enforcement, at)) return;
+          const org = readOrgStatus(body);
+          if (org.kind !== 'ok') return;
+          const was = this.enforcement.blocked(at);
+          this.enforcement.applyOrgFlag(org.flagState === 'SUSPENDED', org.flagExpiresAtMs, at);
+          if (!was && this.enforcement.blocked(at))
+            this.log.warn('organization SUSPENDED: calls are blocked');
+        })
+        .finally(() => {
+          this.pollInFlight = false;
+        }),
+    );
+  }
+
+  /** Applies an `enforcement` block; false when the value is not one (an older backend sends none). */
+  private applyEnforcement(block: unknown, now: number): boolean {
+    const wasBlocked = this.enforcement.blocked(now);
+    const sessions = this.enforcement.suspendedSessions(now).length;
+    if (!this.enforcement.apply(block, now)) return false;
+    if (!wasBlocked && this.enforcement.blocked(now))
+      this.log.warn('API key SUSPENDED on the server: calls are blocked');
+    const now_ = this.enforcement.suspendedSessions(now).length;
+    if (now_ > sessions)
+      this.log.warn(`${now_} agent session(s) SUSPENDED on the server: their calls are blocked`);
+    return true;
+  }
+
+  /** The backend could not be reached: after a while the flags are dropped (fail open, spec Law 4). */
+  private enforcementFailed(now: number): void {
+    if (this.enforcement.failed(now, Math.max(60_000, 3 * this.config.flushIntervalMs))) {
+      this.log.warn('backend unreachable: server flags no longer enforced (fail open)');
+    }
+  }
+
+  /**
+   * `POST /v1/budget/lease/release`: the final report; returns the unused slice (shutdown, end of a
+   * Lambda invocation). Never rejects.
+   */
+  async releaseLease(timeoutMs = API_TIMEOUT_MS): Promise<void> {
+    const lease = this.lease;
+    const fetchFn = this.baseFetch();
+    const { endpoint, apiKey } = this.config;
+    if (lease === null || !lease.holding || fetchFn === undefined || endpoint === null || apiKey === null)
+      return;
+    const body = lease.release();
+    const result = await callApi(
+      fetchFn,
+      `${endpoint}/v1/budget/lease/release`,
+      apiKey,
+      body,
+      Math.max(1, timeoutMs),
+    );
+    if (result.kind !== 'ok') {
+      this.log.debug(
+        `lease release failed (${result.kind === 'http' ? `HTTP ${result.status}` : result.reason}): the slice returns at its expiry`,
+      );
+    }
   }
 
   /**
@@ -383,6 +605,10 @@ export class Client implements SpendguardClient {
         wait: (ms) => this.wait(ms, mode === 'explicit'),
       });
       if (outcome.kind === 'sent') {
+        this.applyEnforcement(
+          (outcome.answer as { enforcement?: unknown } | undefined)?.enforcement,
+          Date.now(),
+        );
         this.backoffUntil = 0;
         sent += batch.length;
         this.counters.sent += batch.length;
@@ -395,6 +621,7 @@ export class Client implements SpendguardClient {
       } else {
         this.buffer.requeue(batch);
         this.buffer.restoreDropped(dropped);
+        this.enforcementFailed(Date.now());
         this.backoffUntil = Date.now() + Math.max(this.config.flushIntervalMs, outcome.retryAfterMs ?? 0);
         this.log.debug(`flush postponed: ${outcome.reason}`);
         break;
@@ -419,14 +646,24 @@ export class Client implements SpendguardClient {
   }
 
   async shutdown(options?: FlushOptions): Promise<FlushResult> {
-    const result = await this.flush(options);
+    const timeout = options?.timeoutMs;
+    const [result] = await Promise.all([
+      this.flush(options),
+      this.releaseLease(
+        typeof timeout === 'number' && timeout >= 0 ? Math.min(timeout, API_TIMEOUT_MS) : API_TIMEOUT_MS,
+      ),
+    ]);
     this.closed = true;
     this.timer?.cancel();
     this.timer = null;
+    this.syncTimer?.();
+    this.syncTimer = null;
     return result;
   }
 
   stats(): ClientStats {
+    const now = Date.now();
+    const lease = this.lease;
     return {
       calls: this.counters.calls,
       blocked: this.counters.blocked,
@@ -436,7 +673,19 @@ export class Client implements SpendguardClient {
       sent: this.counters.sent,
       discarded: this.counters.discarded,
       internalErrors: this.counters.internalErrors,
-      serverSuspended: this.serverStatus.lastSuspended,
+      serverSuspended: this.enforcement.blocked(now),
+      suspendedSessions: this.enforcement.suspendedSessions(now),
+      failOpen: lease?.failOpenCalls ?? 0,
+      lease:
+        lease === null
+          ? null
+          : {
+              holderId: lease.holderId,
+              state: lease.mode,
+              grantedUsd: lease.grantedNanos / 1e9,
+              usedUsd: lease.usedNanos / 1e9,
+              errors: lease.errors,
+            },
     };
   }
 
@@ -445,9 +694,10 @@ export class Client implements SpendguardClient {
     return this.spend.spent(nowMs);
   }
 
-  /** Waits for the server-flag refresh in flight (tests). */
-  refreshServerStatus(): Promise<void> {
-    return this.serverStatus.refresh();
+  /** Reads `GET /v1/budget` now and waits for the answer (tests). */
+  async refreshServerStatus(): Promise<void> {
+    this.pollStatus();
+    await this.settle();
   }
 }
 
@@ -499,9 +749,13 @@ export class Call {
     if (this.done) return;
     this.done = true;
     const latencyMs = monotonicNow() - this.startMono;
-    this.client.later(() => {
-      const result = typeof usage === 'function' ? usage() : usage;
-      this.client.complete(this.facts, status, result, stream, latencyMs);
-    });
+    const { client, facts } = this;
+    const price = (): Priced | null =>
+      client.account(facts, status, typeof usage === 'function' ? usage() : usage);
+    if (client.exactCost) {
+      // Counted before the application gets the end of the body: its next call sees this cost.
+      const priced = price();
+      client.later(() => client.emit(facts, status, priced, stream, latencyMs));
+    } else client.later(() => client.emit(facts, status, price(), stream, latencyMs));
   }
 }

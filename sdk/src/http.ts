@@ -42,3 +42,16 @@ export function drain(response: Response): void {
     // nothing to release
   }
 }
+
+/** The JSON body of a 2xx answer (the SDK's own routes answer small objects), else undefined; the body is always consumed. */
+export async function readJson(response: Response): Promise<unknown> {
+  if (response.status < 200 || response.status >= 300) {
+    drain(response);
+    return undefined;
+  }
+  try {
+    return (await response.json()) as unknown;
+  } catch {
+    return undefined;
+  }
+}

@@ -8,9 +8,10 @@
  *   dependency: the object is structurally a middy middleware).
  *
  * The flush is bounded by the invocation's remaining time (less a safety margin) and never fails the
- * invocation.
+ * invocation. The budget lease is released at the same time (a frozen environment would strand its
+ * slice until expiry).
  */
-import { flush } from './api';
+import { flush, releaseLeases } from './api';
 
 /** Options of the Lambda helpers. */
 export interface LambdaFlushOptions {
@@ -41,9 +42,11 @@ function budgetFor(context: unknown, options: LambdaFlushOptions | undefined): n
   return max;
 }
 
+/** Flushes and returns the budget lease's unused slice (in parallel), within the invocation's time. */
 async function flushFor(context: unknown, options: LambdaFlushOptions | undefined): Promise<void> {
   try {
-    await flush({ timeoutMs: budgetFor(context, options) });
+    const timeoutMs = budgetFor(context, options);
+    await Promise.all([flush({ timeoutMs }), releaseLeases(timeoutMs)]);
   } catch {
     // never fails the invocation
   }

@@ -18,6 +18,7 @@ export interface ClientConfig {
   readonly bufferCapacity: number;
   readonly budget: NormalizedBudget | null;
   readonly serverFlags: boolean;
+  readonly serverBudget: boolean;
 }
 
 /** What each event of a wrapper is labelled with. */
@@ -97,6 +98,7 @@ export function normalizeOptions(options: ServiceOptions | WrapFetchOptions | un
       bufferCapacity: int('bufferCapacity', 1000, 1, 100_000),
       budget: normalizeBudget(raw.budget as ServiceOptions['budget'], problems),
       serverFlags: raw.serverFlags !== false,
+      serverBudget: raw.serverBudget !== false,
     },
     labels: {
       projectId:

@@ -45,7 +45,8 @@ export function bodyKindOf(response: Response): BodyKind {
 
 /** What the tap reports when the body ends (fully read, cancelled or errored). */
 export interface StreamOutcome {
-  readonly usage: UsageResult;
+  /** Reads the parser's result: called later, off the application's path (or at once for an exact budget). */
+  readonly usage: () => UsageResult;
   /** `done` (read to the end), `cancel` (the application cancelled) or `error`. */
   readonly end: 'done' | 'cancel' | 'error';
 }
@@ -87,12 +88,13 @@ function passThrough(
   const finish = (end: StreamOutcome['end']): void => {
     if (ended) return;
     ended = true;
-    let usage: UsageResult;
-    try {
-      usage = sink.end();
-    } catch {
-      usage = { ok: false, reason: 'usage parser error' };
-    }
+    const usage = (): UsageResult => {
+      try {
+        return sink.end();
+      } catch {
+        return { ok: false, reason: 'usage parser error' };
+      }
+    };
     try {
       onEnd({ usage, end });
     } catch {
@@ -244,9 +246,7 @@ function buildObservers(): PropertyDescriptorMap {
           o.body =
             source === null || source.locked
               ? source
-              : passThrough(source, jsonCollector(o.provider, o.ctx), (outcome) =>
-                  o.report(() => outcome.usage),
-                );
+              : passThrough(source, jsonCollector(o.provider, o.ctx), (outcome) => o.report(outcome.usage));
         }
         return o.body;
       },

@@ -8,7 +8,7 @@
  * batch is discarded, since sending it again cannot succeed. Delays never keep the process alive.
  */
 import type { Logger } from './log';
-import { drain, timedRequest } from './http';
+import { readJson, timedRequest } from './http';
 import type { FetchLike } from './types';
 
 /** Tunables of {@link postBatch}; the defaults suit production, tests shorten them. */
@@ -35,8 +35,8 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
 
 /** The outcome of one batch. */
 export type DeliveryOutcome =
-  /** Accepted (2xx). */
-  | { readonly kind: 'sent'; readonly status: number }
+  /** Accepted (2xx); `answer` is the parsed body (`{ status, count, enforcement }`), undefined if unreadable. */
+  | { readonly kind: 'sent'; readonly status: number; readonly answer: unknown }
   /** Rejected for good (4xx other than 408/429): do not send again. */
   | { readonly kind: 'rejected'; readonly status: number }
   /** Not delivered after the retries, or out of time: keep the events for a later flush. */
@@ -75,11 +75,18 @@ export async function postBatch(input: PostBatchInput): Promise<DeliveryOutcome>
       };
       if (input.keepalive === true) init.keepalive = true;
       const timeout = Math.min(policy.attemptTimeoutMs, input.deadline - Date.now());
-      const { status, retryAfter } = await timedRequest(input.fetch, input.url, init, timeout, (r) => {
-        drain(r);
-        return { status: r.status, retryAfter: r.headers.get('retry-after') };
-      });
-      if (status >= 200 && status < 300) return { kind: 'sent', status };
+      const { status, retryAfter, answer } = await timedRequest(
+        input.fetch,
+        input.url,
+        init,
+        timeout,
+        async (r) => ({
+          status: r.status,
+          retryAfter: r.headers.get('retry-after'),
+          answer: await readJson(r),
+        }),
+      );
+      if (status >= 200 && status < 300) return { kind: 'sent', status, answer };
       if (!isRetryableStatus(status)) {
         log.warn(`ingest refused a batch: HTTP ${status}`);
         return { kind: 'rejected', status };

@@ -56,10 +56,18 @@ export interface ServiceOptions extends EventLabels {
   /** Events kept in memory while waiting for a flush; the oldest are dropped (and counted) beyond it. @default 1000 */
   bufferCapacity?: number;
   /**
-   * Block calls locally while the organization is SUSPENDED on the server (`GET /v1/budget`, refreshed in
-   * the background about every 30 s, fail-open on any error). @default true
+   * Refuse calls locally while a server kill flag applies to them: an organization- or key-scope
+   * SUSPENDED flag (every call) or a session-scope one (calls of that `sessionId`). The flags come with
+   * every flush answer and lease answer, so a flag is seen within `flushIntervalMs` + 1 s; fail-open when
+   * the backend cannot be reached. @default true
    */
   serverFlags?: boolean;
+  /**
+   * Draw direct calls on the organization's hard budget cap through a lease (`POST /v1/budget/lease`,
+   * renewed in the background): once the cap is reached, calls get the synthetic 429. Fail-open (and
+   * counted in `stats().failOpen`) when the backend cannot be reached. @default true
+   */
+  serverBudget?: boolean;
 }
 
 /** Options of {@link initServiceAuto}. */
@@ -142,8 +150,31 @@ export interface ClientStats {
   discarded: number;
   /** Internal errors swallowed. */
   internalErrors: number;
-  /** Whether the server reported the organization SUSPENDED at the last refresh. */
+  /** Whether an organization- or key-scope SUSPENDED flag currently refuses every call. */
   serverSuspended: boolean;
+  /** Agent sessions (`sessionId`; `''` for calls without one) refused by a session-scope flag. */
+  suspendedSessions: string[];
+  /** Calls let through without the shared budget's say because the backend could not be reached (spec Law 4). */
+  failOpen: number;
+  /** The shared-budget lease, or null with `serverBudget: false`. */
+  lease: LeaseStats | null;
+}
+
+/** The state of a client's budget lease (CONTRACTS: `POST /v1/budget/lease`). */
+export interface LeaseStats {
+  holderId: string;
+  /**
+   * `none` (not taken yet), `uncapped` (no hard cap: report only), `capped` (drawing on a slice),
+   * `exhausted` (cap reached: calls refused), or why it fails open: `unreachable`, `unsupported`
+   * (the backend has no lease routes), `refused` (401/403).
+   */
+  state: 'none' | 'uncapped' | 'capped' | 'exhausted' | 'unreachable' | 'unsupported' | 'refused';
+  /** The slice held, in USD. */
+  grantedUsd: number;
+  /** Spend drawn on it so far, in USD. */
+  usedUsd: number;
+  /** Lease requests that failed. */
+  errors: number;
 }
 
 /** The handle returned by {@link initServiceAuto} (and shared by every {@link wrapFetch} with the same key). */

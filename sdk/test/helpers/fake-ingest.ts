@@ -1,6 +1,14 @@
 /**
  * A local stand-in for the Spendguard API: records every `POST /v1/events` batch, answers
  * `GET /v1/health` and `GET /v1/budget`, and can be told to fail (status codes, Retry-After, hangs).
+ *
+ * It speaks the sprint's contracts (CONTRACTS.md §1, §2) when asked to:
+ * - `enforcement`: every `POST /v1/events` answer carries `{ status, count, enforcement }` built from
+ *   `flags` as they stood when the batch arrived (a real ingest answers before its consumers trip);
+ *   `loopAfter: n` trips a session flag (layer 2) after n consecutive identical fingerprints of a session;
+ * - `leases`: `POST /v1/budget/lease` and `/release` over a daily cap (`leaseCapUsd`), exact in nano-USD:
+ *   settled = reported consumption, a holder's slice = min(`sliceUsd`, cap − settled − others' slices),
+ *   exhausted when nothing is left. Without `leases`, both routes answer 404 (an older backend).
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,6 +19,24 @@ export interface IngestBatch {
   readonly headers: IncomingMessage['headers'];
   readonly raw: string;
   readonly body: { events: Array<Record<string, unknown>>; droppedEvents?: number };
+  readonly at: number;
+}
+
+/** A kill flag as the `enforcement` block lists it (CONTRACTS §1). */
+export interface FakeFlag {
+  scope: 'organization' | 'key' | 'session';
+  state: 'SUSPENDED' | 'THROTTLED';
+  sessionId?: string | null;
+  keyId?: string | null;
+  triggerType: string;
+  expiresAt: string;
+  retryAfterSeconds: number;
+}
+
+/** One lease request as received. */
+export interface LeaseCall {
+  readonly route: 'lease' | 'release';
+  readonly body: { holderId: string; consumedUsd: number; spendRateUsdPerMin?: number };
   readonly at: number;
 }
 
@@ -28,6 +54,30 @@ export interface FakeIngest {
   budget: unknown;
   budgetStatus: number;
   budgetRequests: number;
+  /** Send the `enforcement` block in event answers (and lease answers). */
+  enforcement: boolean;
+  /** The flags in force. */
+  flags: FakeFlag[];
+  /** Trip a session flag after this many consecutive identical fingerprints of one session (0: never). */
+  loopAfter: number;
+  /** When each session was tripped (epoch ms). */
+  readonly trippedAt: Map<string, number>;
+  /** Serve the lease routes (else 404). */
+  leases: boolean;
+  /** Hard daily cap for leases, USD; null: `capped: false`. */
+  leaseCapUsd: number | null;
+  /** Largest slice granted. */
+  sliceUsd: number;
+  ttlSeconds: number;
+  /** A status to answer lease requests with instead (e.g. 503). */
+  leaseStatus: number;
+  readonly leaseCalls: LeaseCall[];
+  /** Consumption reported so far, nano-USD. */
+  settledNanos(): number;
+  /** Back to the defaults: no flags, no leases, nothing recorded. */
+  reset(): void;
+  /** A session flag for `sessionId` (or an organization flag), expiring in two hours. */
+  flag(scope: FakeFlag['scope'], sessionId?: string): FakeFlag;
   /** All events accepted so far. */
   events(): Array<Record<string, unknown>>;
   /** Resolves when at least `n` events were accepted (or rejects after `timeoutMs`). */
@@ -44,6 +94,75 @@ export async function startFakeIngest(): Promise<FakeIngest> {
     budget: { status: 'ok', flag: null, spend: { todayUsd: 1, monthUsd: 2 } } as unknown,
     budgetStatus: 200,
     budgetRequests: 0,
+    enforcement: false,
+    flags: [] as FakeFlag[],
+    loopAfter: 0,
+    leases: false,
+    leaseCapUsd: null as number | null,
+    sliceUsd: 0.02,
+    ttlSeconds: 30,
+    leaseStatus: 200,
+  };
+  const trippedAt = new Map<string, number>();
+  const leaseCalls: LeaseCall[] = [];
+  const loops = new Map<string, { fingerprint: unknown; count: number }>();
+  let settled = 0;
+  const slices = new Map<string, number>();
+  const flag = (scope: FakeFlag['scope'], sessionId?: string): FakeFlag => ({
+    scope,
+    state: 'SUSPENDED',
+    sessionId: sessionId ?? null,
+    keyId: scope === 'organization' ? null : 'k3v9x0q2m7za',
+    triggerType: scope === 'session' ? 'token_loop_identical' : 'hard_cap_daily',
+    expiresAt: new Date(Date.now() + 7_200_000).toISOString(),
+    retryAfterSeconds: 7200,
+  });
+  const enforcementBlock = (): unknown => ({
+    blocked: self.flags.some((f) => f.state === 'SUSPENDED' && f.scope !== 'session'),
+    flags: self.flags.map((f) => ({ ...f })),
+  });
+  /** Layer 2 of the guardrails, in miniature: consecutive identical fingerprints per session. */
+  const detectLoops = (events: Array<Record<string, unknown>>): void => {
+    if (self.loopAfter <= 0) return;
+    for (const e of events) {
+      const sid = typeof e.sessionId === 'string' ? e.sessionId : '';
+      const last = loops.get(sid);
+      const count = last !== undefined && last.fingerprint === e.fingerprint ? last.count + 1 : 1;
+      loops.set(sid, { fingerprint: e.fingerprint, count });
+      if (count >= self.loopAfter && !trippedAt.has(sid)) {
+        trippedAt.set(sid, Date.now());
+        self.flags.push(flag('session', sid));
+      }
+    }
+  };
+  const nanos = (usd: number): number => Math.round(usd * 1e9);
+  const leaseAnswer = (route: 'lease' | 'release', body: LeaseCall['body']): unknown => {
+    settled += nanos(body.consumedUsd);
+    slices.delete(body.holderId);
+    if (route === 'release') return { released: true };
+    const base = { holderId: body.holderId, ttlSeconds: self.ttlSeconds, retryAfterSeconds: null };
+    const expiresAt = new Date(Date.now() + self.ttlSeconds * 1000).toISOString();
+    const extra = self.enforcement ? { enforcement: enforcementBlock() } : {};
+    if (self.leaseCapUsd === null) {
+      return { ...base, capped: false, exhausted: false, grantedUsd: 0, expiresAt, ...extra };
+    }
+    const others = [...slices.values()].reduce((a, b) => a + b, 0);
+    const left = nanos(self.leaseCapUsd) - settled - others;
+    if (left <= 0) {
+      const midnight = (Math.floor(Date.now() / 86_400_000) + 1) * 86_400_000;
+      return {
+        ...base,
+        capped: true,
+        exhausted: true,
+        grantedUsd: 0,
+        expiresAt,
+        retryAfterSeconds: Math.ceil((midnight - Date.now()) / 1000),
+        ...extra,
+      };
+    }
+    const slice = Math.min(nanos(self.sliceUsd), left);
+    slices.set(body.holderId, slice);
+    return { ...base, capped: true, exhausted: false, grantedUsd: slice / 1e9, expiresAt, ...extra };
   };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -73,6 +192,24 @@ export async function startFakeIngest(): Promise<FakeIngest> {
         res.end(JSON.stringify(self.budget));
         return;
       }
+      if (req.method === 'POST' && (path === '/v1/budget/lease' || path === '/v1/budget/lease/release')) {
+        const route = path.endsWith('release') ? 'release' : 'lease';
+        const status = !self.leases
+          ? 404
+          : req.headers['service-api-key'] !== TEST_API_KEY
+            ? 401
+            : self.leaseStatus;
+        if (status !== 200) {
+          res.writeHead(status, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ error: { message: 'scripted', type: 'api_error', code: 'x' } }));
+          return;
+        }
+        const body = JSON.parse(raw) as LeaseCall['body'];
+        leaseCalls.push({ route, body, at: Date.now() });
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(leaseAnswer(route, body)));
+        return;
+      }
       if (req.method === 'POST' && path === '/v1/events') {
         const answer = script.shift();
         if (answer === 'hang') {
@@ -86,7 +223,10 @@ export async function startFakeIngest(): Promise<FakeIngest> {
         }
         const status = answer?.status ?? 202;
         attempts.push({ at: Date.now(), status });
+        // The flags as they stood when the batch arrived: a trip it causes shows in the next answer.
+        const enforcement = self.enforcement ? { enforcement: enforcementBlock() } : {};
         if (status === 202) {
+          detectLoops((JSON.parse(raw) as IngestBatch['body']).events);
           batches.push({
             headers: req.headers,
             raw,
@@ -98,7 +238,9 @@ export async function startFakeIngest(): Promise<FakeIngest> {
         res.writeHead(status, { 'content-type': 'application/json', ...(answer?.headers ?? {}) });
         res.end(
           JSON.stringify(
-            status === 202 ? { status: 'accepted', count: 1 } : { error: { code: 'x', message: 'scripted' } },
+            status === 202
+              ? { status: 'accepted', count: 1, ...enforcement }
+              : { error: { code: 'x', message: 'scripted' } },
           ),
         );
         return;
@@ -129,6 +271,80 @@ export async function startFakeIngest(): Promise<FakeIngest> {
     },
     get budgetRequests() {
       return self.budgetRequests;
+    },
+    get enforcement() {
+      return self.enforcement;
+    },
+    set enforcement(v: boolean) {
+      self.enforcement = v;
+    },
+    get flags() {
+      return self.flags;
+    },
+    set flags(v: FakeFlag[]) {
+      self.flags = v;
+    },
+    get loopAfter() {
+      return self.loopAfter;
+    },
+    set loopAfter(v: number) {
+      self.loopAfter = v;
+    },
+    trippedAt,
+    get leases() {
+      return self.leases;
+    },
+    set leases(v: boolean) {
+      self.leases = v;
+    },
+    get leaseCapUsd() {
+      return self.leaseCapUsd;
+    },
+    set leaseCapUsd(v: number | null) {
+      self.leaseCapUsd = v;
+    },
+    get sliceUsd() {
+      return self.sliceUsd;
+    },
+    set sliceUsd(v: number) {
+      self.sliceUsd = v;
+    },
+    get ttlSeconds() {
+      return self.ttlSeconds;
+    },
+    set ttlSeconds(v: number) {
+      self.ttlSeconds = v;
+    },
+    get leaseStatus() {
+      return self.leaseStatus;
+    },
+    set leaseStatus(v: number) {
+      self.leaseStatus = v;
+    },
+    leaseCalls,
+    settledNanos: () => settled,
+    flag,
+    reset() {
+      batches.length = 0;
+      attempts.length = 0;
+      script.length = 0;
+      leaseCalls.length = 0;
+      trippedAt.clear();
+      loops.clear();
+      slices.clear();
+      settled = 0;
+      Object.assign(self, {
+        budget: { status: 'ok', flag: null },
+        budgetStatus: 200,
+        enforcement: false,
+        flags: [],
+        loopAfter: 0,
+        leases: false,
+        leaseCapUsd: null,
+        sliceUsd: 0.02,
+        ttlSeconds: 30,
+        leaseStatus: 200,
+      });
     },
     events,
     waitForEvents(n, timeoutMs = 5000) {

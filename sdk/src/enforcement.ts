@@ -1,0 +1,159 @@
+/**
+ * The server's kill flags as the SDK last heard them: the `enforcement` block of every flush answer
+ * (`POST /v1/events`) and every lease answer (CONTRACTS §1), or the organization flag of `GET /v1/budget`
+ * when nothing else answers.
+ *
+ * A call reads this state only (a field, one Map lookup): never a request on the call path. Each answer
+ * replaces the whole state (the server sends every unexpired flag that applies to the key), so a flag
+ * cleared on the server (Resume) is lifted by the next answer. A flag stays in force until its expiry or
+ * a newer answer; when the backend cannot be reached for {@link failOpenAfterMs}, the flags are dropped
+ * (spec Law 4: fail open) rather than enforced from an answer nobody can refresh.
+ */
+
+/** Why a call is refused by a server flag. */
+export interface FlagRefusal {
+  readonly scope: 'organization' | 'key' | 'session';
+  readonly triggerType: string | null;
+  /** Seconds until the flag expires (at least 1). */
+  readonly retryAfterSeconds: number;
+}
+
+interface Flag {
+  readonly scope: FlagRefusal['scope'];
+  readonly triggerType: string | null;
+  readonly untilMs: number;
+}
+
+/** The session key used for calls without a `sessionId` (the server's fallback: the key itself). */
+const NO_SESSION = '';
+
+export class EnforcementState {
+  /** Organization- or key-scope SUSPENDED flag: every call refused. */
+  private keyFlag: Flag | null = null;
+  /** Session-scope SUSPENDED flags by session id. */
+  private sessions = new Map<string, Flag>();
+  /** Epoch ms of the last answer (0: none yet). */
+  lastAnswerAt = 0;
+  /** Epoch ms of the first failed refresh since the last answer (0: none). */
+  private failingSince = 0;
+  /** Flags dropped because the backend stayed unreachable. */
+  droppedStale = 0;
+
+  constructor(
+    /** The public id of the API key: a session flag naming it covers calls without a session id. */
+    private readonly keyPublicId: string | null,
+  ) {}
+
+  /**
+   * Applies an `enforcement` block received at `nowMs`. Returns false (and changes nothing) when the
+   * value is not one.
+   */
+  apply(block: unknown, nowMs: number): boolean {
+    if (typeof block !== 'object' || block === null) return false;
+    const { blocked, flags } = block as { blocked?: unknown; flags?: unknown };
+    if (!Array.isArray(flags)) return false;
+    let keyFlag: Flag | null = null;
+    const sessions = new Map<string, Flag>();
+    for (const raw of flags) {
+      const flag = readFlag(raw, nowMs);
+      if (flag === null) continue;
+      if (flag.scope === 'session') {
+        const sid = (raw as { sessionId?: unknown }).sessionId;
+        const key = typeof sid === 'string' && sid !== this.keyPublicId ? sid : NO_SESSION;
+        sessions.set(key, later(sessions.get(key), flag));
+      } else keyFlag = later(keyFlag ?? undefined, flag);
+    }
+    // `blocked` without a readable flag still blocks (for the shortest sensible time: until the next answer).
+    if (blocked === true && keyFlag === null) {
+      keyFlag = { scope: 'key', triggerType: null, untilMs: nowMs + 60_000 };
+    }
+    this.keyFlag = keyFlag;
+    this.sessions = sessions;
+    this.lastAnswerAt = nowMs;
+    this.failingSince = 0;
+    return true;
+  }
+
+  /** The organization flag of `GET /v1/budget` (no session flags there): used when nothing else answers. */
+  applyOrgFlag(suspended: boolean, expiresAtMs: number | null, nowMs: number): void {
+    this.keyFlag = suspended
+      ? { scope: 'organization', triggerType: null, untilMs: expiresAtMs ?? nowMs + 60_000 }
+      : null;
+    this.lastAnswerAt = nowMs;
+    this.failingSince = 0;
+  }
+
+  /**
+   * A refresh failed at `nowMs`. Once the backend has been unreachable for `failOpenAfterMs` since the
+   * last answer, the flags are dropped: returns true when that happened now.
+   */
+  failed(nowMs: number, failOpenAfterMs: number): boolean {
+    if (this.failingSince === 0) this.failingSince = nowMs;
+    if (nowMs - this.failingSince < failOpenAfterMs) return false;
+    if (this.keyFlag === null && this.sessions.size === 0) return false;
+    this.keyFlag = null;
+    this.sessions = new Map();
+    this.droppedStale++;
+    return true;
+  }
+
+  /** The flag that refuses a call of `sessionId` at `nowMs`, or null. The call path: no allocation when clear. */
+  refusal(sessionId: string | undefined, nowMs: number): FlagRefusal | null {
+    const keyFlag = this.keyFlag;
+    if (keyFlag !== null && keyFlag.untilMs > nowMs) return refusalOf(keyFlag, nowMs);
+    if (this.sessions.size === 0) return null;
+    const flag = this.sessions.get(sessionId ?? NO_SESSION);
+    return flag !== undefined && flag.untilMs > nowMs ? refusalOf(flag, nowMs) : null;
+  }
+
+  /** True when an organization- or key-scope flag is in force. */
+  blocked(nowMs: number): boolean {
+    return this.keyFlag !== null && this.keyFlag.untilMs > nowMs;
+  }
+
+  /** Sessions currently refused. */
+  suspendedSessions(nowMs: number): string[] {
+    const out: string[] = [];
+    for (const [sid, flag] of this.sessions) if (flag.untilMs > nowMs) out.push(sid);
+    return out;
+  }
+}
+
+function refusalOf(flag: Flag, nowMs: number): FlagRefusal {
+  return {
+    scope: flag.scope,
+    triggerType: flag.triggerType,
+    retryAfterSeconds: Math.max(1, Math.ceil((flag.untilMs - nowMs) / 1000)),
+  };
+}
+
+function later(a: Flag | undefined, b: Flag): Flag {
+  return a !== undefined && a.untilMs >= b.untilMs ? a : b;
+}
+
+const SCOPES: ReadonlySet<string> = new Set(['organization', 'key', 'session']);
+
+/**
+ * A SUSPENDED flag of the block, or null (another state, unknown scope, already expired). Its end is
+ * `retryAfterSeconds` from receipt when given (immune to clock skew), else `expiresAt`.
+ */
+function readFlag(raw: unknown, nowMs: number): Flag | null {
+  if (typeof raw !== 'object' || raw === null) return null;
+  const f = raw as {
+    scope?: unknown;
+    state?: unknown;
+    triggerType?: unknown;
+    expiresAt?: unknown;
+    retryAfterSeconds?: unknown;
+  };
+  if (f.state !== 'SUSPENDED') return null;
+  const scope =
+    typeof f.scope === 'string' && SCOPES.has(f.scope) ? (f.scope as Flag['scope']) : 'organization';
+  let untilMs = NaN;
+  if (typeof f.retryAfterSeconds === 'number' && f.retryAfterSeconds > 0) {
+    untilMs = nowMs + f.retryAfterSeconds * 1000;
+  } else if (typeof f.expiresAt === 'string') untilMs = Date.parse(f.expiresAt);
+  if (!(untilMs > nowMs)) return null;
+  const triggerType = typeof f.triggerType === 'string' ? f.triggerType.slice(0, 64) : null;
+  return { scope, triggerType, untilMs };
+}
