@@ -17,6 +17,7 @@ import type { FunctionDefaults } from './function';
 import { SpendguardObservability } from './observability';
 import { SpendguardPipeline } from './pipeline';
 import { SpendguardPrices } from './prices';
+import { SpendguardReconciliation } from './reconciliation';
 import { REGION_PATTERN } from './regions';
 import { SpendguardSecrets } from './secrets';
 
@@ -137,6 +138,7 @@ export class SpendGuardrails extends Construct {
   public readonly api: SpendguardApi;
   public readonly edge: SpendguardEdge;
   public readonly forecast: SpendguardForecast;
+  public readonly reconciliation: SpendguardReconciliation;
   /** The proxy's base URL: `{proxy_url}/<provider_slug>/<provider_path>` (spec 4.3). */
   public readonly proxyUrl: string;
   /** The HTTP API's base URL (`{base_url}` of spec 4.1 / 4.2, and the /v1 routes). */
@@ -214,6 +216,14 @@ export class SpendGuardrails extends Construct {
       schedule: props.forecastSchedule,
       logRetention,
       removalPolicy,
+      functionDefaults,
+    });
+
+    this.reconciliation = new SpendguardReconciliation(this, 'Reconciliation', {
+      data: this.data,
+      secrets: this.secrets,
+      notifyTopic: this.observability.topic,
+      apiFunction: this.api.apiFunction,
       functionDefaults,
     });
 
