@@ -33,6 +33,10 @@ describeWithHandlers('SpendguardApi', () => {
       'PUT /v1/budget',
       'GET /v1/guardrails/trips',
       'POST /v1/forecast/run',
+      'GET /v1/reconciliation',
+      'POST /v1/reconciliation/run',
+      'GET /v1/reconciliation/credentials',
+      'PUT /v1/reconciliation/credentials',
     ];
     for (const [key, route] of routes) {
       if (person.includes(key)) {

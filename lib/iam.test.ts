@@ -107,6 +107,14 @@ describeWithHandlers('least-privilege IAM', () => {
         `dynamodb:Query ${flags()}/index/byOrg`,
         pepper(),
         prices(),
+        // Reconciliation (lib/reconciliation.ts): admin credentials under the stack's prefix, notifications.
+        ...['CreateSecret', 'DescribeSecret', 'GetSecretValue', 'PutSecretValue'].map(
+          (a) =>
+            `secretsmanager:${a} arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:Spendguard/reconciliation/*`,
+        ),
+        `sns:Publish <${idAt(s.template, 'Observability/Topic')}>`,
+        `kms:Decrypt ${arn('Observability/TopicKey')}`,
+        `kms:GenerateDataKey* ${arn('Observability/TopicKey')}`,
       ]),
     );
   });
@@ -141,6 +149,7 @@ describeWithHandlers('least-privilege IAM', () => {
     ['Api/Api'],
     ['Edge/Relay'],
     ['Forecast/Function'],
+    ['Reconciliation/Function'],
     ['Prices/Refresh'],
   ])('%s writes only its own log group and X-Ray traces; no managed policies', (fn) => {
     const supportPath = `${fn}Support`;

@@ -83,6 +83,8 @@ describeWithHandlers('cdk-nag AWS Solutions checks (whole app)', () => {
           /^AwsSolutions-IAM5\[Resource::<SpendguardPricesBucket\w+\.Arn>\/prices\/\*\]$/,
         ),
         'AwsSolutions-IAM5[Resource::*]',
+        // lib/reconciliation.ts: one admin-credential secret per organization and provider, under the stack's prefix.
+        'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:Spendguard/reconciliation/*]',
       ].sort(),
     );
   });

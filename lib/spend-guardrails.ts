@@ -17,6 +17,7 @@ import { DEFAULT_LAMBDA_RUNTIME, type FunctionDefaults } from './function';
 import { SpendguardObservability } from './observability';
 import { SpendguardPipeline } from './pipeline';
 import { SpendguardPrices } from './prices';
+import { SpendguardReconciliation } from './reconciliation';
 import { REGION_PATTERN } from './regions';
 import { retainedNames } from './retained-names';
 import { SpendguardSecrets } from './secrets';
@@ -189,6 +190,7 @@ export class SpendGuardrails extends Construct {
   public readonly api: SpendguardApi;
   public readonly edge: SpendguardEdge;
   public readonly forecast: SpendguardForecast;
+  public readonly reconciliation: SpendguardReconciliation;
   /** The proxy's base URL: `{proxy_url}/<provider_slug>/<provider_path>` (spec 4.3). */
   public readonly proxyUrl: string;
   /** The HTTP API's base URL (`{base_url}` of spec 4.1 / 4.2, and the /v1 routes). */
@@ -283,6 +285,14 @@ export class SpendGuardrails extends Construct {
       logGroupName: names.forecastLogGroup,
       logRetention,
       removalPolicy,
+      functionDefaults,
+    });
+
+    this.reconciliation = new SpendguardReconciliation(this, 'Reconciliation', {
+      data: this.data,
+      secrets: this.secrets,
+      notifyTopic: this.observability.topic,
+      apiFunction: this.api.apiFunction,
       functionDefaults,
     });
 

@@ -27,6 +27,7 @@ export const HANDLERS = [
   'relay',
   'edge-guard',
   'price-refresh',
+  'reconciliation',
 ] as const;
 
 /** Handler folders without an entry exporting `handler` (lambdas/<name>/index.ts, or handler.ts). */
