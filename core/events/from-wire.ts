@@ -54,6 +54,15 @@ export interface IngestEventFields {
   provider?: Opt<string>;
 }
 
+/**
+ * A client's dollar figure rounded to the nano-dollar, the precision of all money here. Also keeps it
+ * storable: DynamoDB refuses numbers under 1e-130, so a denormal such as 5e-324 (valid JSON, accepted
+ * by the schema) once failed its Kinesis record on every retry.
+ */
+function toNanoPrecision(usd: number): number {
+  return Math.round(usd * 1e9) / 1e9;
+}
+
 const n = (v: Opt<number>): number => (typeof v === 'number' ? v : 0);
 const s = (v: Opt<string>): string | null => (typeof v === 'string' && v.length > 0 ? v : null);
 
@@ -73,7 +82,7 @@ export function fromClientEvent(e: ClientEventFields): TelemetryEvent {
     reasoningTokens: n(e.reasoningTokens),
     serviceTier: s(e.serviceTier),
     estimated: e.estimated === true,
-    clientCostUsd: typeof e.estimatedCostUsd === 'number' ? e.estimatedCostUsd : null,
+    clientCostUsd: typeof e.estimatedCostUsd === 'number' ? toNanoPrecision(e.estimatedCostUsd) : null,
     providerCostUsd: null,
     latencyMs: typeof e.latencyMs === 'number' ? Math.round(e.latencyMs) : null,
     statusCode: typeof e.statusCode === 'number' ? e.statusCode : null,

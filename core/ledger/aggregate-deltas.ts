@@ -3,6 +3,8 @@
  * Kinesis record costs one update per aggregate item however many events it carries.
  * Periods are UTC: day `2026-11-22`, month `2026-11`, hour `2026-11-22T13`, minute `2026-11-22T13:05`.
  */
+import { saturatingAdd } from './saturating-sum';
+
 export interface PricedCall {
   ts: number;
   provider: string;
@@ -56,10 +58,10 @@ export function aggregateDeltas(calls: readonly PricedCall[]): AggregateDelta[] 
       };
       byKey.set(sk, d);
     }
-    d.costNanos += c.costNanos;
+    d.costNanos = saturatingAdd(d.costNanos, c.costNanos);
     d.calls += 1;
-    d.inputTokens += c.inputTokens;
-    d.outputTokens += c.outputTokens;
+    d.inputTokens = saturatingAdd(d.inputTokens, c.inputTokens);
+    d.outputTokens = saturatingAdd(d.outputTokens, c.outputTokens);
   };
   for (const c of calls) {
     const p = periodsOf(c.ts);

@@ -20,6 +20,7 @@ import {
   httpStatus,
   isoDateTime,
   label,
+  plausibleCallTokens,
   latencyMs,
   modelId,
   providerId,
@@ -91,6 +92,7 @@ export const clientEventSchema = z
     ).optional(),
     droppedEvents: tokenCount('Events the client dropped (buffer full) before this one.', 0).optional(),
   })
+  .superRefine((e, ctx) => plausibleCallTokens(e.promptTokens, e.completionTokens, ['completionTokens'], ctx))
   .meta({ description: 'Client telemetry event (spec 2.1).' });
 /** A client event as received (defaults not yet applied). */
 export type ClientEventInput = z.input<typeof clientEventSchema>;

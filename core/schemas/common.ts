@@ -6,8 +6,17 @@
  */
 import { z } from 'zod';
 
-/** Largest token count accepted in any field (one call never comes near it). */
-export const MAX_TOKENS = 1_000_000_000;
+/**
+ * Largest token count one call can plausibly have, in any token field and for prompt + completion
+ * together (issue 15.2): twice the largest context window in the bundled price data (10,000,000
+ * tokens, Llama 4 Scout; a call's prompt and output both fit in its context window). A test in
+ * `common.test.ts` keeps it at least twice the largest `context_window` of the price data.
+ * Beyond it an event is refused at ingest (400 naming the field of the event): bounding each event
+ * also bounds what a batch can add to the sums downstream.
+ */
+export const MAX_CALL_TOKENS = 20_000_000;
+/** Largest token count accepted in any field: {@link MAX_CALL_TOKENS}. */
+export const MAX_TOKENS = MAX_CALL_TOKENS;
 /** Largest dollar amount accepted for one event. */
 export const MAX_EVENT_USD = 1_000_000;
 /** Largest latency accepted, in milliseconds (24 hours: long streams included). */
@@ -33,8 +42,31 @@ export function tokenCount(description: string, example = 1200) {
   return z
     .int({ error: expected('a whole number of tokens') })
     .min(0, { error: 'must not be negative' })
-    .max(MAX_TOKENS, { error: `must be at most ${MAX_TOKENS}` })
+    .max(MAX_TOKENS, {
+      error: `must be at most ${MAX_TOKENS} (twice the largest context window of any model)`,
+    })
     .meta({ description, example });
+}
+
+/**
+ * Refinement of an event's usage: prompt + completion tokens at most {@link MAX_CALL_TOKENS}
+ * (reported on the completion field). Each field alone is already bounded by {@link tokenCount}.
+ */
+export function plausibleCallTokens(
+  prompt: number,
+  completion: number,
+  completionPath: PropertyKey[],
+  ctx: z.RefinementCtx,
+): void {
+  // Runs even when a field failed its own check: report the sum only when each part is fine alone.
+  const fine = (n: number) => Number.isInteger(n) && n >= 0 && n <= MAX_CALL_TOKENS;
+  if (fine(prompt) && fine(completion) && prompt + completion > MAX_CALL_TOKENS) {
+    ctx.addIssue({
+      code: 'custom',
+      path: completionPath,
+      message: `prompt and completion tokens together must be at most ${MAX_CALL_TOKENS} (twice the largest context window of any model)`,
+    });
+  }
 }
 
 /** A dollar amount for one event: a finite number from 0 to {@link MAX_EVENT_USD}. */

@@ -10,7 +10,7 @@
  * @module
  */
 import { z } from 'zod';
-import { expected, isoDateTime, label, modelId, providerId, tokenCount } from './common';
+import { expected, isoDateTime, label, modelId, plausibleCallTokens, providerId, tokenCount } from './common';
 
 /** Most events in one ingest request (spec 4.1, 8). */
 export const MAX_INGEST_EVENTS = 100;
@@ -27,6 +27,9 @@ export const ingestUsageSchema = z
       reasoning_tokens: tokenCount('Reasoning tokens.', 0).optional(),
     },
     { error: expected('a usage object { prompt_tokens, completion_tokens }') },
+  )
+  .superRefine((u, ctx) =>
+    plausibleCallTokens(u.prompt_tokens, u.completion_tokens, ['completion_tokens'], ctx),
   )
   .meta({ description: 'Token usage of one call.' });
 export type IngestUsage = z.infer<typeof ingestUsageSchema>;
