@@ -10,6 +10,7 @@ import { getForecast, runForecast } from './routes/forecast';
 import { getHealth } from './routes/health';
 import { createKey, listKeys, revokeKey } from './routes/keys';
 import { getLedger } from './routes/ledger';
+import { listSessions } from './routes/sessions';
 import { getSpend } from './routes/spend';
 import { openApiDocument } from './openapi';
 import type { ApiDeps, Route } from './routes/types';
@@ -33,6 +34,7 @@ export const ROUTES: Readonly<Record<string, Route>> = {
   'DELETE /v1/keys/{publicId}': revokeKey,
   'GET /v1/flags': listFlags,
   'GET /v1/guardrails/trips': listTrips,
+  'GET /v1/sessions': listSessions,
 };
 
 const PUBLIC: Principal = { kind: 'program', orgId: '', keyId: '', scopes: [] };

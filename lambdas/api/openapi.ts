@@ -46,6 +46,9 @@ import {
   openApiDocumentSchema,
   putBudgetRequestSchema,
   revokeKeyResponseSchema,
+  sessionListResponseSchema,
+  sessionViewSchema,
+  sessionsQuerySchema,
   spendResponseSchema,
   tripListResponseSchema,
   tripSchema,
@@ -96,6 +99,8 @@ export const RESPONSE_SCHEMAS = {
   CreateKeyResponse: createKeyResponseSchema,
   RevokeKeyResponse: revokeKeyResponseSchema,
   OpenApiDocument: openApiDocumentSchema,
+  SessionList: sessionListResponseSchema,
+  Session: sessionViewSchema,
 } as const satisfies Record<string, z.ZodType>;
 
 export type RequestName = keyof typeof REQUEST_SCHEMAS;
@@ -312,6 +317,18 @@ export const V1_OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     tag: 'Guardrails',
     query: tripsQuerySchema,
     responses: ok('TripList', 'Trips and soft-cap warnings, newest first.'),
+    errors: [400],
+  },
+  'GET /v1/sessions': {
+    operationId: 'listSessions',
+    summary: 'Agent sessions of the last hours',
+    description:
+      'Per session (the SDK sessionId or the x-spendguard-session header): calls, cost, prompt-token growth, ' +
+      'repeated fingerprints, the trip that stopped it and its session flag. Resume one with ' +
+      "POST /api/guardrails/enforce { action: 'ACTIVE', scope: 'session', keyId, sessionId }.",
+    tag: 'Guardrails',
+    query: sessionsQuerySchema,
+    responses: ok('SessionList', 'Sessions, most recently active first.'),
     errors: [400],
   },
 };

@@ -73,3 +73,14 @@ export {
   type TripsQuery,
 } from './flags';
 export { openApiDocumentSchema, type OpenApiDocumentBody } from './openapi-document';
+export {
+  MAX_SESSION_HOURS,
+  sessionFlagSchema,
+  sessionListResponseSchema,
+  sessionViewSchema,
+  sessionsQuerySchema,
+  type SessionFlagView,
+  type SessionListResponse,
+  type SessionView,
+  type SessionsQuery,
+} from './sessions';
