@@ -32,6 +32,7 @@ describeWithHandlers('SpendguardApi', () => {
       'GET /v1/flags',
       'PUT /v1/budget',
       'GET /v1/guardrails/trips',
+      'GET /v1/sessions',
       'POST /v1/forecast/run',
       'GET /v1/reconciliation',
       'POST /v1/reconciliation/run',

@@ -36,6 +36,11 @@ export interface LedgerEntry {
   endpoint: string | null;
   stream: boolean | null;
   verified: boolean;
+  /**
+   * The request's fingerprint (core/fingerprint), so repeated prompts of a session can be shown;
+   * null when the sender computed none (and on entries stored before the field existed).
+   */
+  fingerprint: string | null;
 }
 
 /** Prices a telemetry event from the registry (design decision 9: server prices, client estimates). */
@@ -90,5 +95,6 @@ export function toLedgerEntry(e: TelemetryEvent, keyId: string, registry: PriceR
     endpoint: e.endpoint,
     stream: e.stream,
     verified: e.verified,
+    fingerprint: e.fingerprint,
   };
 }

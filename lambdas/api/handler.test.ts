@@ -276,5 +276,6 @@ function ledgerEntryOf(eventId: string) {
     endpoint: null,
     stream: null,
     verified: true,
+    fingerprint: null,
   };
 }

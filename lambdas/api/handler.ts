@@ -16,6 +16,7 @@ import {
   putReconciliationCredentials,
   runReconciliation,
 } from './routes/reconciliation';
+import { listSessions } from './routes/sessions';
 import { getSpend } from './routes/spend';
 import { openApiDocument } from './openapi';
 import type { ApiDeps, Route } from './routes/types';
@@ -43,6 +44,7 @@ export const ROUTES: Readonly<Record<string, Route>> = {
   'POST /v1/reconciliation/run': runReconciliation,
   'GET /v1/reconciliation/credentials': getReconciliationCredentials,
   'PUT /v1/reconciliation/credentials': putReconciliationCredentials,
+  'GET /v1/sessions': listSessions,
 };
 
 const PUBLIC: Principal = { kind: 'program', orgId: '', keyId: '', scopes: [] };

@@ -3,6 +3,7 @@
  * reads), and every scope for keys stored before scopes existed or created without a list.
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { errorBodySchema } from '../../core/schemas/api';
 import { createLambdaContext, createLocalIssuer } from '../../local/runtime';
 import { startBackendHarness, type BackendHarness } from '../../test/backend-harness';
 import { createIngestHandler } from '../ingest/handler';
@@ -136,6 +137,7 @@ describe('key scopes', () => {
     expect(created.body.key.scopes).toEqual(['ingest']);
     expect(await reach(created.body.apiKey)).toEqual({ events: 200, plain: 200, ledger: 403, spend: 403 });
     const refused = await api(event('GET /v1/ledger', { key: created.body.apiKey }));
+    expect(errorBodySchema.safeParse(refused.body).success).toBe(true);
     expect(refused.body).toEqual({
       error: {
         type: 'permission_error',

@@ -49,6 +49,9 @@ import {
   reconciliationCredentialsResponseSchema,
   reconciliationResponseSchema,
   revokeKeyResponseSchema,
+  sessionListResponseSchema,
+  sessionViewSchema,
+  sessionsQuerySchema,
   spendResponseSchema,
   tripListResponseSchema,
   tripSchema,
@@ -102,6 +105,8 @@ export const RESPONSE_SCHEMAS = {
   OpenApiDocument: openApiDocumentSchema,
   ReconciliationResponse: reconciliationResponseSchema,
   ReconciliationCredentials: reconciliationCredentialsResponseSchema,
+  SessionList: sessionListResponseSchema,
+  Session: sessionViewSchema,
 } as const satisfies Record<string, z.ZodType>;
 
 export type RequestName = keyof typeof REQUEST_SCHEMAS;
@@ -351,6 +356,18 @@ export const V1_OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     tag: 'Reconciliation',
     body: 'PutReconciliationCredentialRequest',
     responses: ok('ReconciliationCredentials', 'Configured or not, per provider.'),
+    errors: [400],
+  },
+  'GET /v1/sessions': {
+    operationId: 'listSessions',
+    summary: 'Agent sessions of the last hours',
+    description:
+      'Per session (the SDK sessionId or the x-spendguard-session header): calls, cost, prompt-token growth, ' +
+      'repeated fingerprints, the trip that stopped it and its session flag. Resume one with ' +
+      "POST /api/guardrails/enforce { action: 'ACTIVE', scope: 'session', keyId, sessionId }.",
+    tag: 'Guardrails',
+    query: sessionsQuerySchema,
+    responses: ok('SessionList', 'Sessions, most recently active first.'),
     errors: [400],
   },
 };

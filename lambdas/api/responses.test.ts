@@ -131,6 +131,7 @@ function ledgerEntry(i: number): LedgerEntry {
     endpoint: '/v1/chat/completions',
     stream: i === 1 ? true : null,
     verified: true,
+    fingerprint: i === 1 ? '9f2c4e1a7b3d5f60' : null,
   };
 }
 
@@ -222,6 +223,11 @@ describe('every GET route answers as the OpenAPI document says', () => {
       opts: () => ({ token }),
       filled: (b: { providers: Array<{ configured: boolean }> }) =>
         b.providers.length === 3 && b.providers.some((p) => p.configured),
+    },
+    'GET /v1/sessions': {
+      opts: () => ({ token, query: { hours: '24' } }),
+      filled: (b: { sessions: Array<{ sessionId: string; calls: number }> }) =>
+        b.sessions.length === 1 && b.sessions[0]!.sessionId === 'sess_42' && b.sessions[0]!.calls === 1,
     },
   };
 
@@ -405,6 +411,7 @@ describe('the other endpoints and the errors answer as documented', () => {
     ['GET /v1/ledger', 400, () => ({ token, query: { limit: '0', source: 'fax' } })],
     ['GET /v1/ledger', 401, () => ({ key: 'abn_nope' })],
     ['GET /v1/guardrails/trips', 400, () => ({ token, query: { limit: 'many' } })],
+    ['GET /v1/sessions', 400, () => ({ token, query: { hours: '0' } })],
     ['PUT /v1/budget', 400, () => ({ token, body: { budget: { action: 'explode' } } })],
     ['POST /v1/keys', 400, () => ({ token, body: {} })],
     ['DELETE /v1/keys/{publicId}', 400, () => ({ token, params: { publicId: 'NOT-AN-ID' } })],

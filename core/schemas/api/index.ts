@@ -83,3 +83,13 @@ export {
   type ReconciliationCredentialsResponse,
   type ReconciliationResponse,
 } from './reconciliation';
+  MAX_SESSION_HOURS,
+  sessionFlagSchema,
+  sessionListResponseSchema,
+  sessionViewSchema,
+  sessionsQuerySchema,
+  type SessionFlagView,
+  type SessionListResponse,
+  type SessionView,
+  type SessionsQuery,
+} from './sessions';

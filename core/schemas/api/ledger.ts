@@ -116,6 +116,11 @@ export const ledgerEntryViewSchema = z
       description: 'False when the proxy forwarded without verifying the key (fail open).',
       example: true,
     }),
+    fingerprint: z.string().nullable().meta({
+      description:
+        'Fingerprint of the request (equal for identical prompts; never the prompt itself); null when none was computed.',
+      example: '9f2c4e1a7b3d5f60',
+    }),
     costUsd: usd('costNanos in US dollars.', 0.00039),
     discrepancyUsd: z.number().nullable().meta({
       description: 'clientCostUsd − costUsd; null when the client sent no estimate.',

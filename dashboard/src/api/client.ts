@@ -4,6 +4,8 @@
  * API's `error.message` and `problems`.
  */
 import type {
+  Admission,
+  AdmissionPeriod,
   ApiKey,
   Budget,
   BudgetAction,
@@ -16,12 +18,14 @@ import type {
   ForecastHorizon,
   ForecastPoint,
   ForecastResponse,
+  KeyScope,
   KillFlag,
   LedgerEntry,
   LedgerPage,
   LedgerQuery,
   Policy,
   Problem,
+  SessionsResponse,
   SpendResponse,
   Trip,
 } from './types';
@@ -144,8 +148,9 @@ export function createApiClient(options: ApiClientOptions) {
     async getKeys(signal?: AbortSignal): Promise<ApiKey[]> {
       return (await request<{ keys?: ApiKey[] }>('GET', '/v1/keys', { signal }))?.keys ?? [];
     },
-    async createKey(name: string): Promise<CreatedKey> {
-      return request<CreatedKey>('POST', '/v1/keys', { body: { name } });
+    /** Creates a key; without `scopes` the API gives it every scope. */
+    async createKey(name: string, scopes?: readonly KeyScope[]): Promise<CreatedKey> {
+      return request<CreatedKey>('POST', '/v1/keys', { body: scopes ? { name, scopes } : { name } });
     },
     async revokeKey(publicId: string): Promise<void> {
       await request<unknown>('DELETE', `/v1/keys/${encodeURIComponent(publicId)}`);
@@ -158,6 +163,17 @@ export function createApiClient(options: ApiClientOptions) {
         (await request<{ trips?: Trip[] }>('GET', '/v1/guardrails/trips', { query: { limit }, signal }))
           ?.trips ?? []
       );
+    },
+    async getSessions(hours = 24, signal?: AbortSignal): Promise<SessionsResponse> {
+      const raw = await request<Partial<SessionsResponse>>('GET', '/v1/sessions', {
+        query: { hours },
+        signal,
+      });
+      return {
+        sessions: Array.isArray(raw?.sessions) ? raw.sessions : [],
+        hours: typeof raw?.hours === 'number' ? raw.hours : hours,
+        truncated: raw?.truncated === true,
+      };
     },
     async enforce(body: EnforceRequest): Promise<EnforceResponse> {
       return request<EnforceResponse>('POST', '/api/guardrails/enforce', { body });
@@ -332,5 +348,30 @@ function normalizeBudgetResponse(value: unknown): BudgetResponse {
     remaining: { dailyUsd: nullableNum(remaining.dailyUsd), monthlyUsd: nullableNum(remaining.monthlyUsd) },
     status: str(r.status) ?? 'ok',
     flag: typeof flag.state === 'string' ? (flag as unknown as KillFlag) : null,
+    admission: normalizeAdmission(r.admission),
   };
+}
+
+function admissionPeriod(value: unknown): AdmissionPeriod | null {
+  const p = asRecord(value);
+  const settled = num(p.settledUsd);
+  const reserved = num(p.reservedUsd);
+  if (settled === undefined || reserved === undefined) return null;
+  return {
+    capUsd: nullableNum(p.capUsd),
+    settledUsd: settled,
+    reservedUsd: reserved,
+    outstandingReservations: num(p.outstandingReservations) ?? 0,
+    leasedUsd: num(p.leasedUsd) ?? 0,
+    holders: num(p.holders) ?? 0,
+  };
+}
+
+/** `GET /v1/budget`'s `admission` panel (CONTRACTS §3), or null when the API sends none. */
+export function normalizeAdmission(value: unknown): Admission | null {
+  if (value === null || typeof value !== 'object') return null;
+  const r = asRecord(value);
+  const day = admissionPeriod(r.day);
+  const month = admissionPeriod(r.month);
+  return day === null && month === null ? null : { day, month };
 }

@@ -213,7 +213,15 @@ export interface PolicyInput {
 
 export type FlagState = 'SUSPENDED' | 'THROTTLED';
 
+/** What a flag stops: the whole organization, one key, or one agent session of a key. */
+export type FlagScope = 'organization' | 'key' | 'session';
+
 export interface KillFlag {
+  /** Absent from an API that predates kill scopes: the flag then covers the organization. */
+  scope?: FlagScope | string;
+  /** Public id of the key, for key and session scope. */
+  keyId?: string | null;
+  sessionId?: string | null;
   state: FlagState | string;
   triggerType: string;
   observedValue: number;
@@ -225,6 +233,25 @@ export interface KillFlag {
   keysFlagged: string[] | number;
 }
 
+/** Admission of one period (`GET /v1/budget` `admission.day` / `.month`, CONTRACTS §3). */
+export interface AdmissionPeriod {
+  /** The hard cap; null when none applies. */
+  capUsd: number | null;
+  /** Spend the pipeline has settled. */
+  settledUsd: number;
+  /** Worst-case cost of calls admitted but not settled yet. */
+  reservedUsd: number;
+  outstandingReservations: number;
+  /** Budget handed to lease holders (SDKs, relays) and not yet reported back. */
+  leasedUsd: number;
+  holders: number;
+}
+
+export interface Admission {
+  day: AdmissionPeriod | null;
+  month: AdmissionPeriod | null;
+}
+
 export interface BudgetResponse {
   budget: Budget;
   policy: Policy;
@@ -232,6 +259,8 @@ export interface BudgetResponse {
   remaining: { dailyUsd: number | null; monthlyUsd: number | null };
   status: string;
   flag: KillFlag | null;
+  /** Absent when the API does not report admission. */
+  admission: Admission | null;
 }
 
 export interface BudgetUpdate {
@@ -241,12 +270,19 @@ export interface BudgetUpdate {
 
 // ---- keys, flags, trips, enforcement ----
 
+/** What a key may do: proxy calls, telemetry ingest, API reads. */
+export type KeyScope = 'proxy' | 'ingest' | 'read';
+
+export const KEY_SCOPES: readonly KeyScope[] = ['proxy', 'ingest', 'read'];
+
 export interface ApiKey {
   publicId: string;
   prefix: string;
   name: string;
   createdAt: string;
   revokedAt: string | null;
+  /** Absent from an API that predates scopes: every scope. */
+  scopes?: KeyScope[];
 }
 
 export interface CreatedKey {
@@ -273,9 +309,40 @@ export type EnforceAction = 'SUSPENDED' | 'THROTTLED' | 'ACTIVE';
 export interface EnforceRequest {
   apiKey: string;
   action: EnforceAction;
+  /** With ACTIVE: clear only this scope (and this key / session); absent: every flag of the organization. */
+  scope?: FlagScope;
+  keyId?: string;
+  sessionId?: string;
 }
 
 export interface EnforceResponse {
   success: boolean;
   action: string;
+}
+
+// ---- sessions (GET /v1/sessions) ----
+
+export interface SessionPromptPoint {
+  ts: string;
+  tokens: number;
+}
+
+export interface AgentSession {
+  sessionId: string;
+  keyId: string;
+  calls: number;
+  costUsd: number;
+  firstAt: string;
+  lastAt: string;
+  /** Whole prompt per call, oldest first: context growth. */
+  promptTokens: SessionPromptPoint[];
+  repeatedFingerprints: Array<{ fingerprint: string; count: number }>;
+  trip: Trip | null;
+  flag: KillFlag | null;
+}
+
+export interface SessionsResponse {
+  sessions: AgentSession[];
+  hours: number;
+  truncated: boolean;
 }

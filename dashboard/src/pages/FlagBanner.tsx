@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 
 import type { KillFlag } from '../api/types';
 import { formatDateTime, formatDuration, formatTriggerValue, modeLabel, triggerLabel } from '../lib/format';
+import { scopeLabel } from '../lib/resume';
 
 /** Time left until `expiresAt`, ticking every second on its own (the page around it does not re-render). */
 function Countdown({ expiresAt, onExpired }: { expiresAt: string; onExpired?: () => void }) {
@@ -24,7 +25,10 @@ function Countdown({ expiresAt, onExpired }: { expiresAt: string; onExpired?: ()
   );
 }
 
-/** One active kill flag: what tripped, the numbers, a live countdown to auto-recovery, and Resume. */
+/**
+ * One active kill flag: what it stops (its scope), what tripped, the numbers, a live countdown to
+ * auto-recovery, and Resume (which clears that scope only).
+ */
 export function FlagBanner({
   flag,
   onResume,
@@ -51,6 +55,10 @@ export function FlagBanner({
           <code className="flag-trigger">{flag.triggerType}</code>
         </p>
         <dl className="flag-facts">
+          <div>
+            <dt>Stops</dt>
+            <dd data-testid="flag-scope">{scopeLabel(flag)}</dd>
+          </div>
           <div>
             <dt>Observed</dt>
             <dd>{formatTriggerValue(flag.triggerType, flag.observedValue)}</dd>
@@ -87,7 +95,7 @@ export function FlagBanner({
         onClick={onResume}
         disabled={resuming}
         data-testid="resume-button"
-        aria-label={`Resume now: clear the ${flag.state.toLowerCase()} flag (${triggerLabel(flag.triggerType)})`}
+        aria-label={`Resume now: clear the ${flag.state.toLowerCase()} flag (${triggerLabel(flag.triggerType)}) of ${scopeLabel(flag).toLowerCase()}`}
       >
         {resuming ? 'Resuming…' : 'Resume now'}
       </button>

@@ -12,6 +12,7 @@ const layersOf = (body: unknown) =>
 describe('Guardrails', () => {
   it('renders the five layers in order with a labelled control per policy field, and the recent trips', async () => {
     mockApi({
+      'GET /v1/flags': { body: { flags: [] } },
       'GET /v1/budget': { body: budgetResponse() },
       'GET /v1/guardrails/trips': {
         body: {
@@ -68,6 +69,7 @@ describe('Guardrails', () => {
 
   it('saves the edited policy with PUT /v1/budget {policy: {layers}}, money back in nano-USD', async () => {
     const api = mockApi({
+      'GET /v1/flags': { body: { flags: [] } },
       'GET /v1/budget': { body: budgetResponse() },
       'GET /v1/guardrails/trips': { body: { trips: [] } },
       'PUT /v1/budget': (call) => ({
@@ -108,6 +110,7 @@ describe('Guardrails', () => {
 
   it('rejects negative thresholds before calling the API', async () => {
     const api = mockApi({
+      'GET /v1/flags': { body: { flags: [] } },
       'GET /v1/budget': { body: budgetResponse() },
       'GET /v1/guardrails/trips': { body: { trips: [] } },
     });
@@ -123,6 +126,7 @@ describe('Guardrails', () => {
 
   it("shows the API's 400 problems next to the fields they name", async () => {
     mockApi({
+      'GET /v1/flags': { body: { flags: [] } },
       'GET /v1/budget': { body: budgetResponse() },
       'GET /v1/guardrails/trips': { body: { trips: [] } },
       'PUT /v1/budget': apiError(400, 'invalid_request', 'The policy is not valid', [
@@ -145,6 +149,7 @@ describe('Guardrails', () => {
 
   it('shows empty and error states', async () => {
     mockApi({
+      'GET /v1/flags': { body: { flags: [] } },
       'GET /v1/budget': apiError(500, 'internal', 'Internal error (request id 7f3a)'),
       'GET /v1/guardrails/trips': { body: { trips: [] } },
     });

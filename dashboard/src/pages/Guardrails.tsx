@@ -3,6 +3,7 @@ import { useMemo, useState, type FormEvent } from 'react';
 import { ApiError } from '../api/client';
 import { useApiClient } from '../api/context';
 import type { BudgetResponse, Problem } from '../api/types';
+import { ActiveFlags } from '../components/ActiveFlags';
 import { Card } from '../components/Card';
 import { SaveFooter } from '../components/SaveFooter';
 import { Empty, ErrorNotice, Loading } from '../components/Status';
@@ -167,6 +168,14 @@ export function Guardrails() {
         Five layers evaluate every call during ingestion. A tripped layer in hard-stop mode suspends the
         organization’s keys at the edge for 2 hours; throttle mode for 30 minutes; alert mode only notifies.
       </p>
+
+      <Card title="Active kill flags">
+        <p className="muted small">
+          Each flag stops what it names: one agent session, one key, or the whole organization. Resume clears
+          that flag only.
+        </p>
+        <ActiveFlags onResumed={trips.reload} />
+      </Card>
 
       <Card title="Policy">
         {budget.status === 'error' ? (

@@ -1,13 +1,12 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 
 import { useApiClient } from '../api/context';
-import type { Budget, KillFlag } from '../api/types';
+import type { Budget } from '../api/types';
 import { Card } from '../components/Card';
 import { ForecastChart, HourlyChart, ModelChart, ProviderChart, SpendTodayChart } from '../components/charts';
 import { Empty, ErrorNotice, Loading } from '../components/Status';
 import { formatDateTime, formatInt, formatPercent, formatUsd, humanize } from '../lib/format';
 import {
-  activeFlags,
   averageHourlyRate,
   capsOf,
   endOfDayHorizon,
@@ -17,17 +16,11 @@ import {
   todayCurve,
 } from '../lib/spend';
 import { useAsync } from '../lib/useAsync';
-import { FlagBanner } from './FlagBanner';
+import { useNow } from '../lib/useNow';
+import { ActiveFlags } from '../components/ActiveFlags';
 
-/** The current time, refreshed every `intervalMs`. */
-export function useNow(intervalMs: number): number {
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    const id = setInterval(() => setNow(Date.now()), intervalMs);
-    return () => clearInterval(id);
-  }, [intervalMs]);
-  return now;
-}
+// Kept here too: other modules import it from the page that introduced it.
+export { useNow } from '../lib/useNow';
 
 function LegendItem({ swatch, children }: { swatch: string; children: string }) {
   return (
@@ -84,35 +77,11 @@ export function Overview() {
   const budget = useAsync((signal) => api.getBudget(signal), [api]);
   const spend = useAsync((signal) => api.getSpend(signal), [api]);
   const forecast = useAsync((signal) => api.getForecast(signal), [api]);
-  const flags = useAsync((signal) => api.getFlags(signal), [api]);
-  const [resuming, setResuming] = useState(false);
-  const [resumeError, setResumeError] = useState<Error | null>(null);
   const [running, setRunning] = useState(false);
 
-  // Charts and rates follow the clock every 30 s; each flag banner ticks its own countdown.
+  // Charts and rates follow the clock every 30 s.
   const now = useNow(30_000);
-  const shownFlags = activeFlags(flags.data ?? [], now);
-  const reloadFlags = flags.reload;
   const b: Budget | undefined = budget.data?.budget;
-
-  async function resume(flag: KillFlag) {
-    setResuming(true);
-    setResumeError(null);
-    try {
-      const keys = await api.getKeys();
-      const flagged = Array.isArray(flag.keysFlagged) ? flag.keysFlagged : [];
-      const key =
-        keys.find((k) => flagged.includes(k.prefix)) ?? keys.find((k) => k.revokedAt === null) ?? keys[0];
-      if (!key) throw new Error('This organization has no API key to resume with');
-      await api.enforce({ apiKey: key.prefix, action: 'ACTIVE' });
-      flags.reload();
-      budget.reload();
-    } catch (err) {
-      setResumeError(err instanceof Error ? err : new Error(String(err)));
-    } finally {
-      setResuming(false);
-    }
-  }
 
   async function runForecast() {
     setRunning(true);
@@ -144,21 +113,7 @@ export function Overview() {
     <div className="page">
       <h1>Overview</h1>
 
-      <div className="flags" aria-live="polite">
-        {flags.status === 'error' && (
-          <ErrorNotice title="Kill flags could not be loaded" error={flags.error} onRetry={flags.reload} />
-        )}
-        {resumeError && <ErrorNotice title="Resume failed" error={resumeError} />}
-        {shownFlags.map((flag, i) => (
-          <FlagBanner
-            key={`${flag.triggerType}-${flag.setAt}-${i}`}
-            flag={flag}
-            resuming={resuming}
-            onResume={() => void resume(flag)}
-            onExpired={reloadFlags}
-          />
-        ))}
-      </div>
+      <ActiveFlags onResumed={budget.reload} />
 
       <div className="stats">
         <Card title="Today">

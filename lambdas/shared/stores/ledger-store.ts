@@ -146,5 +146,9 @@ function decodeCursor(cursor: string): string {
 
 function toEntry(item: Record<string, unknown>): LedgerEntry {
   const { pk: _pk, sk: _sk, seq: _seq, ...rest } = item;
-  return rest as unknown as LedgerEntry;
+  // Entries written before the field existed have no fingerprint.
+  return {
+    ...rest,
+    fingerprint: typeof rest.fingerprint === 'string' ? rest.fingerprint : null,
+  } as LedgerEntry;
 }

@@ -1,0 +1,52 @@
+import type { ApiKey, EnforceRequest, FlagScope, KillFlag } from '../api/types';
+
+const SCOPES: readonly FlagScope[] = ['organization', 'key', 'session'];
+
+/** The flag's scope; a flag from an API that predates kill scopes covers the organization. */
+export function flagScopeOf(flag: Pick<KillFlag, 'scope'>): FlagScope {
+  return SCOPES.includes(flag.scope as FlagScope) ? (flag.scope as FlagScope) : 'organization';
+}
+
+/** The prefix `abn_<publicId>` of a public key id (what the enforcement endpoint accepts). */
+export function prefixOfKeyId(keyId: string): string {
+  return `abn_${keyId}`;
+}
+
+/**
+ * The enforcement request that resumes exactly this flag (spec 4.2, CONTRACTS §1): for a key or session
+ * flag `{ apiKey: its key's prefix, action: 'ACTIVE', scope, keyId[, sessionId] }`; for an organization
+ * flag any key of the organization proves ownership (the flagged one first, then an active one), and a
+ * flag without a scope (an older API) keeps the old `{ apiKey, action: 'ACTIVE' }`, which clears every
+ * flag of the organization.
+ *
+ * @throws Error when an organization flag must be resumed and the organization has no key at all.
+ */
+export function resumeRequest(flag: KillFlag, keys: readonly ApiKey[]): EnforceRequest {
+  const scope = flagScopeOf(flag);
+  if ((scope === 'key' || scope === 'session') && flag.keyId) {
+    return {
+      apiKey: prefixOfKeyId(flag.keyId),
+      action: 'ACTIVE',
+      scope,
+      keyId: flag.keyId,
+      ...(scope === 'session' && flag.sessionId ? { sessionId: flag.sessionId } : {}),
+    };
+  }
+  const flagged = Array.isArray(flag.keysFlagged) ? flag.keysFlagged : [];
+  const key =
+    keys.find((k) => flagged.includes(k.prefix)) ?? keys.find((k) => k.revokedAt === null) ?? keys[0];
+  if (!key) throw new Error('This organization has no API key to resume with');
+  return flag.scope === undefined
+    ? { apiKey: key.prefix, action: 'ACTIVE' }
+    : { apiKey: key.prefix, action: 'ACTIVE', scope: 'organization' };
+}
+
+/** Says in words what a flag stops, e.g. "Session agent-7 of key k3v9x0q2m7za". */
+export function scopeLabel(flag: KillFlag): string {
+  const scope = flagScopeOf(flag);
+  if (scope === 'session') {
+    return `Session ${flag.sessionId ?? '(unnamed)'}${flag.keyId ? ` of key ${flag.keyId}` : ''}`;
+  }
+  if (scope === 'key') return `Key ${flag.keyId ?? '(unknown)'}`;
+  return 'Whole organization';
+}
