@@ -149,18 +149,42 @@ export const financialLimitsLayer: GuardrailLayer<FinancialLimitsState, Financia
     ) {
       if (cfg.dailyHardCapNanos !== null && daySpendNanos >= cfg.dailyHardCapNanos) {
         verdicts.push(
-          capVerdict('daily', 'hard', daySpendNanos, cfg.dailyHardCapNanos, cfg.hardCapMode, cfg.scope, event),
+          capVerdict(
+            'daily',
+            'hard',
+            daySpendNanos,
+            cfg.dailyHardCapNanos,
+            cfg.hardCapMode,
+            cfg.scope,
+            event,
+          ),
         );
       }
       if (cfg.monthlyHardCapNanos !== null && monthSpendNanos >= cfg.monthlyHardCapNanos) {
         verdicts.push(
-          capVerdict('monthly', 'hard', monthSpendNanos, cfg.monthlyHardCapNanos, cfg.hardCapMode, cfg.scope, event),
+          capVerdict(
+            'monthly',
+            'hard',
+            monthSpendNanos,
+            cfg.monthlyHardCapNanos,
+            cfg.hardCapMode,
+            cfg.scope,
+            event,
+          ),
         );
       }
       if (!daySoftAlerted && cfg.dailySoftCapNanos !== null && daySpendNanos >= cfg.dailySoftCapNanos) {
         daySoftAlerted = true;
         verdicts.push(
-          capVerdict('daily', 'soft', daySpendNanos, cfg.dailySoftCapNanos, cfg.softCapMode, cfg.scope, event),
+          capVerdict(
+            'daily',
+            'soft',
+            daySpendNanos,
+            cfg.dailySoftCapNanos,
+            cfg.softCapMode,
+            cfg.scope,
+            event,
+          ),
         );
       }
       if (
@@ -170,7 +194,15 @@ export const financialLimitsLayer: GuardrailLayer<FinancialLimitsState, Financia
       ) {
         monthSoftAlerted = true;
         verdicts.push(
-          capVerdict('monthly', 'soft', monthSpendNanos, cfg.monthlySoftCapNanos, cfg.softCapMode, cfg.scope, event),
+          capVerdict(
+            'monthly',
+            'soft',
+            monthSpendNanos,
+            cfg.monthlySoftCapNanos,
+            cfg.softCapMode,
+            cfg.scope,
+            event,
+          ),
         );
       }
     }

@@ -114,12 +114,10 @@ export const budgetStatusSchema = z
         'suspended / throttled: an organization-scope flag is active; over_budget: a hard cap is reached; soft_cap: a soft cap is reached; else ok.',
       example: 'suspended',
     }),
-    flag: flagViewSchema
-      .nullable()
-      .meta({
-        description:
-          'The strongest active organization-scope flag, or null (key and session flags: GET /v1/flags).',
-      }),
+    flag: flagViewSchema.nullable().meta({
+      description:
+        'The strongest active organization-scope flag, or null (key and session flags: GET /v1/flags).',
+    }),
     updatedAt: timestamp('When the budget or policy was last changed; null if never.').nullable(),
   })
   .meta({ description: 'Response of GET and PUT /v1/budget.' });
