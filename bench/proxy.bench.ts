@@ -294,7 +294,7 @@ async function concurrent(t: Target, body: string): Promise<{ timings: Timing[];
 
 async function flagCheckTimes(): Promise<{ p50: number; p99: number; syncP99: number }> {
   const key = generateApiKey((n) => randomBytes(n));
-  const guard = new EdgeGuard({ flags: { get: async () => undefined }, pepper: async () => PEPPER });
+  const guard = new EdgeGuard({ flags: { getMany: async () => [] }, pepper: async () => PEPPER });
   const times: number[] = [];
   const sync: number[] = [];
   for (let i = 0; i < 2000; i++) await guard.check(key.apiKey);

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import OpenAI from 'openai';
 import { flagKeyFor, parseApiKey } from '../core/keys';
+import { sessionFlagItemKey } from '../lambdas/shared/flag-item-keys';
 import { startLocalStack, type LocalStack } from './stack';
 
 let stack: LocalStack;
@@ -40,7 +41,7 @@ describe('the local stack, end to end over HTTP', () => {
     }));
     expect(await post('/api/ingest', { apiKey: stack.apiKey, events })).toEqual({
       status: 200,
-      body: { status: 'ok', count: 3 },
+      body: { status: 'ok', count: 3, enforcement: { blocked: false, flags: [] } },
     });
     // The same batch again is accepted and counted once.
     await post('/api/ingest', { apiKey: stack.apiKey, events });
@@ -57,7 +58,7 @@ describe('the local stack, end to end over HTTP', () => {
     expect(spend.body.todayUsd).toBeCloseTo(0.135, 9);
   });
 
-  it('four identical calls trip layer 2 and the flag is there for the edge; Resume clears it', async () => {
+  it('four identical calls trip layer 2 for their session, the flag is there for the edge; Resume clears it', async () => {
     const events = [1, 2, 3, 4].map((i) => ({
       model: 'gpt-4o-mini',
       usage: { prompt_tokens: 4242, completion_tokens: 10 },
@@ -69,10 +70,13 @@ describe('the local stack, end to end over HTTP', () => {
     const parsed = parseApiKey(stack.apiKey);
     if (!parsed.ok) throw new Error('seeded key is malformed');
     const pepper = await stack.services.pepper.get();
-    const flag = await stack.services.flags.get(flagKeyFor(parsed.prefix, pepper), Date.now());
-    expect(flag).toMatchObject({ state: 'SUSPENDED', triggerType: 'token_loop_identical' });
+    const sessionItem = sessionFlagItemKey(flagKeyFor(parsed.prefix, pepper), 'agent-7');
+    const flag = await stack.services.flags.get(sessionItem, Date.now());
+    expect(flag).toMatchObject({ scope: 'session', state: 'SUSPENDED', triggerType: 'token_loop_identical' });
     const flags = await get('/v1/flags', { authorization: `Bearer ${stack.idToken}` });
     expect(flags.body.flags[0]).toMatchObject({
+      scope: 'session',
+      sessionId: 'agent-7',
       state: 'SUSPENDED',
       triggerType: 'token_loop_identical',
       keysFlagged: 1,
@@ -84,7 +88,7 @@ describe('the local stack, end to end over HTTP', () => {
       { authorization: `Bearer ${stack.idToken}` },
     );
     expect(resumed).toEqual({ status: 200, body: { success: true, action: 'RESUMED' } });
-    expect(await stack.services.flags.get(flagKeyFor(parsed.prefix, pepper), Date.now())).toBeUndefined();
+    expect(await stack.services.flags.get(sessionItem, Date.now())).toBeUndefined();
   });
 
   it('the gateway enforces the JWT authorizer on people routes, as API Gateway does', async () => {

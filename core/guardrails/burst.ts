@@ -18,7 +18,7 @@ import { z } from 'zod';
 import { emptyTable, indexOfId, putEntry } from './bounded-table';
 import type { BoundedTable } from './bounded-table';
 import { MAX_TIMESTAMP_MS, tableMaxBytes } from './limits';
-import { guardrailModeSchema } from './policy-fields';
+import { guardrailModeSchema, guardrailScopeSchema } from './policy-fields';
 import { ACTION_BY_MODE, NO_VERDICTS } from './types';
 import type { GuardrailLayer, Verdict } from './types';
 
@@ -32,6 +32,8 @@ export const rpsBurstPolicySchema = z.object({
   /** Sliding window length in ms (spec: one minute). */
   windowMs: z.int().min(1000).max(3_600_000).default(60_000),
   mode: guardrailModeSchema.default('hard_stop'),
+  /** What the flag stops: organization, key or session (decision 13). */
+  scope: guardrailScopeSchema.default('key'),
 });
 export type RpsBurstPolicy = z.infer<typeof rpsBurstPolicySchema>;
 
@@ -103,7 +105,7 @@ export const rpsBurstLayer: GuardrailLayer<RpsBurstState, RpsBurstPolicy> = {
       thresholdValue: cfg.maxRequests,
       mode: cfg.mode,
       action: ACTION_BY_MODE[cfg.mode],
-      scope: 'key',
+      scope: cfg.scope,
       keyId: event.event.keyId,
       ...(event.sessionId !== undefined ? { sessionId: event.sessionId } : {}),
       seq: event.event.seq,

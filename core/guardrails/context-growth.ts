@@ -20,7 +20,7 @@ import { z } from 'zod';
 import { emptyTable, indexOfId, putEntry } from './bounded-table';
 import type { BoundedTable } from './bounded-table';
 import { MAX_COUNT, MAX_TIMESTAMP_MS, MAX_TOKENS, tableMaxBytes } from './limits';
-import { durationMsSchema, guardrailModeSchema } from './policy-fields';
+import { durationMsSchema, guardrailModeSchema, guardrailScopeSchema } from './policy-fields';
 import { ACTION_BY_MODE, NO_VERDICTS } from './types';
 import type { GuardrailLayer, Verdict } from './types';
 
@@ -40,6 +40,8 @@ export const contextGrowthPolicySchema = z.object({
   /** A pause longer than this between two calls of a session restarts the run; 0 = never. */
   resetAfterIdleMs: durationMsSchema.default(15 * 60_000),
   mode: guardrailModeSchema.default('hard_stop'),
+  /** What the flag stops: organization, key or session (decision 13). */
+  scope: guardrailScopeSchema.default('session'),
 });
 export type ContextGrowthPolicy = z.infer<typeof contextGrowthPolicySchema>;
 
@@ -134,7 +136,7 @@ export const contextGrowthLayer: GuardrailLayer<ContextGrowthState, ContextGrowt
       thresholdValue: cfg.window,
       mode: cfg.mode,
       action: ACTION_BY_MODE[cfg.mode],
-      scope: 'session',
+      scope: cfg.scope,
       keyId: event.event.keyId,
       ...(event.sessionId !== undefined ? { sessionId: event.sessionId } : {}),
       seq: event.event.seq,

@@ -17,7 +17,7 @@
 import { z } from 'zod';
 import { addNanos, formatUsd, nanosToUsd } from './money';
 import { MAX_NANOS, MAX_TIMESTAMP_MS } from './limits';
-import { guardrailModeSchema, nanosSchema } from './policy-fields';
+import { guardrailModeSchema, guardrailScopeSchema, nanosSchema } from './policy-fields';
 import { utcDayEnd, utcDayIndex, utcMonthEndOfIndex, utcMonthIndex, MS_PER_DAY } from './periods';
 import { ACTION_BY_MODE, NO_VERDICTS } from './types';
 import type {
@@ -27,6 +27,7 @@ import type {
   LayerEvent,
   TriggerType,
   Verdict,
+  VerdictScope,
 } from './types';
 import type { GuardrailPolicy } from './policy';
 
@@ -45,6 +46,8 @@ export const financialLimitsPolicySchema = z.object({
   monthlyHardCapNanos: nanosSchema.nullable().default(null),
   softCapMode: guardrailModeSchema.default('alert'),
   hardCapMode: guardrailModeSchema.default('hard_stop'),
+  /** What a hard-cap flag stops: organization, key or session (decision 13). */
+  scope: guardrailScopeSchema.default('organization'),
 });
 export type FinancialLimitsPolicy = z.infer<typeof financialLimitsPolicySchema>;
 
@@ -74,6 +77,7 @@ function capVerdict(
   spend: number,
   cap: number,
   mode: GuardrailMode,
+  scope: VerdictScope,
   event: LayerEvent,
 ): Verdict {
   const triggerType: TriggerType = `budget_${period}_${kind}`;
@@ -85,7 +89,7 @@ function capVerdict(
     thresholdValue: nanosToUsd(cap),
     mode,
     action: ACTION_BY_MODE[mode],
-    scope: 'organization',
+    scope,
     keyId: event.event.keyId,
     ...(event.sessionId !== undefined ? { sessionId: event.sessionId } : {}),
     seq: event.event.seq,
@@ -145,18 +149,42 @@ export const financialLimitsLayer: GuardrailLayer<FinancialLimitsState, Financia
     ) {
       if (cfg.dailyHardCapNanos !== null && daySpendNanos >= cfg.dailyHardCapNanos) {
         verdicts.push(
-          capVerdict('daily', 'hard', daySpendNanos, cfg.dailyHardCapNanos, cfg.hardCapMode, event),
+          capVerdict(
+            'daily',
+            'hard',
+            daySpendNanos,
+            cfg.dailyHardCapNanos,
+            cfg.hardCapMode,
+            cfg.scope,
+            event,
+          ),
         );
       }
       if (cfg.monthlyHardCapNanos !== null && monthSpendNanos >= cfg.monthlyHardCapNanos) {
         verdicts.push(
-          capVerdict('monthly', 'hard', monthSpendNanos, cfg.monthlyHardCapNanos, cfg.hardCapMode, event),
+          capVerdict(
+            'monthly',
+            'hard',
+            monthSpendNanos,
+            cfg.monthlyHardCapNanos,
+            cfg.hardCapMode,
+            cfg.scope,
+            event,
+          ),
         );
       }
       if (!daySoftAlerted && cfg.dailySoftCapNanos !== null && daySpendNanos >= cfg.dailySoftCapNanos) {
         daySoftAlerted = true;
         verdicts.push(
-          capVerdict('daily', 'soft', daySpendNanos, cfg.dailySoftCapNanos, cfg.softCapMode, event),
+          capVerdict(
+            'daily',
+            'soft',
+            daySpendNanos,
+            cfg.dailySoftCapNanos,
+            cfg.softCapMode,
+            cfg.scope,
+            event,
+          ),
         );
       }
       if (
@@ -166,7 +194,15 @@ export const financialLimitsLayer: GuardrailLayer<FinancialLimitsState, Financia
       ) {
         monthSoftAlerted = true;
         verdicts.push(
-          capVerdict('monthly', 'soft', monthSpendNanos, cfg.monthlySoftCapNanos, cfg.softCapMode, event),
+          capVerdict(
+            'monthly',
+            'soft',
+            monthSpendNanos,
+            cfg.monthlySoftCapNanos,
+            cfg.softCapMode,
+            cfg.scope,
+            event,
+          ),
         );
       }
     }

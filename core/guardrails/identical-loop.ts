@@ -18,7 +18,7 @@ import { z } from 'zod';
 import { emptyTable, indexOfId, putEntry } from './bounded-table';
 import type { BoundedTable } from './bounded-table';
 import { MAX_COUNT, MAX_TIMESTAMP_MS, tableMaxBytes } from './limits';
-import { durationMsSchema, guardrailModeSchema } from './policy-fields';
+import { durationMsSchema, guardrailModeSchema, guardrailScopeSchema } from './policy-fields';
 import { ACTION_BY_MODE, NO_VERDICTS } from './types';
 import type { GuardrailLayer, LayerEvent, Verdict } from './types';
 
@@ -32,6 +32,8 @@ export const identicalLoopPolicySchema = z.object({
   /** A pause longer than this between two calls of a session restarts the count; 0 = never. */
   resetAfterIdleMs: durationMsSchema.default(15 * 60_000),
   mode: guardrailModeSchema.default('hard_stop'),
+  /** What the flag stops: organization, key or session (decision 13). */
+  scope: guardrailScopeSchema.default('session'),
 });
 export type IdenticalLoopPolicy = z.infer<typeof identicalLoopPolicySchema>;
 
@@ -102,7 +104,7 @@ export const identicalLoopLayer: GuardrailLayer<IdenticalLoopState, IdenticalLoo
       thresholdValue: cfg.consecutive,
       mode: cfg.mode,
       action: ACTION_BY_MODE[cfg.mode],
-      scope: 'session',
+      scope: cfg.scope,
       keyId: event.event.keyId,
       ...(event.sessionId !== undefined ? { sessionId: event.sessionId } : {}),
       seq: event.event.seq,

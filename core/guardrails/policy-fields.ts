@@ -12,3 +12,10 @@ export const durationMsSchema = z
   .int()
   .min(0)
   .max(31 * 86_400_000);
+
+/**
+ * What a layer's flag stops (design decision 13): the whole organization, the API key that sent the
+ * events, or that key's agent session. A session-scope verdict whose events named no session degrades
+ * to key scope.
+ */
+export const guardrailScopeSchema = z.enum(['organization', 'key', 'session']);

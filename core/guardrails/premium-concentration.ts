@@ -16,7 +16,7 @@
 import { z } from 'zod';
 import { addNanos, formatUsd } from './money';
 import { MAX_NANOS, MAX_TIMESTAMP_MS, jsonDigits } from './limits';
-import { durationMsSchema, guardrailModeSchema, nanosSchema } from './policy-fields';
+import { durationMsSchema, guardrailModeSchema, guardrailScopeSchema, nanosSchema } from './policy-fields';
 import { ACTION_BY_MODE, NO_VERDICTS } from './types';
 import type { GuardrailLayer, Verdict } from './types';
 
@@ -35,6 +35,8 @@ export const premiumConcentrationPolicySchema = z
     /** Minimum spend in the window before concentration is evaluated ($5). */
     minSpendNanos: nanosSchema.default(5_000_000_000),
     mode: guardrailModeSchema.default('hard_stop'),
+    /** What the flag stops: organization, key or session (decision 13). */
+    scope: guardrailScopeSchema.default('organization'),
   })
   .refine((p) => p.windowMs % p.bucketMs === 0 && p.windowMs / p.bucketMs <= 240, {
     message: 'windowMs must be a multiple of bucketMs, with at most 240 buckets',
@@ -129,7 +131,7 @@ export const premiumConcentrationLayer: GuardrailLayer<
       thresholdValue: cfg.maxShare,
       mode: cfg.mode,
       action: ACTION_BY_MODE[cfg.mode],
-      scope: 'organization',
+      scope: cfg.scope,
       keyId: event.event.keyId,
       ...(event.sessionId !== undefined ? { sessionId: event.sessionId } : {}),
       seq: event.event.seq,

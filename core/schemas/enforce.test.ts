@@ -87,6 +87,9 @@ describe('enforce responses', () => {
       ttlSeconds: 7200,
       triggerType: 'token_loop_identical',
       mode: 'hard_stop',
+      scope: 'organization',
+      keyId: null,
+      sessionId: null,
       keysFlagged: 2,
     };
     expect(enforcePushResponseSchema.parse(body)).toEqual(body);

@@ -1,15 +1,21 @@
 /**
- * `POST /api/guardrails/enforce` (spec 4.2): pushes or clears an organization's kill flag.
+ * `POST /api/guardrails/enforce` (spec 4.2): pushes or clears a kill flag.
  *
  * The request is a union on `action`: a push (`SUSPENDED`, `THROTTLED`) requires `triggerType`,
  * `observedValue`, `thresholdValue` and `mode`; a clear (`ACTIVE`) takes none of them and ignores
  * them if sent. `apiKey` is a whole key or its prefix `abn_<publicId>` (the dashboard holds only
  * prefixes; ownership is proven by the caller's ID token). The TTL is never taken from the caller.
+ *
+ * Scopes (design decision 13): `scope` is `organization` (the default: every key), `key` (the key named by
+ * `keyId`, else by `apiKey`) or `session` (that key's `sessionId`). A clear with a `scope` clears exactly
+ * that scope; a clear without one clears every flag of the organization, as spec 4.2 did. `keyId` may
+ * stand in for `apiKey` (the dashboard's Sessions view names keys by public id).
  * @module
  */
 import { z } from 'zod';
 import { API_KEY_PATTERN, API_KEY_PREFIX_PATTERN } from '../keys/api-key';
-import { expected } from './common';
+import { keyPublicIdSchema } from './api/keys';
+import { expected, label } from './common';
 
 const apiKeyOrPrefix = z
   .string({ error: expected('an API key or key prefix') })
@@ -18,6 +24,48 @@ const apiKeyOrPrefix = z
     error: 'expected an API key abn_<publicId>_<secret> or its prefix abn_<publicId>',
   })
   .meta({ description: 'The organization API key, or its prefix abn_<publicId>; the caller must own it.' });
+
+/** What a flag stops. */
+export const flagScopeSchema = z
+  .enum(['organization', 'key', 'session'], { error: expected('organization, key or session') })
+  .meta({
+    description:
+      'What the flag stops: every key of the organization, one key, or one agent session of a key.',
+    example: 'session',
+  });
+
+/** The members that name a flag's target; shared by pushes and clears. */
+const targetFields = {
+  apiKey: apiKeyOrPrefix.optional(),
+  scope: flagScopeSchema.optional(),
+  keyId: keyPublicIdSchema.optional(),
+  sessionId: label(
+    'The agent session (SDK sessionId, proxy header x-spendguard-session); required for scope session.',
+    'agent-7',
+  ).optional(),
+};
+
+/** Target rules the object shapes cannot say: a key to own, and a session for session scope. */
+function checkTarget(
+  req: {
+    apiKey?: string | undefined;
+    keyId?: string | undefined;
+    scope?: string | undefined;
+    sessionId?: string | undefined;
+  },
+  ctx: z.core.$RefinementCtx,
+): void {
+  if (req.apiKey === undefined && req.keyId === undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['apiKey'],
+      message: 'required (an API key or key prefix abn_<publicId>, or keyId)',
+    });
+  }
+  if (req.scope === 'session' && req.sessionId === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['sessionId'], message: 'required for scope session' });
+  }
+}
 
 /** The layer or trigger that tripped, snake_case (token_loop_identical, budget_daily_hard, rps_burst, …). */
 export const triggerTypeSchema = z
@@ -38,7 +86,7 @@ const measured = (description: string) =>
 
 export const enforcePushRequestSchema = z
   .object({
-    apiKey: apiKeyOrPrefix,
+    ...targetFields,
     action: z
       .enum(['SUSPENDED', 'THROTTLED'], { error: expected('SUSPENDED, THROTTLED or ACTIVE') })
       .meta({ description: 'Flag to push (TTL 2 h / 30 min).' }),
@@ -52,19 +100,36 @@ export type EnforcePushRequest = z.infer<typeof enforcePushRequestSchema>;
 
 export const enforceClearRequestSchema = z
   .object({
-    apiKey: apiKeyOrPrefix,
+    ...targetFields,
     action: z.literal('ACTIVE').meta({ description: 'Clear the flag (manual resume).' }),
   })
-  .meta({ description: 'Clear a kill flag; other members are ignored.' });
+  .meta({
+    description:
+      'Clear kill flags: exactly the given scope, or every flag of the organization without one; other members are ignored.',
+  });
 export type EnforceClearRequest = z.infer<typeof enforceClearRequestSchema>;
 
 export const enforceRequestSchema = z
   .discriminatedUnion('action', [enforcePushRequestSchema, enforceClearRequestSchema])
+  .superRefine(checkTarget)
   .meta({ description: 'Body of POST /api/guardrails/enforce.' });
 export type EnforceRequest = z.infer<typeof enforceRequestSchema>;
 
+/** The target of a push, or of a clear that named a scope. */
+const targetResponseFields = {
+  scope: flagScopeSchema,
+  keyId: keyPublicIdSchema.nullable().meta({ description: 'The key (key and session scope), else null.' }),
+  sessionId: z.string().nullable().meta({ description: 'The session (session scope), else null.' }),
+};
+
 export const enforceClearResponseSchema = z
-  .strictObject({ success: z.literal(true), action: z.literal('RESUMED') })
+  .strictObject({
+    success: z.literal(true),
+    action: z.literal('RESUMED'),
+    scope: targetResponseFields.scope.optional(),
+    keyId: targetResponseFields.keyId.optional(),
+    sessionId: targetResponseFields.sessionId.optional(),
+  })
   .meta({ description: 'Response to a clear (spec 4.2).' });
 export type EnforceClearResponse = z.infer<typeof enforceClearResponseSchema>;
 
@@ -72,6 +137,7 @@ export const enforcePushResponseSchema = z
   .strictObject({
     success: z.literal(true),
     action: z.enum(['SUSPENDED', 'THROTTLED']),
+    ...targetResponseFields,
     flagKey: z
       .string()
       .regex(/^[0-9a-f]{64}$/)
@@ -87,7 +153,10 @@ export const enforcePushResponseSchema = z
     keysFlagged: z
       .int()
       .min(0)
-      .meta({ description: "How many of the organization's keys carry the flag." })
+      .meta({
+        description:
+          'How many flag items were written: one per key for organization scope, else 0 or 1 (0 when a stronger flag is already in place: no downgrade).',
+      })
       .optional(),
   })
   .meta({ description: 'Response to a push.' });

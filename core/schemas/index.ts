@@ -54,6 +54,13 @@ export {
   type EnforceResponse,
   type EnforcementMode,
 } from './enforce';
+export { flagScopeSchema } from './enforce';
+export {
+  enforcementFlagSchema,
+  enforcementStateSchema,
+  type EnforcementFlag,
+  type EnforcementState as EnforcementStateBody,
+} from './enforcement-state';
 export {
   MAX_BUDGET_USD,
   budgetActionSchema,

@@ -133,7 +133,13 @@ describe('ingestRequestSchema', () => {
 
 describe('ingestResponseSchema', () => {
   it('is { status: ok, count }', () => {
-    expect(ingestResponseSchema.parse({ status: 'ok', count: 3 })).toEqual({ status: 'ok', count: 3 });
-    expect(ingestResponseSchema.safeParse({ status: 'ok', count: -1 }).success).toBe(false);
+    const enforcement = { blocked: false, flags: [] };
+    expect(ingestResponseSchema.parse({ status: 'ok', count: 3, enforcement })).toEqual({
+      status: 'ok',
+      count: 3,
+      enforcement,
+    });
+    expect(ingestResponseSchema.safeParse({ status: 'ok', count: -1, enforcement }).success).toBe(false);
+    expect(ingestResponseSchema.safeParse({ status: 'ok', count: 3 }).success).toBe(false);
   });
 });

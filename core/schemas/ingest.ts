@@ -10,6 +10,7 @@
  * @module
  */
 import { z } from 'zod';
+import { enforcementStateSchema } from './enforcement-state';
 import { expected, isoDateTime, label, modelId, plausibleCallTokens, providerId, tokenCount } from './common';
 
 /** Most events in one ingest request (spec 4.1, 8). */
@@ -71,6 +72,7 @@ export const ingestResponseSchema = z
   .strictObject({
     status: z.literal('ok'),
     count: z.int().min(0).meta({ description: 'Number of events accepted.' }),
+    enforcement: enforcementStateSchema,
   })
-  .meta({ description: 'Response of POST /api/ingest.' });
+  .meta({ description: 'Response of POST /api/ingest and POST /v1/events.' });
 export type IngestResponse = z.infer<typeof ingestResponseSchema>;

@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { flagKeyFor } from '../../core/keys';
+import { orgFlagItemKey, sessionFlagItemKey } from '../shared/flag-item-keys';
 import { createLambdaContext, createLocalIssuer, type LocalIssuer } from '../../local/runtime';
 import { startBackendHarness, type BackendHarness } from '../../test/backend-harness';
 import { createEnforceHandler } from '../enforce/handler';
@@ -106,10 +107,14 @@ describe('POST /api/guardrails/enforce', () => {
 
   it('403 for a caller who does not own the key', async () => {
     expect((await enforce({ apiKey: keyB.apiKey, ...push }, tokenA)).status).toBe(403);
-    expect(await h.services.flags.get(flagKeyFor(keyB.prefix, h.pepper), Date.now())).toBeUndefined();
+    expect((await enforce({ apiKey: keyA.apiKey, keyId: keyB.publicId, ...push }, tokenA)).status).toBe(403);
+    expect((await enforce({ keyId: keyB.publicId, ...push }, tokenA)).status).toBe(403);
+    expect(
+      await h.services.flags.get(orgFlagItemKey(flagKeyFor(keyB.prefix, h.pepper)), Date.now()),
+    ).toBeUndefined();
   });
 
-  it('SUSPENDED writes a 2 h flag on the key; ACTIVE clears it and answers RESUMED', async () => {
+  it('SUSPENDED without a scope writes a 2 h organization flag on the key; ACTIVE clears it and answers RESUMED', async () => {
     const res = await enforce({ apiKey: keyA.apiKey, ...push }, tokenA);
     expect(res).toMatchObject({
       status: 200,
@@ -118,17 +123,26 @@ describe('POST /api/guardrails/enforce', () => {
         action: 'SUSPENDED',
         ttlSeconds: 7200,
         triggerType: 'token_loop_identical',
+        scope: 'organization',
+        keyId: null,
+        sessionId: null,
         keysFlagged: 1,
       },
     });
-    const flag = await h.services.flags.get(flagKeyFor(keyA.prefix, h.pepper), Date.now());
-    expect(flag).toMatchObject({ state: 'SUSPENDED', orgId: 'org_a', observedValue: 4 });
+    const orgItem = orgFlagItemKey(flagKeyFor(keyA.prefix, h.pepper));
+    const flag = await h.services.flags.get(orgItem, Date.now());
+    expect(flag).toMatchObject({
+      scope: 'organization',
+      state: 'SUSPENDED',
+      orgId: 'org_a',
+      observedValue: 4,
+    });
     // The dashboard resumes with the key prefix it lists (it never holds raw keys).
     expect(await enforce({ apiKey: keyA.prefix, action: 'ACTIVE' }, tokenA)).toEqual({
       status: 200,
       body: { success: true, action: 'RESUMED' },
     });
-    expect(await h.services.flags.get(flagKeyFor(keyA.prefix, h.pepper), Date.now())).toBeUndefined();
+    expect(await h.services.flags.get(orgItem, Date.now())).toBeUndefined();
   });
 
   it('THROTTLED lives 30 minutes', async () => {
@@ -138,6 +152,107 @@ describe('POST /api/guardrails/enforce', () => {
     );
     expect(res.body).toMatchObject({ action: 'THROTTLED', ttlSeconds: 1800 });
     await enforce({ apiKey: keyA.apiKey, action: 'ACTIVE' }, tokenA);
+  });
+});
+
+describe('kill scopes (enforcement endpoint, GET /v1/flags, key creation)', () => {
+  const push = {
+    action: 'SUSPENDED',
+    triggerType: 'token_loop_identical',
+    observedValue: 4,
+    thresholdValue: 4,
+    mode: 'hard_stop',
+  };
+  let token: string;
+  let k1: { apiKey: string; publicId: string; prefix: string };
+  let k2: { apiKey: string; publicId: string; prefix: string };
+  beforeAll(async () => {
+    token = await issuer.issueIdToken({ sub: 'carol', email: 'c@example.com', orgId: 'org_scopes' });
+    k1 = await h.createKey('org_scopes');
+    k2 = await h.createKey('org_scopes');
+  });
+  afterEach(() => enforce({ keyId: k1.publicId, action: 'ACTIVE' }, token));
+  const flags = async () =>
+    (await api(req('GET /v1/flags', { token }))).body.flags as Record<string, unknown>[];
+  const item = (k: { prefix: string }, suffix: (fk: string) => string = (fk) => fk) =>
+    h.services.flags.get(suffix(flagKeyFor(k.prefix, h.pepper)), Date.now());
+
+  it('pushes and lists each scope once; Resume of a session clears that session only', async () => {
+    const session = await enforce(
+      { ...push, scope: 'session', keyId: k1.publicId, sessionId: 'agent-7' },
+      token,
+    );
+    expect(session.body).toMatchObject({
+      scope: 'session',
+      keyId: k1.publicId,
+      sessionId: 'agent-7',
+      keysFlagged: 1,
+    });
+    await enforce({ ...push, scope: 'key', keyId: k2.publicId, triggerType: 'rps_burst' }, token);
+    await enforce({ ...push, apiKey: k1.prefix, triggerType: 'budget_daily_hard' }, token);
+    expect(await item(k1, (fk) => sessionFlagItemKey(fk, 'agent-7'))).toMatchObject({ scope: 'session' });
+    expect(await item(k2)).toMatchObject({ scope: 'key', keyId: k2.publicId });
+    expect(await item(k1)).toBeUndefined(); // the key of the session is not flagged itself
+
+    const listed = await flags();
+    expect(listed).toHaveLength(3);
+    expect(listed).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ scope: 'organization', keyId: null, sessionId: null, keysFlagged: 2 }),
+        expect.objectContaining({
+          scope: 'key',
+          keyId: k2.publicId,
+          sessionId: null,
+          triggerType: 'rps_burst',
+        }),
+        expect.objectContaining({ scope: 'session', keyId: k1.publicId, sessionId: 'agent-7' }),
+      ]),
+    );
+
+    const resumed = await enforce(
+      { action: 'ACTIVE', scope: 'session', keyId: k1.publicId, sessionId: 'agent-7' },
+      token,
+    );
+    expect(resumed.body).toEqual({
+      success: true,
+      action: 'RESUMED',
+      scope: 'session',
+      keyId: k1.publicId,
+      sessionId: 'agent-7',
+    });
+    expect((await flags()).map((f) => f.scope).sort()).toEqual(['key', 'organization']);
+    await enforce({ action: 'ACTIVE', scope: 'organization', keyId: k1.publicId }, token);
+    expect((await flags()).map((f) => f.scope)).toEqual(['key']);
+  });
+
+  it('never downgrades: a THROTTLED push leaves an active SUSPENDED flag in place', async () => {
+    await enforce({ ...push, keyId: k1.publicId }, token);
+    const throttled = await enforce(
+      { ...push, keyId: k1.publicId, action: 'THROTTLED', mode: 'throttle' },
+      token,
+    );
+    expect(throttled.body).toMatchObject({ action: 'THROTTLED', keysFlagged: 0 });
+    expect(await item(k1, orgFlagItemKey)).toMatchObject({ state: 'SUSPENDED' });
+  });
+
+  it('a key created while an organization flag lasts carries it', async () => {
+    await enforce({ ...push, keyId: k1.publicId, triggerType: 'budget_daily_hard' }, token);
+    const created = await api(req('POST /v1/keys', { token, body: { name: 'late' } }));
+    expect(created.status).toBe(201);
+    expect(await item(created.body.key, orgFlagItemKey)).toMatchObject({
+      scope: 'organization',
+      keyId: created.body.key.publicId,
+      state: 'SUSPENDED',
+      triggerType: 'budget_daily_hard',
+    });
+  });
+
+  it('400 for session scope without a session, and for neither apiKey nor keyId', async () => {
+    const noSession = await enforce({ ...push, scope: 'session', keyId: k1.publicId }, token);
+    expect(noSession.status).toBe(400);
+    expect(noSession.body.error.problems.map((p: { path: string }) => p.path)).toEqual(['sessionId']);
+    const noKey = await enforce({ action: 'ACTIVE' }, token);
+    expect(noKey.body.error.problems.map((p: { path: string }) => p.path)).toEqual(['apiKey']);
   });
 });
 

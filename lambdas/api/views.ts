@@ -28,22 +28,34 @@ export function apiKeyView(k: ApiKeyRecord): ApiKeyView {
 }
 
 /**
- * An organization's flags, one per distinct flag (every active key carries the same one), with how many
- * keys carry it.
+ * An organization's flags as `GET /v1/flags` shows them: one row per flag. An organization-scope flag is
+ * stored once per key and shown once (`keysFlagged` says how many keys carry it, `keyId` is null); key
+ * and session flags are one row each. Strongest first (SUSPENDED, then the latest expiry), then newest.
  */
 export function flagViews(flags: FlagRecord[]) {
   const byIdentity = new Map<string, ReturnType<typeof flagView> & { keysFlagged: number }>();
   for (const f of flags) {
-    const id = `${f.state}|${f.triggerType}|${f.setAt}|${f.expiresAt}`;
+    const id =
+      f.scope === 'organization'
+        ? `organization|${f.state}|${f.triggerType}|${f.setAt}|${f.expiresAt}`
+        : `${f.scope}|${f.flagKey}`;
     const existing = byIdentity.get(id);
     if (existing) existing.keysFlagged++;
     else byIdentity.set(id, { ...flagView(f), keysFlagged: 1 });
   }
-  return [...byIdentity.values()].sort((a, b) => b.setAt.localeCompare(a.setAt));
+  return [...byIdentity.values()].sort(
+    (a, b) =>
+      (a.state === b.state ? 0 : a.state === 'SUSPENDED' ? -1 : 1) ||
+      b.expiresAt.localeCompare(a.expiresAt) ||
+      b.setAt.localeCompare(a.setAt),
+  );
 }
 
 function flagView(f: FlagRecord) {
   return {
+    scope: f.scope,
+    keyId: f.scope === 'organization' ? null : f.keyId,
+    sessionId: f.scope === 'session' ? f.sessionId : null,
     state: f.state,
     triggerType: f.triggerType,
     observedValue: f.observedValue,

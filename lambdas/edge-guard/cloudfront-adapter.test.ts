@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { CloudFrontRequestEvent, CloudFrontRequest, CloudFrontResultResponse } from 'aws-lambda';
 import { flagKeyFor, generateApiKey } from '../../core/keys';
+import { sessionFlagItemKey } from '../shared/flag-item-keys';
 import { createOriginRequestHandler, toCloudFrontResponse } from './cloudfront-adapter';
 import {
   bakedConfig,
@@ -47,7 +48,7 @@ describe('CloudFront origin-request adapter', () => {
   const flagKey = flagKeyFor(key.prefix, PEPPER);
 
   it('returns the request unchanged when the guard forwards', async () => {
-    const guard = new EdgeGuard({ flags: { get: async () => undefined }, pepper: async () => PEPPER });
+    const guard = new EdgeGuard({ flags: { getMany: async () => [] }, pepper: async () => PEPPER });
     const event = originRequest({ 'Service-API-Key': key.apiKey, Authorization: 'Bearer sk-x' });
     const before = JSON.stringify(event.Records[0]?.cf.request);
     const result = await createOriginRequestHandler(() => guard)(event);
@@ -59,20 +60,25 @@ describe('CloudFront origin-request adapter', () => {
     const expiresAt = Math.floor(Date.now() / 1000) + 120;
     const guard = new EdgeGuard({
       flags: {
-        get: async (k) =>
-          k === flagKey
-            ? {
-                flagKey,
-                orgId: 'org_a',
-                state: 'SUSPENDED',
-                triggerType: 'hard_cap_daily',
-                observedValue: 1,
-                thresholdValue: 1,
-                mode: 'hard_stop',
-                setAt: '',
-                expiresAt,
-              }
-            : undefined,
+        getMany: async (keys) =>
+          keys.includes(flagKey)
+            ? [
+                {
+                  flagKey,
+                  orgId: 'org_a',
+                  scope: 'key',
+                  keyId: key.publicId,
+                  sessionId: null,
+                  state: 'SUSPENDED',
+                  triggerType: 'hard_cap_daily',
+                  observedValue: 1,
+                  thresholdValue: 1,
+                  mode: 'hard_stop',
+                  setAt: '',
+                  expiresAt,
+                },
+              ]
+            : [],
       },
       pepper: async () => PEPPER,
     });
@@ -90,8 +96,58 @@ describe('CloudFront origin-request adapter', () => {
     });
   });
 
+  it('passes x-spendguard-session to the guard: a session flag refuses that session only', async () => {
+    const expiresAt = Math.floor(Date.now() / 1000) + 600;
+    const sessionItem = sessionFlagItemKey(flagKey, 'agent-7');
+    const asked: string[][] = [];
+    const guard = new EdgeGuard({
+      flags: {
+        getMany: async (keys) => {
+          asked.push([...keys]);
+          return keys.includes(sessionItem)
+            ? [
+                {
+                  flagKey: sessionItem,
+                  orgId: 'org_a',
+                  scope: 'session',
+                  keyId: key.publicId,
+                  sessionId: 'agent-7',
+                  state: 'SUSPENDED',
+                  triggerType: 'token_loop_identical',
+                  observedValue: 4,
+                  thresholdValue: 4,
+                  mode: 'hard_stop',
+                  setAt: '',
+                  expiresAt,
+                },
+              ]
+            : [];
+        },
+      },
+      pepper: async () => PEPPER,
+    });
+    const handler = createOriginRequestHandler(() => guard);
+    const looping = originRequest({ 'Service-API-Key': key.apiKey, 'X-Spendguard-Session': 'agent-7' });
+    const other = originRequest({ 'Service-API-Key': key.apiKey, 'X-Spendguard-Session': 'agent-8' });
+    const none = originRequest({ 'Service-API-Key': key.apiKey });
+
+    const refused = (await handler(looping)) as CloudFrontResultResponse;
+    expect(refused.status).toBe('429');
+    expect(JSON.parse(refused.body ?? '')).toMatchObject({
+      error: { type: 'budget_exceeded', code: 'token_loop_identical' },
+    });
+    expect(await handler(other)).toBe(other.Records[0]?.cf.request);
+    expect(await handler(none)).toBe(none.Records[0]?.cf.request);
+    // One read per (key, session): key, organization and (when named) session items together.
+    expect(asked).toEqual([
+      [flagKey, `${flagKey}#org`, sessionItem],
+      [flagKey, `${flagKey}#org`, sessionFlagItemKey(flagKey, 'agent-8')],
+      [flagKey, `${flagKey}#org`],
+    ]);
+  });
+
   it('answers 401 without the header', async () => {
-    const guard = new EdgeGuard({ flags: { get: async () => undefined }, pepper: async () => PEPPER });
+    const guard = new EdgeGuard({ flags: { getMany: async () => [] }, pepper: async () => PEPPER });
     const result = await createOriginRequestHandler(() => guard)(originRequest({}));
     expect(result).toEqual(toCloudFrontResponse(MISSING_KEY_RESPONSE));
   });

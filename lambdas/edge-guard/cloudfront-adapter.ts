@@ -1,5 +1,5 @@
 /**
- * CloudFront origin-request adapter: reads `Service-API-Key`, asks the guard, and either returns the
+ * CloudFront origin-request adapter: reads `Service-API-Key` and `x-spendguard-session`, asks the guard, and either returns the
  * request unchanged (forward to the relay origin) or a generated response (429 / 401) so that the
  * provider is never contacted.
  */
@@ -55,7 +55,8 @@ export function createOriginRequestHandler(
       return request;
     }
     const header = request.headers['service-api-key'];
-    const decision = await guard.check(header?.[0]?.value);
+    const session = request.headers['x-spendguard-session'];
+    const decision = await guard.check(header?.[0]?.value, session?.[0]?.value);
     return decision.action === 'forward' ? request : toCloudFrontResponse(decision.response);
   };
 }

@@ -12,6 +12,9 @@ function flag(
   return {
     flagKey: 'f'.repeat(64),
     orgId: 'org_acme',
+    scope: 'key',
+    keyId: 'k3v9x0q2m7za',
+    sessionId: null,
     state,
     triggerType,
     observedValue: 4,

@@ -2,7 +2,13 @@
  * The guard's decision, pure: a flag lookup result and the clock in, "forward" or a ready response out.
  * The CloudFront adapter and the local proxy both run it, so the 429 contract is written once.
  */
-import { isExpired, isFlagRecord, type FlagRecord } from '../shared/stores/flag-store';
+import {
+  isExpired,
+  outranks,
+  parseFlagItem,
+  type FlagRecord,
+  type FlagScope,
+} from '../shared/stores/flag-store';
 import type { TokenBucketLimiter } from './throttle';
 
 /** Why a request went through unchecked (the `Reason` of the `GuardFailOpen` metric). */
@@ -24,7 +30,23 @@ export type FlagLookup = FlagRecord | undefined | 'error' | { readonly invalid: 
 /** Classifies a raw store item. */
 export function toFlagLookup(item: unknown): FlagLookup {
   if (item === undefined || item === null) return undefined;
-  return isFlagRecord(item) ? item : { invalid: item };
+  return parseFlagItem(item) ?? { invalid: item };
+}
+
+/**
+ * Classifies the items of one request's key and session (key, organization and session scope): the
+ * strongest unexpired valid flag wins; an invalid item counts only when no valid flag applies.
+ */
+export function toFlagLookupOfItems(items: readonly unknown[], nowMs: number): FlagLookup {
+  let best: FlagRecord | undefined;
+  let invalid: { readonly invalid: unknown } | undefined;
+  for (const item of items) {
+    if (item === undefined || item === null) continue;
+    const flag = parseFlagItem(item);
+    if (flag === undefined) invalid ??= { invalid: item };
+    else if (!isExpired(flag, nowMs) && (best === undefined || outranks(flag, best))) best = flag;
+  }
+  return best ?? invalid;
 }
 
 /** A response the guard sends instead of forwarding. Header names are lowercase. */
@@ -49,8 +71,11 @@ export const FORWARD: GuardDecision = Object.freeze({ action: 'forward' });
 export interface DecideContext {
   /** Token buckets for THROTTLED keys. */
   readonly limiter: TokenBucketLimiter;
-  /** The bucket key (the flag key: opaque, one per API key). */
-  readonly bucketKey: string;
+  /**
+   * The bucket key. @default the flag's item key, so a throttled session is metered apart from its
+   * key's other sessions (item keys are opaque: no raw key or session id).
+   */
+  readonly bucketKey?: string;
 }
 
 /**
@@ -76,7 +101,7 @@ export function decide(flag: FlagLookup, nowMs: number, ctx: DecideContext): Gua
     const seconds = Math.max(1, Math.ceil((flag.expiresAt * 1000 - nowMs) / 1000));
     return { action: 'respond', reason: 'suspended', response: budgetExceeded(flag, seconds) };
   }
-  const taken = ctx.limiter.take(ctx.bucketKey, nowMs);
+  const taken = ctx.limiter.take(ctx.bucketKey ?? flag.flagKey, nowMs);
   if (taken.ok) return { action: 'forward', throttled: true };
   return {
     action: 'respond',
@@ -92,6 +117,13 @@ function errorBody(message: string, type: string, code: string | null): string {
   return JSON.stringify({ error: { message, type, code } });
 }
 
+/** What a flag of each scope stops, as the 429 message says it. */
+const STOPPED: Readonly<Record<FlagScope, string>> = {
+  organization: "this organization's requests are",
+  key: 'requests with this API key are',
+  session: 'requests of this agent session (x-spendguard-session) are',
+};
+
 /** 429 for a SUSPENDED key: the contract of spec 1.5 / 7 and design decision 7. */
 export function budgetExceeded(flag: FlagRecord, retryAfterSeconds: number): GuardResponse {
   const until = new Date(flag.expiresAt * 1000).toISOString();
@@ -100,7 +132,7 @@ export function budgetExceeded(flag: FlagRecord, retryAfterSeconds: number): Gua
     statusDescription: 'Too Many Requests',
     headers: { ...JSON_HEADERS, 'retry-after': String(retryAfterSeconds), 'x-should-retry': 'false' },
     body: errorBody(
-      `Budget Exceeded: requests with this API key are suspended by a Spendguard guardrail ` +
+      `Budget Exceeded: ${STOPPED[flag.scope]} suspended by a Spendguard guardrail ` +
         `(${flag.triggerType}) until ${until}. Clear the flag in the dashboard to resume sooner.`,
       'budget_exceeded',
       flag.triggerType,
@@ -115,7 +147,7 @@ export function rateLimited(flag: FlagRecord, retryAfterSeconds: number): GuardR
     statusDescription: 'Too Many Requests',
     headers: { ...JSON_HEADERS, 'retry-after': String(retryAfterSeconds) },
     body: errorBody(
-      `Rate limited: this API key is throttled by a Spendguard guardrail (${flag.triggerType}); ` +
+      `Rate limited: ${STOPPED[flag.scope]} throttled by a Spendguard guardrail (${flag.triggerType}); ` +
         `retry after ${retryAfterSeconds} s.`,
       'rate_limited',
       flag.triggerType,

@@ -1,10 +1,12 @@
-import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { batchGetFlagItems } from '../shared/stores/flag-store';
 import type { FlagSource } from './guard';
 
 /**
- * Reads raw flag items from the nearest Flags replica (eventually consistent: replica reads are local
- * to the replica region; a strongly consistent read would go nowhere faster). The guard validates the
- * item itself, so a malformed item is counted as a fail-open instead of silently meaning "no flag".
+ * Reads raw flag items from the nearest Flags replica in one BatchGetItem (eventually consistent: replica
+ * reads are local to the replica region; a strongly consistent read would go nowhere faster). The guard
+ * validates the items itself, so a malformed item is counted as a fail-open instead of silently meaning
+ * "no flag".
  */
 export class DynamoFlagSource implements FlagSource {
   constructor(
@@ -12,8 +14,7 @@ export class DynamoFlagSource implements FlagSource {
     private readonly tableName: string,
   ) {}
 
-  async get(flagKey: string): Promise<unknown> {
-    const out = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: { flagKey } }));
-    return out.Item;
+  getMany(flagKeys: readonly string[]): Promise<readonly unknown[]> {
+    return batchGetFlagItems(this.doc, this.tableName, flagKeys);
   }
 }

@@ -11,11 +11,11 @@ class FakeFlags implements FlagSource {
   reads = 0;
   fail = false;
   delayMs = 0;
-  async get(flagKey: string): Promise<unknown> {
+  async getMany(flagKeys: readonly string[]): Promise<unknown[]> {
     this.reads++;
     if (this.delayMs > 0) await new Promise((r) => setTimeout(r, this.delayMs));
     if (this.fail) throw new Error('ResourceNotFound / network down');
-    return this.items.get(flagKey);
+    return flagKeys.map((k) => this.items.get(k)).filter((i) => i !== undefined);
   }
 }
 
@@ -35,6 +35,9 @@ function setup(opts: { pepper?: () => Promise<string>; now?: () => number; timeo
     const f: FlagRecord = {
       flagKey,
       orgId: 'org_acme',
+      scope: 'key',
+      keyId: key.publicId,
+      sessionId: null,
       state: 'SUSPENDED',
       triggerType: 'token_loop_identical',
       observedValue: 4,

@@ -3,12 +3,14 @@
  * (cloudfront-adapter.ts) and in the local proxy, with the same code and the same answers.
  */
 import { flagKeyFor, parseApiKey } from '../../core/keys';
-import type { FlagRecord, FlagStore } from '../shared/stores/flag-store';
+import { guardItemKeys, sessionOfHeader } from '../shared/flag-item-keys';
+import type { FlagStore } from '../shared/stores/flag-store';
 import {
   decide,
   FORWARD,
-  toFlagLookup,
+  toFlagLookupOfItems,
   UNAUTHORIZED_DECISION,
+  type DecideContext,
   type FailOpenReason,
   type FlagLookup,
   type GuardDecision,
@@ -17,14 +19,17 @@ import { FlagCache } from './flag-cache';
 import { noopMetrics, type MetricsSink } from './metrics';
 import { DEFAULT_THROTTLE_POLICY, TokenBucketLimiter, type ThrottlePolicy } from './throttle';
 
-/** Reads a flag item by flag key: the raw item (validated by the guard), or undefined when there is none. */
+/**
+ * Reads flag items by item key in one round trip: the raw items found (validated by the guard), in any
+ * order, without the keys that hold none.
+ */
 export interface FlagSource {
-  get(flagKey: string): Promise<unknown>;
+  getMany(flagKeys: readonly string[]): Promise<readonly unknown[]>;
 }
 
 /** A {@link FlagSource} over the shared {@link FlagStore} (the local proxy; already-validated items). */
 export function flagSourceFromStore(store: FlagStore, now: () => number = Date.now): FlagSource {
-  return { get: (flagKey) => store.get(flagKey, now()) as Promise<FlagRecord | undefined> };
+  return { getMany: (flagKeys) => store.getMany(flagKeys, now()) };
 }
 
 /** Options of {@link EdgeGuard}. */
@@ -34,9 +39,9 @@ export interface EdgeGuardOptions {
   readonly pepper: () => Promise<string>;
   readonly metrics?: MetricsSink;
   readonly now?: () => number;
-  /** Lifetime of a cached lookup (flag, no flag, or failure). @default 1000 */
+  /** Lifetime of a cached lookup (flag, no flag, or failure) of one key and session. @default 1000 */
   readonly cacheTtlMs?: number;
-  /** Keys whose lookups are cached. @default 10000 */
+  /** (Key, session) pairs whose lookups are cached. @default 10000 */
   readonly cacheMaxEntries?: number;
   /** What THROTTLED allows. @default DEFAULT_THROTTLE_POLICY (1 request / 6 s per key) */
   readonly throttle?: ThrottlePolicy;
@@ -51,7 +56,7 @@ export const DEFAULT_GUARD_CACHE_TTL_MS = 1000;
  *
  * @example
  * const guard = new EdgeGuard({ flags, pepper: async () => pepper });
- * const decision = await guard.check(headers['service-api-key']);
+ * const decision = await guard.check(headers['service-api-key'], headers['x-spendguard-session']);
  * if (decision.action === 'respond') return send(decision.response); // 429 or 401
  */
 export class EdgeGuard {
@@ -64,29 +69,40 @@ export class EdgeGuard {
   private readonly flagKeys = new Map<string, string>();
   private readonly maxKeys: number;
   private pepper: string | undefined;
+  /** One context for every decision (the bucket is the deciding flag's item key). */
+  private readonly decideContext: DecideContext;
 
   constructor(private readonly opts: EdgeGuardOptions) {
     this.maxKeys = opts.cacheMaxEntries ?? 10_000;
     this.cache = new FlagCache(opts.cacheTtlMs ?? DEFAULT_GUARD_CACHE_TTL_MS, this.maxKeys);
     this.limiter = new TokenBucketLimiter(opts.throttle ?? DEFAULT_THROTTLE_POLICY, this.maxKeys);
+    this.decideContext = { limiter: this.limiter };
     this.metrics = opts.metrics ?? noopMetrics;
     this.now = opts.now ?? Date.now;
     this.timeoutMs = opts.lookupTimeoutMs ?? 1000;
   }
 
   /**
-   * The decision for a request carrying `apiKey` (the `Service-API-Key` header value). Never throws:
-   * any internal failure forwards the request and counts `GuardFailOpen`.
+   * The decision for a request carrying `apiKey` (the `Service-API-Key` header value) in `session` (the
+   * `x-spendguard-session` header value, if any): the key's organization-, key- and session-scope flags,
+   * read in one round trip and cached per (key, session). Never throws: any internal failure forwards
+   * the request and counts `GuardFailOpen`.
    */
-  async check(apiKey: string | readonly string[] | undefined): Promise<GuardDecision> {
+  async check(
+    apiKey: string | readonly string[] | undefined,
+    session?: string | readonly string[],
+  ): Promise<GuardDecision> {
     try {
-      const fast = this.checkCached(apiKey);
+      const fast = this.checkCached(apiKey, session);
       if (fast !== undefined) return fast;
       const flagKey = await this.flagKeyOf(apiKey);
       if (typeof flagKey !== 'string') return this.record(flagKey);
+      const sessionId = sessionOfHeader(session);
       const now = this.now();
-      const lookup = await this.cache.get(flagKey, now, () => this.load(flagKey));
-      return this.record(decide(lookup, this.now(), { limiter: this.limiter, bucketKey: flagKey }));
+      const lookup = await this.cache.get(cacheKeyOf(flagKey, sessionId), now, () =>
+        this.load(flagKey, sessionId),
+      );
+      return this.record(decide(lookup, this.now(), this.decideContext));
     } catch {
       return this.record({ action: 'forward', failOpen: 'internal_error' });
     }
@@ -96,17 +112,20 @@ export class EdgeGuard {
    * The decision without waiting, when everything it needs is in memory (pepper loaded, flag key known,
    * lookup cached); undefined otherwise. `check` tries this first; the local proxy calls it directly.
    */
-  checkCached(apiKey: string | readonly string[] | undefined): GuardDecision | undefined {
+  checkCached(
+    apiKey: string | readonly string[] | undefined,
+    session?: string | readonly string[],
+  ): GuardDecision | undefined {
     try {
       if (typeof apiKey !== 'string') return this.record(UNAUTHORIZED_DECISION);
       if (this.pepper === undefined) return undefined;
       const flagKey = this.flagKeyFromPepper(apiKey, this.pepper);
       if (flagKey === undefined) return this.record(UNAUTHORIZED_DECISION);
       const now = this.now();
-      const hit = this.cache.peek(flagKey, now);
+      const hit = this.cache.peek(cacheKeyOf(flagKey, sessionOfHeader(session)), now);
       if (hit === undefined) return undefined;
       if (hit.value === undefined) return FORWARD;
-      return this.record(decide(hit.value, now, { limiter: this.limiter, bucketKey: flagKey }));
+      return this.record(decide(hit.value, now, this.decideContext));
     } catch {
       return this.record({ action: 'forward', failOpen: 'internal_error' });
     }
@@ -143,14 +162,17 @@ export class EdgeGuard {
     return flagKey;
   }
 
-  private async load(flagKey: string): Promise<FlagLookup> {
+  private async load(flagKey: string, sessionId: string | undefined): Promise<FlagLookup> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<'error'>((resolve) => {
       timer = setTimeout(() => resolve('error'), this.timeoutMs);
       timer.unref?.();
     });
     try {
-      const read = this.opts.flags.get(flagKey).then(toFlagLookup, () => 'error' as const);
+      const read = this.opts.flags.getMany(guardItemKeys(flagKey, sessionId)).then(
+        (items) => toFlagLookupOfItems(items, this.now()),
+        () => 'error' as const,
+      );
       return await Promise.race([read, timeout]);
     } finally {
       clearTimeout(timer);
@@ -169,4 +191,12 @@ export class EdgeGuard {
   private countFailOpen(reason: FailOpenReason): void {
     this.metrics.count('GuardFailOpen', { Reason: reason });
   }
+}
+
+/**
+ * The cache key of a (key, session) pair: the flag key alone without a session (no allocation on the
+ * common path), else flag key and session id. Flag keys are 64 hex characters, so the pair is unambiguous.
+ */
+function cacheKeyOf(flagKey: string, sessionId: string | undefined): string {
+  return sessionId === undefined ? flagKey : flagKey + sessionId;
 }

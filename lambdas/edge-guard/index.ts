@@ -6,6 +6,7 @@ export {
   MISSING_KEY_RESPONSE,
   rateLimited,
   toFlagLookup,
+  toFlagLookupOfItems,
   UNAUTHORIZED_DECISION,
 } from './decide';
 export type { DecideContext, FailOpenReason, FlagLookup, GuardDecision, GuardResponse } from './decide';

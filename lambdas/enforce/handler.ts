@@ -4,7 +4,7 @@ import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { API_KEY_PREFIX, isApiKeyPrefix, parseApiKey } from '../../core/keys';
 import { enforceRequestSchema, formatZodIssues } from '../../core/schemas';
-import { clearFlags, pushFlag } from '../shared/enforcement';
+import { clearFlags, enforcementDeps, flagTarget, pushFlag } from '../shared/enforcement';
 import { httpErrors, json, parseJsonBody } from '../shared/http';
 import { httpErrorHandler } from '../shared/middleware/http-error-handler';
 import { requirePerson } from '../shared/principal';
@@ -18,10 +18,11 @@ export interface EnforceDeps {
 }
 
 /**
- * POST /api/guardrails/enforce (spec 4.2): pushes or clears an organization's kill flag.
- * The caller is a person with a verified ID token who must own the organization of `apiKey`. Because the
- * dashboard never holds raw keys, `apiKey` may also be a key prefix (`abn_<publicId>`): ownership is proven
- * by the token, not by the key's secret. Order: token (401) → body (400) → ownership (403).
+ * POST /api/guardrails/enforce (spec 4.2): pushes or clears a kill flag at a scope (organization by
+ * default; a key; a key's session). The caller is a person with a verified ID token who must own the
+ * organization of `apiKey` and `keyId`. Because the dashboard never holds raw keys, `apiKey` may also be
+ * a key prefix (`abn_<publicId>`) or be replaced by `keyId`: ownership is proven by the token, not by the
+ * key's secret. Order: token (401) → body (400) → ownership (403).
  */
 export function createEnforceHandler(deps: EnforceDeps) {
   const { services } = deps;
@@ -33,27 +34,36 @@ export function createEnforceHandler(deps: EnforceDeps) {
       throw httpErrors.badRequest('invalid enforcement request', formatZodIssues(parsed.error));
     const req = parsed.data;
 
-    const publicId = publicIdOf(req.apiKey);
-    const key = publicId ? await services.keys.get(publicId) : undefined;
+    // Every key the request names must be the caller's; the target is `keyId` when given, else `apiKey`'s.
     // The same 403 for a key of another organization and for no such key: no probing other tenants' ids.
-    if (!key || key.orgId !== person.orgId)
+    const named = [req.apiKey === undefined ? undefined : (publicIdOf(req.apiKey) ?? ''), req.keyId];
+    const owned = await Promise.all(
+      named.filter((id) => id !== undefined).map((id) => (id ? services.keys.get(id) : undefined)),
+    );
+    const key = owned.at(-1);
+    if (!key || owned.some((k) => k?.orgId !== person.orgId))
       throw httpErrors.forbidden('the caller does not own this API key');
+    const target =
+      req.scope === undefined ? undefined : flagTarget(req.scope, key.publicId, req.sessionId ?? null);
 
     const now = services.now();
+    const enforcement = await enforcementDeps(services);
     if (req.action === 'ACTIVE') {
-      await clearFlags(
-        { keys: services.keys, flags: services.flags, pepper: await services.pepper.get() },
-        key.orgId,
-        now,
-      );
+      const cleared = await clearFlags(enforcement, key.orgId, now, target);
       deps.metrics.addMetric('FlagsCleared', MetricUnit.Count, 1);
-      deps.logger.info('flags cleared', { orgId: key.orgId, by: person.sub });
-      return json(200, { success: true, action: 'RESUMED' });
+      deps.logger.info('flags cleared', {
+        orgId: key.orgId,
+        scope: req.scope ?? 'all',
+        cleared,
+        by: person.sub,
+      });
+      return json(200, { success: true, action: 'RESUMED', ...(target ?? {}) });
     }
     const result = await pushFlag(
-      { keys: services.keys, flags: services.flags, pepper: await services.pepper.get() },
+      enforcement,
       {
         orgId: key.orgId,
+        ...(target ? { target } : {}),
         action: req.action,
         triggerType: req.triggerType,
         observedValue: req.observedValue,
@@ -65,6 +75,7 @@ export function createEnforceHandler(deps: EnforceDeps) {
     deps.metrics.addMetric('FlagsPushed', MetricUnit.Count, 1);
     deps.logger.info('flag pushed', {
       orgId: key.orgId,
+      scope: result.scope,
       action: req.action,
       triggerType: req.triggerType,
       by: person.sub,
@@ -72,6 +83,9 @@ export function createEnforceHandler(deps: EnforceDeps) {
     return json(200, {
       success: true,
       action: result.action,
+      scope: result.scope,
+      keyId: result.keyId,
+      sessionId: result.sessionId,
       expiresAt: result.expiresAt,
       ttlSeconds: result.ttlSeconds,
       triggerType: req.triggerType,

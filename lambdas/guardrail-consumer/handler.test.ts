@@ -1,4 +1,5 @@
 import { flagKeyFor } from '../../core/keys';
+import { orgFlagItemKey, sessionFlagItemKey } from '../shared/flag-item-keys';
 import { createLambdaContext } from '../../local/runtime';
 import { startBackendHarness, type BackendHarness } from '../../test/backend-harness';
 import { envelopeOf, kinesisBatch, telemetryEvent } from '../../test/fixtures';
@@ -21,8 +22,9 @@ const consumer = () =>
 const T0 = Date.parse('2026-11-22T10:00:00.000Z');
 
 describe('guardrail consumer', () => {
-  it('suspends the organization on the 4th identical request and the edge key sees the flag', async () => {
+  it('suspends the looping session (not its key, not the organization) on the 4th identical request', async () => {
     const key = await h.createKey('org_loop');
+    const other = await h.createKey('org_loop');
     const same = { fingerprint: `sha256:${'a'.repeat(64)}`, sessionId: 'agent-1' };
     const records = [0, 1, 2].map((i) => ({
       seq: String(1000 + i),
@@ -34,7 +36,8 @@ describe('guardrail consumer', () => {
     }));
     await consumer()(kinesisBatch(records), context);
     const flagKey = flagKeyFor(key.prefix, h.pepper);
-    expect(await h.services.flags.get(flagKey, T0)).toBeUndefined();
+    const sessionItem = sessionFlagItemKey(flagKey, 'agent-1');
+    expect(await h.services.flags.get(sessionItem, T0)).toBeUndefined();
 
     const fourth = envelopeOf(
       'org_loop',
@@ -44,8 +47,11 @@ describe('guardrail consumer', () => {
     expect(
       (await consumer()(kinesisBatch([{ seq: '1003', envelope: fourth }]), context)).batchItemFailures,
     ).toEqual([]);
-    const flag = await h.services.flags.get(flagKey, T0 + 4000);
+    const flag = await h.services.flags.get(sessionItem, T0 + 4000);
     expect(flag).toMatchObject({
+      scope: 'session',
+      keyId: key.publicId,
+      sessionId: 'agent-1',
       state: 'SUSPENDED',
       triggerType: 'token_loop_identical',
       mode: 'hard_stop',
@@ -53,6 +59,14 @@ describe('guardrail consumer', () => {
       thresholdValue: 4,
     });
     expect(flag!.expiresAt - Math.floor(T0 / 1000)).toBe(2 * 3600);
+    // Nothing else of the organization is stopped: not the key, not the org, not the other key.
+    const otherFlagKey = flagKeyFor(other.prefix, h.pepper);
+    expect(
+      await h.services.flags.getMany(
+        [flagKey, orgFlagItemKey(flagKey), otherFlagKey, orgFlagItemKey(otherFlagKey)],
+        T0 + 4000,
+      ),
+    ).toEqual([]);
     expect(h.notifications.some((n) => n.orgId === 'org_loop' && n.kind === 'guardrail_trip')).toBe(true);
     expect((await h.services.trips.recent('org_loop', 10))[0]).toMatchObject({
       triggerType: 'token_loop_identical',
@@ -76,8 +90,9 @@ describe('guardrail consumer', () => {
     expect(await h.services.trips.recent('org_redeliver', 10)).toHaveLength(1);
   });
 
-  it('warns at the soft cap (ledger warning + notification) and suspends at the hard cap until the day ends', async () => {
+  it('warns at the soft cap (ledger warning + notification) and suspends every key at the hard cap, naming the key that sent the events', async () => {
     const key = await h.createKey('org_budget');
+    const other = await h.createKey('org_budget');
     await h.services.config.put('org_budget', {
       budget: { dailySoftLimitUsd: 0.01, dailyLimitUsd: 0.02, action: 'block' },
       policy: {},
@@ -98,10 +113,65 @@ describe('guardrail consumer', () => {
     ]);
     const ledger = await h.services.ledger.query('org_budget', {}, 10, null);
     expect(ledger.entries.some((e) => e.kind === 'budget_warning')).toBe(true);
-    expect(await h.services.flags.get(flagKeyFor(key.prefix, h.pepper), T0 + 200_000)).toBeUndefined();
+    const orgItem = orgFlagItemKey(flagKeyFor(key.prefix, h.pepper));
+    expect(await h.services.flags.get(orgItem, T0 + 200_000)).toBeUndefined();
 
     await consumer()(kinesisBatch([call(2)]), context); // $0.0225: past the hard cap
-    const flag = await h.services.flags.get(flagKeyFor(key.prefix, h.pepper), T0 + 200_000);
-    expect(flag).toMatchObject({ state: 'SUSPENDED', triggerType: 'budget_daily_hard' });
+    for (const k of [key, other]) {
+      const flag = await h.services.flags.get(orgFlagItemKey(flagKeyFor(k.prefix, h.pepper)), T0 + 200_000);
+      expect(flag).toMatchObject({
+        scope: 'organization',
+        state: 'SUSPENDED',
+        triggerType: 'budget_daily_hard',
+      });
+    }
+    const trip = (await h.services.trips.recent('org_budget', 10)).find(
+      (t) => t.triggerType === 'budget_daily_hard',
+    );
+    expect(trip).toMatchObject({ keyId: key.publicId });
+  });
+
+  it('without a session id, a loop falls back to key scope; a policy can widen layer 2 to the organization', async () => {
+    const key = await h.createKey('org_nosession');
+    const loop = (org: string, publicId: string, base: number, sessionId: string | null) =>
+      kinesisBatch(
+        [0, 1, 2, 3].map((i) => ({
+          seq: String(base + i),
+          envelope: envelopeOf(
+            org,
+            [
+              telemetryEvent({
+                eventId: `n${base}${i}`,
+                ts: T0 + i * 1000,
+                fingerprint: `sha256:${'b'.repeat(64)}`,
+                sessionId,
+              }),
+            ],
+            publicId,
+          ),
+        })),
+      );
+    await consumer()(loop('org_nosession', key.publicId, 5000, null), context);
+    const flagKey = flagKeyFor(key.prefix, h.pepper);
+    expect(await h.services.flags.get(flagKey, T0 + 5000)).toMatchObject({
+      scope: 'key',
+      keyId: key.publicId,
+      sessionId: null,
+      triggerType: 'token_loop_identical',
+    });
+
+    const wide = await h.createKey('org_wide');
+    const bystander = await h.createKey('org_wide');
+    await h.services.config.put('org_wide', {
+      budget: {},
+      policy: { identicalLoop: { scope: 'organization' } },
+      updatedAt: new Date(T0).toISOString(),
+    });
+    await consumer()(loop('org_wide', wide.publicId, 6000, 'agent-9'), context);
+    const bystanderOrgItem = orgFlagItemKey(flagKeyFor(bystander.prefix, h.pepper));
+    expect(await h.services.flags.get(bystanderOrgItem, T0 + 5000)).toMatchObject({
+      scope: 'organization',
+      triggerType: 'token_loop_identical',
+    });
   });
 });

@@ -15,7 +15,7 @@ import {
 import { effectivePolicy, type BudgetCaps } from '../../core/guardrails/org-policy';
 import { toLedgerEntry } from '../../core/ledger/ledger-entry';
 import { calculateCost, isPremiumModel, type PriceRegistry } from '../../core/pricing';
-import { pushFlag } from '../shared/enforcement';
+import { enforcementDeps, flagTarget, isAt, pushFlag } from '../shared/enforcement';
 import { padSeq } from '../shared/item-keys';
 import { processInOrder, type SequencedEnvelope } from '../shared/ordered-batch';
 import type { Services } from '../shared/services';
@@ -107,11 +107,12 @@ export function createGuardrailConsumer(deps: GuardrailConsumerDeps) {
   ): Promise<void> => {
     if (verdicts.length === 0) return;
     const now = services.now();
-    // One effect per trigger per record: a burst of events past a cap is one trip, not many.
+    // One effect per trigger and target per record: a burst of events past a cap is one trip, not many,
+    // while two sessions looping in one record are two trips.
     const byTrigger = new Map<string, Verdict>();
-    for (const v of verdicts) byTrigger.set(v.triggerType, v);
+    for (const v of verdicts) byTrigger.set(`${v.triggerType}|${v.scope}|${v.keyId}|${v.sessionId ?? ''}`, v);
     const activeFlags = await services.flags.listByOrg(orgId, now);
-    const pepper = await services.pepper.get();
+    const deps = await enforcementDeps(services);
 
     for (const v of byTrigger.values()) {
       const at = new Date(now).toISOString();
@@ -119,13 +120,16 @@ export function createGuardrailConsumer(deps: GuardrailConsumerDeps) {
         await recordWarning(orgId, seq, sample, v, at);
         continue;
       }
-      const current = activeFlags.find((f) => f.state === v.action);
+      // The layer's scope (a policy field), applied to the key and session that sent the events.
+      const target = flagTarget(v.scope, v.keyId, v.sessionId ?? null);
+      const current = activeFlags.find((f) => f.state === v.action && isAt(f, target));
       if (current && current.expiresAt * 1000 - now > REFRESH_FLAG_WHEN_LEFT_MS) continue;
       const block = v.layer === 'financialLimits' ? financialBlockState(state, policy, now) : undefined;
       await pushFlag(
-        { keys: services.keys, flags: services.flags, pepper },
+        deps,
         {
           orgId,
+          target,
           action: v.action,
           triggerType: v.triggerType,
           observedValue: v.observedValue,

@@ -5,6 +5,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { fromClientEvent, fromIngestEvent } from '../../core/events/from-wire';
 import type { EventEnvelope, TelemetryEvent } from '../../core/events/telemetry-event';
 import { clientEventBatchSchema, formatZodIssues, ingestRequestSchema } from '../../core/schemas';
+import { enforcementFor } from '../shared/enforcement-state';
 import { SinkUnavailableError } from '../shared/event-sink';
 import { bodyText, httpErrors, json } from '../shared/http';
 import { httpErrorHandler } from '../shared/middleware/http-error-handler';
@@ -91,7 +92,9 @@ export function createIngestHandler(deps: IngestDeps) {
       throw err;
     }
     metrics.addMetric('EventsIngested', MetricUnit.Count, telemetry.length);
-    return json(200, { status: 'ok', count: telemetry.length });
+    // The key's current flags, so an SDK stops a tripped agent within one flush (CONTRACTS.md §1).
+    const enforcement = await enforcementFor(services, principal.orgId, principal.publicId, services.now());
+    return json(200, { status: 'ok', count: telemetry.length, enforcement });
   };
 
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(handle).use(

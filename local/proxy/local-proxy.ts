@@ -193,9 +193,10 @@ export async function createLocalProxy(options: LocalProxyOptions): Promise<Loca
     }
     count++;
     const key = req.headers['service-api-key'];
-    const fast = guard.checkCached(key);
+    const session = req.headers['x-spendguard-session'];
+    const fast = guard.checkCached(key, session);
     if (fast !== undefined) proceed(req, res, fast);
-    else void guard.check(key).then((decision) => proceed(req, res, decision));
+    else void guard.check(key, session).then((decision) => proceed(req, res, decision));
   });
   const sockets = new Set<Socket>();
   server.on('connection', (socket: Socket) => {

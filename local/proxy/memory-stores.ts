@@ -6,18 +6,25 @@
 import type { EventEnvelope } from '../../core/events/telemetry-event';
 import type { EventSink } from '../../lambdas/shared/event-sink';
 import type { ApiKeyRecord, ApiKeyStore } from '../../lambdas/shared/stores/api-key-store';
-import { isExpired, type FlagRecord, type FlagStore } from '../../lambdas/shared/stores/flag-store';
+import {
+  isExpired,
+  mayReplace,
+  type FlagRecord,
+  type FlagStore,
+} from '../../lambdas/shared/stores/flag-store';
 
 export class MemoryFlagStore implements FlagStore {
   readonly items = new Map<string, FlagRecord>();
   /** Set to make every call reject (a store outage). */
   failWith: Error | undefined;
-  /** Counts `get` calls (cache tests). */
+  /** Counts read round trips (`get` and `getMany` calls; cache tests). */
   reads = 0;
 
-  async put(flag: FlagRecord): Promise<void> {
+  async put(flag: FlagRecord, nowMs: number): Promise<boolean> {
     this.check();
+    if (!mayReplace(this.items.get(flag.flagKey), flag, nowMs)) return false;
     this.items.set(flag.flagKey, { ...flag });
+    return true;
   }
 
   async get(flagKey: string, nowMs: number): Promise<FlagRecord | undefined> {
@@ -25,6 +32,17 @@ export class MemoryFlagStore implements FlagStore {
     this.check();
     const item = this.items.get(flagKey);
     return item === undefined || isExpired(item, nowMs) ? undefined : item;
+  }
+
+  async getMany(flagKeys: readonly string[], nowMs: number): Promise<FlagRecord[]> {
+    this.reads++;
+    this.check();
+    const found: FlagRecord[] = [];
+    for (const k of flagKeys) {
+      const item = this.items.get(k);
+      if (item !== undefined && !isExpired(item, nowMs)) found.push(item);
+    }
+    return found;
   }
 
   async delete(flagKey: string): Promise<void> {

@@ -25,7 +25,7 @@ export interface ProxyHarness {
   readonly publicId: string;
   /** Creates another valid key of the organization. */
   newKey(): Promise<{ apiKey: string; publicId: string; prefix: string }>;
-  /** Writes a flag for a key (by prefix), expiring `ttlSeconds` from now. */
+  /** Writes a key-scope flag for a key (by prefix), expiring `ttlSeconds` from now. */
   flag(prefix: string, state: FlagState, ttlSeconds: number, triggerType?: string): Promise<FlagRecord>;
   close(): Promise<void>;
 }
@@ -77,6 +77,9 @@ export async function startProxyHarness(
       const record: FlagRecord = {
         flagKey: flagKeyFor(prefix, TEST_PEPPER),
         orgId: TEST_ORG,
+        scope: 'key',
+        keyId: prefix.slice('abn_'.length),
+        sessionId: null,
         state,
         triggerType,
         observedValue: 4,
@@ -85,7 +88,7 @@ export async function startProxyHarness(
         setAt: new Date(now).toISOString(),
         expiresAt: Math.floor(now / 1000) + ttlSeconds,
       };
-      await flags.put(record);
+      await flags.put(record, now);
       return record;
     },
     close: async () => {

@@ -111,10 +111,13 @@ export const budgetStatusSchema = z
       .meta({ description: 'What remains under the hard caps.' }),
     status: z.enum(['ok', 'soft_cap', 'over_budget', 'throttled', 'suspended']).meta({
       description:
-        'suspended / throttled: a flag is active; over_budget: a hard cap is reached; soft_cap: a soft cap is reached; else ok.',
+        'suspended / throttled: an organization-scope flag is active; over_budget: a hard cap is reached; soft_cap: a soft cap is reached; else ok.',
       example: 'suspended',
     }),
-    flag: flagViewSchema.nullable().meta({ description: 'The newest active flag, or null.' }),
+    flag: flagViewSchema.nullable().meta({
+      description:
+        'The strongest active organization-scope flag, or null (key and session flags: GET /v1/flags).',
+    }),
     updatedAt: timestamp('When the budget or policy was last changed; null if never.').nullable(),
   })
   .meta({ description: 'Response of GET and PUT /v1/budget.' });

@@ -5,14 +5,24 @@
  */
 import { z } from 'zod';
 import { LAYER_IDS } from '../../guardrails/layers';
-import { enforcementModeSchema, triggerTypeSchema } from '../enforce';
+import { enforcementModeSchema, flagScopeSchema, triggerTypeSchema } from '../enforce';
 import { count, timestamp } from './common';
 
 const measured = (description: string, example: number) => z.number().meta({ description, example });
 
-/** An active kill flag, once per distinct flag (every active key of the organization carries it). */
+/** An active kill flag: organization flags once (every key carries a copy), key and session flags each. */
 export const flagViewSchema = z
   .strictObject({
+    scope: flagScopeSchema,
+    keyId: z.string().nullable().meta({
+      description:
+        'The key it stops (key scope) or whose session it stops (session scope); null for organization scope.',
+      example: 'k3v9x0q2m7za',
+    }),
+    sessionId: z
+      .string()
+      .nullable()
+      .meta({ description: 'The agent session it stops (session scope), else null.', example: 'agent-7' }),
     state: z.enum(['SUSPENDED', 'THROTTLED']).meta({
       description: 'SUSPENDED: the edge rejects calls; THROTTLED: the edge slows them.',
       example: 'SUSPENDED',
@@ -23,14 +33,16 @@ export const flagViewSchema = z
     mode: enforcementModeSchema,
     setAt: timestamp('When the flag was set.'),
     expiresAt: timestamp('When the flag lapses (2 h for SUSPENDED, 30 min for THROTTLED).'),
-    keysFlagged: count("How many of the organization's keys carry the flag.", 2).min(1),
+    keysFlagged: count('How many keys carry the flag (organization scope: every key; else 1).', 2).min(1),
   })
   .meta({ description: 'An active kill flag.' });
 export type FlagView = z.infer<typeof flagViewSchema>;
 
 export const flagListResponseSchema = z
   .strictObject({
-    flags: z.array(flagViewSchema).meta({ description: 'Newest first; empty when none is active.' }),
+    flags: z.array(flagViewSchema).meta({
+      description: 'Strongest first (SUSPENDED, then the latest expiry); empty when none is active.',
+    }),
   })
   .meta({ description: 'Response of GET /v1/flags.' });
 export type FlagListResponse = z.infer<typeof flagListResponseSchema>;

@@ -63,7 +63,8 @@ export async function budgetStatus(services: Services, orgId: string) {
   const fl = policy.financialLimits;
   const remaining = (cap: number | null, spent: number) =>
     cap === null ? null : nanosToUsd(Math.max(0, cap - spent));
-  const active = flagViews(flags)[0] ?? null;
+  // The organization's status: only organization-scope flags stop it (key and session flags: GET /v1/flags).
+  const active = flagViews(flags.filter((f) => f.scope === 'organization'))[0] ?? null;
   const over = (cap: number | null, spent: number) => cap !== null && spent >= cap;
   const status = active
     ? active.state === 'SUSPENDED'

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { generateApiKey, hashApiKey, KEY_SCOPES, scopesOf } from '../../../core/keys';
 import { formatZodIssues } from '../../../core/schemas';
 import { createKeyRequestSchema, keyPublicIdSchema } from '../../../core/schemas/api';
+import { coverKeyWithOrgFlags } from '../../shared/enforcement';
 import { httpErrors, json, parseJsonBody } from '../../shared/http';
 import { apiKeyView } from '../views';
 import type { Route } from './types';
@@ -37,6 +38,7 @@ export const createKey: Route = {
     };
     await services.orgs.ensure(principal.orgId, record.createdAt);
     await services.keys.create(record);
+    await coverKeyWithOrgFlags(services, record); // a key created during a suspension is suspended too
     return json(201, { key: apiKeyView(record), apiKey: generated.apiKey });
   },
 };

@@ -1,0 +1,183 @@
+/**
+ * Kill scopes on the whole local stack (design decision 13, issues 12.5, 15.3, 15.4): the official OpenAI
+ * client calls through the local proxy, the pipeline trips the layers, and the guard refuses exactly
+ * what ran away: a looping session, a bursting key, or (for a budget cap) every key of the organization,
+ * including a key created afterwards.
+ */
+import OpenAI from 'openai';
+import { startLocalStack, type LocalStack } from './stack';
+
+let stack: LocalStack;
+beforeAll(async () => {
+  stack = await startLocalStack({
+    memory: true,
+    apiPort: 0,
+    proxyPort: 0,
+    mockProviders: true,
+    dashboardDir: '/nonexistent',
+  });
+});
+afterAll(() => stack.stop());
+
+/** The guard caches a (key, session) lookup for about a second: the documented propagation bound. */
+const afterGuardCache = () => new Promise((r) => setTimeout(r, 1200));
+
+async function call(method: string, path: string, body: unknown, headers: Record<string, string>) {
+  const res = await fetch(`${stack.apiUrl}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+/** A fresh organization (so no other test's calls count toward its layers) with a person's token. */
+async function organization(orgId: string) {
+  const token = await stack.issueIdToken(orgId);
+  const auth = { authorization: `Bearer ${token}` };
+  const newKey = async () => {
+    const created = await call('POST', '/v1/keys', { name: 'agent' }, auth);
+    expect(created.status).toBe(201);
+    return { apiKey: created.body.apiKey as string, publicId: created.body.key.publicId as string };
+  };
+  return { auth, newKey };
+}
+
+/** The status the official client sees for one chat call (200, or the APIError's status). */
+async function statusOf(apiKey: string, session: string | undefined, prompt: string): Promise<number> {
+  const client = new OpenAI({
+    apiKey: 'sk-test',
+    baseURL: `${stack.proxyUrl}/openai/v1`,
+    maxRetries: 0,
+    defaultHeaders: {
+      'Service-API-Key': apiKey,
+      ...(session === undefined ? {} : { 'x-spendguard-session': session }),
+    },
+  });
+  try {
+    await client.chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: prompt }],
+    });
+    return 200;
+  } catch (err) {
+    if (err instanceof OpenAI.APIError && err.status !== undefined) return err.status;
+    throw err;
+  }
+}
+
+describe('kill scopes through the local proxy', () => {
+  it('a looping session is refused while another session of its key and another key keep working; Resume of that session clears only it', async () => {
+    const org = await organization('org_scope_loop');
+    // Room for the calls of this test under layer 4, so that only layer 2 trips.
+    await call('PUT', '/v1/budget', { policy: { layers: { rpsBurst: { maxRequests: 100 } } } }, org.auth);
+    const a = await org.newKey();
+    const b = await org.newKey();
+
+    for (let i = 0; i < 4; i++) {
+      expect(await statusOf(a.apiKey, 'loop-1', 'retry the failing step')).toBe(200);
+      expect(await statusOf(a.apiKey, 'loop-2', 'run the failing test again')).toBe(200);
+    }
+    await stack.drain();
+    await afterGuardCache();
+
+    const before = stack.mockProviderRequests!();
+    expect(await statusOf(a.apiKey, 'loop-1', 'retry the failing step')).toBe(429);
+    expect(await statusOf(a.apiKey, 'loop-1', 'something else entirely')).toBe(429);
+    expect(await statusOf(a.apiKey, 'loop-2', 'run the failing test again')).toBe(429);
+    expect(stack.mockProviderRequests!()).toBe(before); // refused at the guard: the provider saw nothing
+    expect(await statusOf(a.apiKey, 'calm', 'summarize the report')).toBe(200);
+    expect(await statusOf(a.apiKey, undefined, 'summarize the report')).toBe(200);
+    expect(await statusOf(b.apiKey, 'loop-1', 'retry the failing step')).toBe(200);
+
+    const flags = await call('GET', '/v1/flags', undefined, org.auth);
+    expect(
+      (flags.body.flags as { scope: string; keyId: string; sessionId: string }[])
+        .map((f) => `${f.scope}:${f.keyId}:${f.sessionId}`)
+        .sort(),
+    ).toEqual([`session:${a.publicId}:loop-1`, `session:${a.publicId}:loop-2`]);
+
+    const resumed = await call(
+      'POST',
+      '/api/guardrails/enforce',
+      { action: 'ACTIVE', scope: 'session', keyId: a.publicId, sessionId: 'loop-1' },
+      org.auth,
+    );
+    expect(resumed).toMatchObject({ status: 200, body: { action: 'RESUMED', scope: 'session' } });
+    await afterGuardCache();
+    expect(await statusOf(a.apiKey, 'loop-1', 'a fresh start')).toBe(200);
+    expect(await statusOf(a.apiKey, 'loop-2', 'run the failing test again')).toBe(429);
+  });
+
+  it('a burst (layer 4) stops that key only', async () => {
+    const org = await organization('org_scope_burst');
+    const a = await org.newKey();
+    const b = await org.newKey();
+    // Eleven distinct calls within a minute: one more than layer 4 allows a key by default.
+    for (let i = 0; i < 11; i++) expect(await statusOf(a.apiKey, `task-${i}`, `step ${i}`)).toBe(200);
+    await stack.drain();
+    await afterGuardCache();
+
+    expect(await statusOf(a.apiKey, 'task-new', 'one more step')).toBe(429);
+    expect(await statusOf(a.apiKey, undefined, 'one more step')).toBe(429);
+    expect(await statusOf(b.apiKey, 'task-new', 'one more step')).toBe(200);
+    const flags = await call('GET', '/v1/flags', undefined, org.auth);
+    expect(flags.body.flags).toEqual([
+      expect.objectContaining({ scope: 'key', keyId: a.publicId, sessionId: null, triggerType: 'rps_burst' }),
+    ]);
+  });
+
+  it('a budget cap (layer 1) stops every key, including one created afterwards, and names the key that spent', async () => {
+    const org = await organization('org_scope_cap');
+    await call('PUT', '/v1/budget', { budget: { dailyLimitUsd: 1, action: 'block' } }, org.auth);
+    const a = await org.newKey();
+    const b = await org.newKey();
+    // $2.50 of gpt-4o reported by key A's telemetry: past the $1 daily hard cap.
+    const spent = await call(
+      'POST',
+      '/api/ingest',
+      {
+        apiKey: a.apiKey,
+        events: [
+          {
+            model: 'gpt-4o',
+            usage: { prompt_tokens: 1_000_000, completion_tokens: 0 },
+            eventId: 'evt_cap_1',
+          },
+        ],
+      },
+      {},
+    );
+    expect(spent).toMatchObject({ status: 200, body: { count: 1, enforcement: { blocked: false } } });
+    await stack.drain();
+    await afterGuardCache();
+
+    expect(await statusOf(a.apiKey, 'x', 'hello')).toBe(429);
+    expect(await statusOf(b.apiKey, 'y', 'hello')).toBe(429);
+    const c = await org.newKey();
+    expect(await statusOf(c.apiKey, undefined, 'hello')).toBe(429);
+
+    // The ingest answer says so too, for the new key (the SDK's flush reads the same block).
+    const flushed = await call(
+      'POST',
+      '/api/ingest',
+      {
+        apiKey: c.apiKey,
+        events: [
+          { model: 'gpt-4o-mini', usage: { prompt_tokens: 1, completion_tokens: 1 }, eventId: 'evt_cap_2' },
+        ],
+      },
+      {},
+    );
+    expect(flushed.body.enforcement).toMatchObject({
+      blocked: true,
+      flags: [expect.objectContaining({ scope: 'organization', triggerType: 'budget_daily_hard' })],
+    });
+    const trips = await call('GET', '/v1/guardrails/trips', undefined, org.auth);
+    expect(trips.body.trips[0]).toMatchObject({ triggerType: 'budget_daily_hard', keyId: a.publicId });
+    const flags = await call('GET', '/v1/flags', undefined, org.auth);
+    expect(flags.body.flags).toEqual([
+      expect.objectContaining({ scope: 'organization', keyId: null, keysFlagged: 3 }),
+    ]);
+  });
+});
