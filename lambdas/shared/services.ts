@@ -12,6 +12,7 @@ import { DynamoGuardrailStateStore, type GuardrailStateStore } from './stores/gu
 import { DynamoLedgerStore, type LedgerStore } from './stores/ledger-store';
 import { DynamoOrgConfigStore, type OrgConfigStore } from './stores/org-config-store';
 import { DynamoOrgStore, type OrgStore } from './stores/org-store';
+import { DynamoPricingRatesStore, type PricingRatesStore } from './stores/pricing-rates-store';
 import { DynamoTripLog, type TripLog } from './stores/trip-log';
 
 /** Verifies a person's ID token (Cognito in AWS, the local issuer locally) and returns its claims. */
@@ -27,6 +28,7 @@ export interface Services {
   ledger: LedgerStore;
   aggregates: AggregateStore;
   config: OrgConfigStore;
+  pricingRates: PricingRatesStore;
   guardrailState: GuardrailStateStore;
   forecasts: ForecastStore;
   trips: TripLog;
@@ -59,6 +61,7 @@ export function createServices(w: ServiceWiring): Services {
     ledger: new DynamoLedgerStore(data),
     aggregates: new DynamoAggregateStore(data),
     config: new DynamoOrgConfigStore(data),
+    pricingRates: new DynamoPricingRatesStore(data),
     guardrailState: new DynamoGuardrailStateStore(data),
     forecasts: new DynamoForecastStore(data),
     trips: new DynamoTripLog(data),
