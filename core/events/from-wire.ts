@@ -28,6 +28,8 @@ export interface ClientEventFields {
   cacheWrite5mTokens?: Opt<number>;
   cacheWrite1hTokens?: Opt<number>;
   reasoningTokens?: Opt<number>;
+  providerCostUsd?: Opt<number>;
+  webSearchRequests?: Opt<number>;
   serviceTier?: Opt<string>;
   estimated?: Opt<boolean>;
   stream?: Opt<boolean>;
@@ -45,6 +47,8 @@ export interface IngestEventFields {
     cache_write_5m_tokens?: Opt<number>;
     cache_write_1h_tokens?: Opt<number>;
     reasoning_tokens?: Opt<number>;
+    cost?: Opt<number>;
+    web_search_requests?: Opt<number>;
   };
   timestamp?: Opt<string>;
   eventId?: Opt<string>;
@@ -83,7 +87,8 @@ export function fromClientEvent(e: ClientEventFields): TelemetryEvent {
     serviceTier: s(e.serviceTier),
     estimated: e.estimated === true,
     clientCostUsd: typeof e.estimatedCostUsd === 'number' ? toNanoPrecision(e.estimatedCostUsd) : null,
-    providerCostUsd: null,
+    providerCostUsd: typeof e.providerCostUsd === 'number' ? toNanoPrecision(e.providerCostUsd) : null,
+    webSearchRequests: n(e.webSearchRequests),
     latencyMs: typeof e.latencyMs === 'number' ? Math.round(e.latencyMs) : null,
     statusCode: typeof e.statusCode === 'number' ? e.statusCode : null,
     projectId: s(e.projectId),
@@ -123,7 +128,8 @@ export function fromIngestEvent(
     serviceTier: null,
     estimated: false,
     clientCostUsd: null,
-    providerCostUsd: null,
+    providerCostUsd: typeof u.cost === 'number' ? u.cost : null,
+    webSearchRequests: n(u.web_search_requests),
     latencyMs: null,
     statusCode: null,
     projectId: s(e.projectId),

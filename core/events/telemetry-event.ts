@@ -28,8 +28,13 @@ export const telemetryEventSchema = z.object({
   estimated: z.boolean(),
   /** The client's own dollar figure, kept only to report discrepancy (design decision 9). */
   clientCostUsd: z.number().finite().nonnegative().nullable(),
-  /** What the provider itself billed, when it says (OpenRouter). */
+  /**
+   * What the provider itself billed, in USD, when it says (OpenRouter `usage.cost`, xAI): pricing takes
+   * it as the call's cost (`costSource: PROVIDER_REPORTED`).
+   */
   providerCostUsd: z.number().finite().nonnegative().nullable(),
+  /** Server-side web searches billed per request beyond tokens (Anthropic); absent in older records = 0. */
+  webSearchRequests: count.optional(),
   latencyMs: z.number().int().nonnegative().nullable(),
   statusCode: z.number().int().min(0).max(999).nullable(),
   projectId: label.nullable(),

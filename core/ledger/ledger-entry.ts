@@ -1,5 +1,6 @@
 import type { TelemetryEvent } from '../events/telemetry-event';
-import { calculateCost, type CostSource, type PriceRegistry } from '../pricing';
+import type { CompiledOrgRates, CostSource, OrgRates, PriceRegistry } from '../pricing';
+import { costOfEvent } from './event-cost';
 
 /** One row of the Forensic Ledger: token counts and metadata of one call, never prompts or completions. */
 export interface LedgerEntry {
@@ -18,10 +19,22 @@ export interface LedgerEntry {
   cacheWrite1hTokens: number;
   outputTokens: number;
   reasoningTokens: number;
-  /** Server-side price in integer nano-USD (0 for a budget warning, which is not a call). */
+  /** Server-side web searches billed per request (Anthropic); priced in {@link toolFeesNanos}. */
+  webSearchRequests: number;
+  /**
+   * The call's cost in integer nano-USD (0 for a budget warning, which is not a call): what the provider
+   * reported charging when it did, else {@link registryCostNanos}. Aggregates and guardrails use it.
+   */
   costNanos: number;
   costSource: CostSource;
-  /** Dataset model that priced it, or `fallback:<family>`. */
+  /**
+   * The price computed from rates (org rate, list price or fallback), tool fees included. Equal to
+   * costNanos unless the provider reported its own figure: then the difference is the registry's error.
+   */
+  registryCostNanos: number;
+  /** The fee component beyond tokens (web searches × per-search price), part of registryCostNanos. */
+  toolFeesNanos: number;
+  /** Dataset model that priced it, `fallback:<family>`, or the model's own name under an org rate. */
   pricedAs: string;
   /** The client's own figure, kept only to report discrepancy (design decision 9). */
   clientCostUsd: number | null;
@@ -43,29 +56,17 @@ export interface LedgerEntry {
   fingerprint: string | null;
 }
 
-/** Prices a telemetry event from the registry (design decision 9: server prices, client estimates). */
-export function toLedgerEntry(e: TelemetryEvent, keyId: string, registry: PriceRegistry): LedgerEntry {
-  const isCall = e.kind === 'call';
-  const cost = isCall
-    ? calculateCost(
-        {
-          provider: e.provider,
-          model: e.model,
-          serviceTier: e.serviceTier,
-          at: e.ts,
-          usage: {
-            model: e.model,
-            inputTokens: e.inputTokens,
-            cacheReadTokens: e.cacheReadTokens,
-            cacheWrite5mTokens: e.cacheWrite5mTokens,
-            cacheWrite1hTokens: e.cacheWrite1hTokens,
-            outputTokens: e.outputTokens,
-            reasoningTokens: e.reasoningTokens,
-          },
-        },
-        registry,
-      )
-    : undefined;
+/**
+ * Prices a telemetry event (design decision 9: the server prices, the client estimates; the provider's
+ * own reported charge wins, see `event-cost.ts`).
+ */
+export function toLedgerEntry(
+  e: TelemetryEvent,
+  keyId: string,
+  registry: PriceRegistry,
+  orgRates: OrgRates | CompiledOrgRates | null = null,
+): LedgerEntry {
+  const cost = e.kind === 'call' ? costOfEvent(e, registry, orgRates) : undefined;
   return {
     eventId: e.eventId,
     ts: new Date(e.ts).toISOString(),
@@ -80,8 +81,11 @@ export function toLedgerEntry(e: TelemetryEvent, keyId: string, registry: PriceR
     cacheWrite1hTokens: e.cacheWrite1hTokens,
     outputTokens: e.outputTokens,
     reasoningTokens: e.reasoningTokens,
+    webSearchRequests: e.webSearchRequests ?? 0,
     costNanos: cost?.costNanos ?? 0,
     costSource: cost?.costSource ?? 'PROVIDER_REGISTRY',
+    registryCostNanos: cost?.registryCostNanos ?? 0,
+    toolFeesNanos: cost?.breakdown.toolFeesNanos ?? 0,
     pricedAs: cost?.matchedModel ?? 'none',
     clientCostUsd: e.clientCostUsd,
     providerCostUsd: e.providerCostUsd,

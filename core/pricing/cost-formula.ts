@@ -3,11 +3,12 @@
  * `cost = uncached input × input price + cache reads × read price + 5 m / 1 h writes × write prices
  * + output × output price` (reasoning at its own rate where a model has one), long-context cliff applied
  * to all tokens, scaled by the service tier's rational multiplier, each component rounded half-up once
- * to integer nano-USD.
+ * to integer nano-USD; plus the fees beyond tokens (web searches × per-search list price), flat per
+ * request: no tier multiplier or long-context band applies to them.
  */
 import type { NormalizedUsage } from '../usage/types';
 import { ratesForPrompt, type ModelPrice } from './model-price';
-import { picoTermsToNanos } from './money';
+import { PICOS_PER_NANO, picoTermsToNanos } from './money';
 import type { Rational } from './tiers';
 
 /** The token counts the formula reads. */
@@ -19,14 +20,19 @@ export type FormulaUsage = Pick<
   | 'cacheWrite1hTokens'
   | 'outputTokens'
   | 'reasoningTokens'
->;
+> & {
+  /** Server-side web searches (Anthropic `server_tool_use.web_search_requests`); absent = 0. */
+  readonly webSearchRequests?: number;
+};
 
 export interface FormulaResult {
   readonly inputNanos: number;
   readonly cacheReadNanos: number;
   readonly cacheWriteNanos: number;
   readonly outputNanos: number;
-  /** Sum of the four, saturated at Number.MAX_SAFE_INTEGER. */
+  /** Fees beyond tokens: web searches × the model's per-search price (flat: no tier or band applies). */
+  readonly toolFeesNanos: number;
+  /** Sum of the five, saturated at Number.MAX_SAFE_INTEGER. */
   readonly totalNanos: number;
   /** True when a long-context band applied. */
   readonly longContext: boolean;
@@ -69,12 +75,21 @@ export function applyPrice(price: ModelPrice, multiplier: Rational, usage: Formu
     num,
     den,
   );
-  const total = inputNanos + cacheReadNanos + cacheWriteNanos + outputNanos;
+  const toolFeesNanos = picoTermsToNanos(
+    tokens(usage.webSearchRequests ?? 0),
+    (price.webSearchNanos ?? 0) * PICOS_PER_NANO,
+    0,
+    0,
+    1,
+    1,
+  );
+  const total = inputNanos + cacheReadNanos + cacheWriteNanos + outputNanos + toolFeesNanos;
   return {
     inputNanos,
     cacheReadNanos,
     cacheWriteNanos,
     outputNanos,
+    toolFeesNanos,
     totalNanos: total > Number.MAX_SAFE_INTEGER ? Number.MAX_SAFE_INTEGER : total,
     longContext: rates !== price.base,
   };

@@ -61,6 +61,7 @@ describe('calculateCost', () => {
         cacheReadNanos: 500_000,
         cacheWriteNanos: 0,
         outputNanos: 1_000_000,
+        toolFeesNanos: 0,
       });
       expect(result.costNanos).toBe(3_000_000);
     });
@@ -102,10 +103,17 @@ describe('calculateCost', () => {
     });
 
     it('bills cache reads at the input price when the dataset has no cache price (non-Claude)', () => {
-      // openrouter openai/gpt-4o lists no cached-input price: conservative, billed as input.
+      // gpt-4-turbo lists no cached-input price: conservative, billed as input ($10/MTok).
+      const result = price('openai', 'gpt-4-turbo', { inputTokens: 1_000, cacheReadTokens: 1_000 });
+
+      expect(result.breakdown.cacheReadNanos).toBe(usd(0.01));
+    });
+
+    it("takes an aggregator's missing cache price from the vendor's entry (OpenRouter openai/gpt-4o)", () => {
+      // OpenRouter lists $2.50 / $10 and no cached price; OpenAI's gpt-4o cached input is $1.25/MTok.
       const result = price('openrouter', 'openai/gpt-4o', { inputTokens: 1_000, cacheReadTokens: 1_000 });
 
-      expect(result.breakdown.cacheReadNanos).toBe(usd(0.0025));
+      expect(result.breakdown.cacheReadNanos).toBe(usd(0.00125));
     });
 
     it('never bills negative uncached input when cache parts exceed the reported input', () => {
@@ -163,6 +171,7 @@ describe('calculateCost', () => {
         cacheReadNanos: 100_000 * 250,
         cacheWriteNanos: 0,
         outputNanos: 1_000 * 15_000,
+        toolFeesNanos: 0,
       });
       expect(result.longContext).toBe(true);
     });
@@ -181,6 +190,7 @@ describe('calculateCost', () => {
         cacheReadNanos: usd(0.036),
         cacheWriteNanos: usd(0.12),
         outputNanos: usd(0.045),
+        toolFeesNanos: 0,
       });
       expect(result.longContext).toBe(true);
     });
@@ -334,7 +344,7 @@ describe('calculateCost', () => {
       expect(batch.costNanos).toBe(usd(1));
     });
 
-    it('prices an unknown model by its override as an exact registry price', () => {
+    it('prices an unknown model by its override and says so (ORG_RATE)', () => {
       const orgRates = compileOrgRates({
         models: { 'acme-llm-7': { inputUsdPerMTok: 0.5, outputUsdPerMTok: 1 } },
       });
@@ -347,7 +357,7 @@ describe('calculateCost', () => {
       );
 
       expect(result).toMatchObject({
-        costSource: 'PROVIDER_REGISTRY',
+        costSource: 'ORG_RATE',
         matchedModel: 'acme-llm-7',
         orgRate: 'override',
       });
@@ -401,6 +411,7 @@ describe('calculateCost', () => {
         cacheReadNanos: 0,
         cacheWriteNanos: 0,
         outputNanos: 20_000,
+        toolFeesNanos: 0,
       });
     });
 

@@ -9,7 +9,10 @@
  *   cacheReadNanos  = cacheRead     × cache-read price
  *   cacheWriteNanos = cacheWrite5m  × 5-minute write price + cacheWrite1h × 1-hour write price
  *   outputNanos     = outputTokens  × output price          (reasoning tokens included)
+ *   toolFeesNanos   = webSearchRequests × per-search price  (flat: no tier or band)
  *
+ * - The provider's own figure wins: when the call carries `providerCostUsd` (OpenRouter `usage.cost`),
+ *   that amount is the cost (`PROVIDER_REPORTED`) and the formula's total is kept as `registryCostNanos`.
  * - Long context (the cliff): when the prompt (uncached + cached + written tokens) exceeds a band's
  *   threshold (Gemini 2.5 Pro and Claude Sonnet 4/4.5: 200,000), ALL tokens of the call, output
  *   included, are billed at that band's rates.
@@ -24,6 +27,7 @@
  */
 import type { NormalizedUsage } from '../usage/types';
 import { applyPrice } from './cost-formula';
+import { usdToNanos } from './money';
 import { selectPeriodPrice } from './model-price';
 import { compileOrgRates, orgRateDecision, type CompiledOrgRates, type OrgRates } from './org-rates';
 import { getDefaultPriceRegistry, type CostSource, type PriceRegistry } from './registry';
@@ -39,6 +43,8 @@ export type PricingUsage = Pick<
   | 'outputTokens'
   | 'reasoningTokens'
 > & {
+  /** Server-side web searches of the call, priced per search (absent = 0). */
+  readonly webSearchRequests?: number;
   /** Model as the provider reported it; wins over {@link CostInput.model}. */
   readonly model?: string | null;
   /** Service tier as the provider reported it; {@link CostInput.serviceTier} wins over it. */
@@ -58,6 +64,12 @@ export interface CostInput {
   readonly serviceTier?: string | null;
   /** The organization's negotiated rates, raw or compiled (compile once per organization for speed). */
   readonly orgRates?: OrgRates | CompiledOrgRates | null;
+  /**
+   * What the provider reported charging for the call, in USD (OpenRouter `usage.cost`). When it is a
+   * finite non-negative number it IS the call's cost (`PROVIDER_REPORTED`), converted exactly from its
+   * decimal form; the list price stays in {@link CostResult.registryCostNanos}.
+   */
+  readonly providerCostUsd?: number | null;
 }
 
 /** The four components; `costNanos` is exactly their sum. */
@@ -69,6 +81,8 @@ export interface CostBreakdown {
   readonly cacheWriteNanos: number;
   /** Output tokens, reasoning included. */
   readonly outputNanos: number;
+  /** Fees beyond tokens (web searches). */
+  readonly toolFeesNanos: number;
 }
 
 /** How negotiated rates changed the price. */
@@ -76,9 +90,14 @@ export type OrgRateApplied = 'none' | 'multiplier' | 'override' | 'invalid';
 
 /** The priced call. */
 export interface CostResult {
-  /** Total cost in integer nano-USD (1e-9 USD); use `nanosToUsd` only for display. */
+  /**
+   * The call's cost in integer nano-USD (1e-9 USD): the provider-reported amount when there is one,
+   * else {@link registryCostNanos}. Use `nanosToUsd` only for display.
+   */
   readonly costNanos: number;
   readonly costSource: CostSource;
+  /** The price computed from rates (org rate, list or fallback): exactly Σ {@link breakdown}. */
+  readonly registryCostNanos: number;
   readonly breakdown: CostBreakdown;
   /** Dataset model id (`gpt-4o`, `claude-sonnet-4-0`) or `fallback:<family>`. */
   readonly matchedModel: string;
@@ -88,6 +107,16 @@ export interface CostResult {
   /** True when a long-context band applied. */
   readonly longContext: boolean;
   readonly orgRate: OrgRateApplied;
+}
+
+/** A provider-reported USD amount as exact nanos, or undefined when absent or unusable. */
+function reportedNanos(usd: number | null | undefined): number | undefined {
+  if (typeof usd !== 'number' || !Number.isFinite(usd) || usd < 0) return undefined;
+  try {
+    return usdToNanos(usd);
+  } catch {
+    return undefined; // above ≈ $9 million for one call: not a real report
+  }
 }
 
 const compiledOrgRates = new WeakMap<OrgRates, CompiledOrgRates | null>();
@@ -151,17 +180,19 @@ export function calculateCost(
   }
 
   const f = applyPrice(price, multiplier, usage);
+  const reported = reportedNanos(input.providerCostUsd);
+  const rated: CostSource = orgRate === 'override' ? 'ORG_RATE' : resolution.costSource;
 
   return {
-    costNanos: f.totalNanos,
-    // A contracted per-model price is exact: it is reported as a registry price, under the model's own
-    // name when the public registry does not know the model.
-    costSource: orgRate === 'override' ? 'PROVIDER_REGISTRY' : resolution.costSource,
+    costNanos: reported ?? f.totalNanos,
+    costSource: reported === undefined ? rated : 'PROVIDER_REPORTED',
+    registryCostNanos: f.totalNanos,
     breakdown: {
       inputNanos: f.inputNanos,
       cacheReadNanos: f.cacheReadNanos,
       cacheWriteNanos: f.cacheWriteNanos,
       outputNanos: f.outputNanos,
+      toolFeesNanos: f.toolFeesNanos,
     },
     matchedModel:
       orgRate === 'override' && resolution.costSource === 'FALLBACK_ECONOMICS'

@@ -40,6 +40,7 @@ export {
 } from './fallback';
 export {
   ANTHROPIC_CACHE_RULE,
+  perRequestNanos,
   type LongContextBand,
   type ModelPrice,
   type PriceConstraint,
@@ -63,6 +64,7 @@ export {
 } from './normalize-model';
 export {
   compileOrgRates,
+  MAX_MODEL_RATES,
   orgRatesSchema,
   type CompiledOrgRates,
   type NegotiatedModelRate,
@@ -81,6 +83,7 @@ export {
   getDefaultPriceRegistry,
   loadPriceRegistry,
   type CostSource,
+  type ListCostSource,
   type LoadedPriceRegistry,
   type PriceRegistry,
   type PriceRegistryOptions,
@@ -96,6 +99,7 @@ export {
   type ProviderData,
 } from './snapshot-schema';
 export { BUNDLED_DATA_VERSION, BUNDLED_PROVIDER_IDS } from './bundled-data';
+export { AGGREGATOR_VENDORS, completeFromVendor, fillAggregatorsFromVendors } from './aggregator-fill';
 export {
   normalizeServiceTier,
   OPENAI_PRIORITY_MULTIPLIERS,

@@ -7,8 +7,8 @@
  * as plain input, a 1-hour write without its own price as a 5-minute write, reasoning as output), except
  * for Anthropic models, where Anthropic's published multipliers apply (see {@link ANTHROPIC_CACHE_RULE}).
  */
-import { PriceDataError } from './errors';
-import { usdPerMTokToPicos } from './money';
+import { MoneyRangeError, PriceDataError } from './errors';
+import { scaleDecimal, usdPerMTokToPicos } from './money';
 import type {
   ConditionalPriceData,
   PriceConstraintData,
@@ -44,7 +44,15 @@ export interface LongContextBand {
 export interface ModelPrice {
   readonly base: TokenRates;
   readonly longContext: readonly LongContextBand[];
+  /**
+   * Integer nano-USD per server-side web search (genai-prices `web_searches_kcount`, USD per 1,000:
+   * $10/1k = 10,000,000 nanos); absent or 0 when the price data has no such fee.
+   */
+  readonly webSearchNanos?: number;
 }
+
+/** Nano-USD per request for a price given in USD per 1,000 requests (`*_kcount`). */
+const KCOUNT_DECIMALS = 6;
 
 /** When a price period applies. `null` means always. */
 export type PriceConstraint =
@@ -169,7 +177,27 @@ export function compilePriceTable(table: PriceTableData, cacheRule: CacheRule): 
   const longContext = [...thresholds]
     .sort((a, b) => a - b)
     .map((above) => ({ aboveInputTokens: above, rates: ratesAt(above) }));
-  return { base: ratesAt(-1), longContext };
+  const webSearch = table.web_searches_kcount;
+  const webSearchUsdPerK = typeof webSearch === 'number' ? webSearch : webSearch?.base;
+  return {
+    base: ratesAt(-1),
+    longContext,
+    ...(webSearchUsdPerK !== undefined &&
+      webSearchUsdPerK > 0 && { webSearchNanos: perRequestNanos(webSearchUsdPerK) }),
+  };
+}
+
+/**
+ * Integer nano-USD per request for a price in USD per 1,000 requests, read from its shortest decimal
+ * form (exact for ≤ 6 decimals).
+ *
+ * @throws MoneyRangeError for negative or non-finite prices.
+ */
+export function perRequestNanos(usdPerThousand: number): number {
+  if (!(usdPerThousand >= 0)) {
+    throw new MoneyRangeError(`A price must be a non-negative number, got ${String(usdPerThousand)}`);
+  }
+  return scaleDecimal(usdPerThousand, KCOUNT_DECIMALS);
 }
 
 /** Seconds after UTC midnight for a genai-prices time of day (`HH:MM:SS[.fff](Z|±HH:MM)`). */

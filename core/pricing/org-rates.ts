@@ -4,7 +4,11 @@
  * Precedence for one call (the first that applies wins; they do not stack):
  * 1. a per-model override (`models`), keyed `provider:model` or `model` (lower-case; the model is the
  *    name as reported, or the registry's matched model id); it replaces the list price of every token
- *    class, is flat (no long-context band), and also prices models the registry does not know;
+ *    class, is flat (no long-context band), and also prices models the registry does not know.
+ *    A key ending in `*` prices a whole family by prefix: `llama:*` is every model called through the
+ *    `llama` provider (a self-hosted endpoint), `llama:llama-3.3-*` a model family on it, `mistral-*` a
+ *    family on any provider. Exact keys win over patterns, longer patterns over shorter ones. A rate of
+ *    0 is a valid price (hardware already paid for). Calls priced this way report `ORG_RATE`;
  * 2. a per-provider multiplier (`providers`, keyed by Spendguard provider id);
  * 3. the organization-wide `multiplier`.
  *
@@ -38,8 +42,19 @@ export interface OrgRates {
 }
 
 const MAX_MULTIPLIER = 100;
+/** Highest accepted price, USD per million tokens (above every published price by far). */
+const MAX_PRICE_USD_PER_MTOK = 100_000;
+const MAX_KEY_LENGTH = 256;
+/** Most model rates of one organization. */
+export const MAX_MODEL_RATES = 200;
 const multiplierSchema = z.number().finite().min(0).max(MAX_MULTIPLIER);
-const priceSchema = z.number().finite().min(0);
+const priceSchema = z.number().finite().min(0).max(MAX_PRICE_USD_PER_MTOK);
+/** `provider:model`, `model`, or either ending in `*` (a prefix); `*` nowhere else. */
+const modelKeySchema = z
+  .string()
+  .min(1)
+  .max(MAX_KEY_LENGTH)
+  .regex(/^[^*\s]+\*?$/, { error: 'expected provider:model, model, or a prefix ending in * (e.g. llama:*)' });
 
 /** Validates {@link OrgRates} where they are configured (dashboard, API), before they are stored. */
 export const orgRatesSchema = z.strictObject({
@@ -47,7 +62,7 @@ export const orgRatesSchema = z.strictObject({
   providers: z.record(z.string().min(1), multiplierSchema).optional(),
   models: z
     .record(
-      z.string().min(1),
+      modelKeySchema,
       z.strictObject({
         inputUsdPerMTok: priceSchema,
         outputUsdPerMTok: priceSchema,
@@ -56,6 +71,9 @@ export const orgRatesSchema = z.strictObject({
         cacheWrite1hUsdPerMTok: priceSchema.optional(),
       }),
     )
+    .refine((models) => Object.keys(models).length <= MAX_MODEL_RATES, {
+      error: `at most ${MAX_MODEL_RATES} model rates`,
+    })
     .optional(),
 });
 
@@ -65,6 +83,8 @@ export interface CompiledOrgRates {
   readonly multiplier: Rational | null;
   readonly providers: ReadonlyMap<string, Rational>;
   readonly models: ReadonlyMap<string, ModelPrice>;
+  /** Prefix keys (`llama:*`), longest first. */
+  readonly patterns: readonly { readonly prefix: string; readonly price: ModelPrice }[];
   /** Decisions per price resolution (resolutions are cached by the registry, so identity is stable). */
   readonly decisions: WeakMap<PriceResolution, OrgRateDecision>;
 }
@@ -100,25 +120,36 @@ export function compileOrgRates(rates: OrgRates): CompiledOrgRates {
     providers.set(provider.trim().toLowerCase(), toRational(multiplier, `providers.${provider}`));
   }
   const models = new Map<string, ModelPrice>();
+  const patterns: { prefix: string; price: ModelPrice }[] = [];
   for (const [key, rate] of Object.entries(rates.models ?? {})) {
-    models.set(
-      key.trim().toLowerCase(),
-      modelPriceFromUsd({
-        input: rate.inputUsdPerMTok,
-        output: rate.outputUsdPerMTok,
-        ...(rate.cacheReadUsdPerMTok !== undefined && { cacheRead: rate.cacheReadUsdPerMTok }),
-        ...(rate.cacheWrite5mUsdPerMTok !== undefined && { cacheWrite5m: rate.cacheWrite5mUsdPerMTok }),
-        ...(rate.cacheWrite1hUsdPerMTok !== undefined && { cacheWrite1h: rate.cacheWrite1hUsdPerMTok }),
-      }),
-    );
+    const name = key.trim().toLowerCase();
+    const price = modelPriceFromUsd({
+      input: rate.inputUsdPerMTok,
+      output: rate.outputUsdPerMTok,
+      ...(rate.cacheReadUsdPerMTok !== undefined && { cacheRead: rate.cacheReadUsdPerMTok }),
+      ...(rate.cacheWrite5mUsdPerMTok !== undefined && { cacheWrite5m: rate.cacheWrite5mUsdPerMTok }),
+      ...(rate.cacheWrite1hUsdPerMTok !== undefined && { cacheWrite1h: rate.cacheWrite1hUsdPerMTok }),
+    });
+    if (name.endsWith('*')) patterns.push({ prefix: name.slice(0, -1), price });
+    else models.set(name, price);
   }
+  patterns.sort((a, b) => b.prefix.length - a.prefix.length);
   return {
     kind: 'compiled-org-rates',
     multiplier: rates.multiplier === undefined ? null : toRational(rates.multiplier, 'multiplier'),
     providers,
     models,
+    patterns,
     decisions: new WeakMap(),
   };
+}
+
+/** The longest prefix key that one of the names starts with. */
+function matchPattern(rates: CompiledOrgRates, names: readonly string[]): ModelPrice | undefined {
+  for (const pattern of rates.patterns) {
+    if (names.some((name) => name.startsWith(pattern.prefix))) return pattern.price;
+  }
+  return undefined;
 }
 
 /**
@@ -135,7 +166,8 @@ export function orgRateDecision(rates: CompiledOrgRates, resolution: PriceResolu
     rates.models.get(`${provider}:${model}`) ??
     rates.models.get(`${provider}:${matched}`) ??
     rates.models.get(model) ??
-    rates.models.get(matched);
+    rates.models.get(matched) ??
+    matchPattern(rates, [`${provider}:${model}`, model, `${provider}:${matched}`, matched]);
   let decision: OrgRateDecision;
   if (override !== undefined) decision = { kind: 'override', price: override };
   else {

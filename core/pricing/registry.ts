@@ -3,7 +3,8 @@
  *
  * A registry is built once from a price dataset (the bundled genai-prices data, or a validated weekly
  * snapshot): every model's match rule is compiled to a predicate and every price table to integer
- * pico-USD per token (`model-price.ts`), with the additions of `supplements.ts`. Resolving a
+ * pico-USD per token (`model-price.ts`), with the additions of `supplements.ts` and the aggregator
+ * entries completed from their vendors' (`aggregator-fill.ts`). Resolving a
  * (provider, model) pair walks the normalized name candidates (`normalize-model.ts`) through the price
  * lists, exactly as genai-prices matches (first model of the list whose rule matches, then the
  * provider's `fallback_model_providers`), and falls back to FALLBACK_ECONOMICS (`fallback.ts`) when
@@ -11,6 +12,7 @@
  * is cleared and refilled), so after the first event of a pair, pricing costs two Map lookups plus
  * integer arithmetic.
  */
+import { fillAggregatorsFromVendors } from './aggregator-fill';
 import { BUNDLED_DATA_VERSION, loadBundledProviders } from './bundled-data';
 import { PriceDataError } from './errors';
 import { fallbackFamilyFor, type FallbackFamily } from './fallback';
@@ -34,8 +36,18 @@ import {
 import { patchesFor, SUPPLEMENTAL_MODELS } from './supplements';
 import { tierMultipliersFor, type TierMultipliers } from './tiers';
 
-/** Which tier priced a call (SPEC §1.3). */
-export type CostSource = 'PROVIDER_REGISTRY' | 'FALLBACK_ECONOMICS';
+/**
+ * What decided a call's cost (SPEC §1.3, extended by issue 13):
+ * - `PROVIDER_REPORTED`: the amount the provider itself reported charging (OpenRouter `usage.cost`,
+ *   xAI `usage.cost_in_usd_ticks`); the registry's price is kept beside it;
+ * - `ORG_RATE`: the organization's own per-model or per-endpoint-family rate (self-hosted, contracted);
+ * - `PROVIDER_REGISTRY`: the published list price (genai-prices data + supplements);
+ * - `FALLBACK_ECONOMICS`: the model-family heuristic for models no list knows.
+ */
+export type CostSource = 'PROVIDER_REPORTED' | 'ORG_RATE' | 'PROVIDER_REGISTRY' | 'FALLBACK_ECONOMICS';
+
+/** The sources a registry resolution can give (the other two are decided per call). */
+export type ListCostSource = Extract<CostSource, 'PROVIDER_REGISTRY' | 'FALLBACK_ECONOMICS'>;
 
 /** One compiled model of the registry. */
 export interface RegistryModel {
@@ -55,7 +67,7 @@ export interface RegistryModel {
 
 /** The resolved price source of a (provider, model) pair. Cached; treat as immutable. */
 export interface PriceResolution {
-  readonly costSource: CostSource;
+  readonly costSource: ListCostSource;
   /** The provider whose price list priced the call (Spendguard id), or the requested provider for fallback. */
   readonly provider: string;
   /** The requested provider, trimmed and lower-cased. */
@@ -175,7 +187,7 @@ export function createPriceRegistry(
   providersData?: readonly ProviderData[],
   options: PriceRegistryOptions = {},
 ): PriceRegistry {
-  const data = providersData ?? loadBundledProviders();
+  const data = fillAggregatorsFromVendors(providersData ?? loadBundledProviders());
   const origin = options.origin ?? (providersData === undefined ? 'bundled' : 'custom');
   const version = options.version ?? (providersData === undefined ? BUNDLED_DATA_VERSION : origin);
   const cacheSize = Math.max(1, options.resolutionCacheSize ?? DEFAULT_CACHE_SIZE);

@@ -76,6 +76,13 @@ export const clientEventSchema = z
       0,
     ).optional(),
     reasoningTokens: tokenCount('Reasoning tokens (part of completionTokens).', 0).optional(),
+    providerCostUsd: usdAmount(
+      'What the provider reported charging for the call (OpenRouter usage.cost), in USD; the server takes it as the cost.',
+    ).optional(),
+    webSearchRequests: tokenCount(
+      'Server-side web searches billed per request beyond tokens (Anthropic server_tool_use).',
+      0,
+    ).optional(),
     serviceTier: label('Service tier (default, flex, priority, batch, …).', 'default', 64).optional(),
     estimated: z
       .boolean({ error: expected('true or false') })

@@ -153,11 +153,12 @@ export function fingerprint(
 
 /** How the cost of an event was estimated (spec 1.3). */
 export const costSourceSchema = z
-  .enum(['PROVIDER_REGISTRY', 'FALLBACK_ECONOMICS'], {
-    error: expected('PROVIDER_REGISTRY or FALLBACK_ECONOMICS'),
+  .enum(['PROVIDER_REPORTED', 'ORG_RATE', 'PROVIDER_REGISTRY', 'FALLBACK_ECONOMICS'], {
+    error: expected('PROVIDER_REPORTED, ORG_RATE, PROVIDER_REGISTRY or FALLBACK_ECONOMICS'),
   })
   .meta({
-    description: 'PROVIDER_REGISTRY: exact published prices; FALLBACK_ECONOMICS: model-family estimate.',
+    description:
+      "PROVIDER_REPORTED: the amount the provider reported charging (OpenRouter usage.cost); ORG_RATE: the organization's own rate (self-hosted or contracted); PROVIDER_REGISTRY: exact published prices; FALLBACK_ECONOMICS: model-family estimate.",
   });
 export type CostSource = z.infer<typeof costSourceSchema>;
 

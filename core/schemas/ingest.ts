@@ -3,7 +3,9 @@
  *
  * Required per event: `model` and `usage.prompt_tokens` / `usage.completion_tokens`; the rest is
  * optional (the server stamps a missing timestamp with the receive time and infers a missing
- * provider from the model). Dollar amounts, prompts and completions are never required nor read.
+ * provider from the model). Prompts and completions are never read; the only dollar amount read is
+ * `usage.cost`, what the provider reported charging (OpenRouter's usage object carries it), which the
+ * server takes as the call's cost.
  * Unknown fields are dropped, so a provider's usage object can be passed as it is
  * (`prompt_tokens_details` and the like are ignored). Parsing builds fresh objects holding only the
  * known fields: `__proto__` or `constructor` members in the JSON never reach the result.
@@ -11,7 +13,16 @@
  */
 import { z } from 'zod';
 import { enforcementStateSchema } from './enforcement-state';
-import { expected, isoDateTime, label, modelId, plausibleCallTokens, providerId, tokenCount } from './common';
+import {
+  expected,
+  isoDateTime,
+  label,
+  modelId,
+  plausibleCallTokens,
+  providerId,
+  tokenCount,
+  usdAmount,
+} from './common';
 
 /** Most events in one ingest request (spec 4.1, 8). */
 export const MAX_INGEST_EVENTS = 100;
@@ -26,6 +37,13 @@ export const ingestUsageSchema = z
       cache_write_5m_tokens: tokenCount('Prompt tokens written to a 5-minute cache.', 0).optional(),
       cache_write_1h_tokens: tokenCount('Prompt tokens written to a 1-hour cache.', 0).optional(),
       reasoning_tokens: tokenCount('Reasoning tokens.', 0).optional(),
+      cost: usdAmount(
+        'What the provider reported charging, in USD (OpenRouter usage.cost): taken as the cost when present.',
+      ).optional(),
+      web_search_requests: tokenCount(
+        'Server-side web searches billed per request (Anthropic).',
+        0,
+      ).optional(),
     },
     { error: expected('a usage object { prompt_tokens, completion_tokens }') },
   )

@@ -65,6 +65,12 @@ export const proxyEventSchema = z
     ).default(0),
     reasoning_tokens: tokenCount('Reasoning tokens (part of tokens_out).', 0).default(0),
     service_tier: label('Service tier reported or requested.', 'default', 64).nullable().optional(),
+    provider_cost_usd: usdAmount(
+      'What the provider reported charging (OpenRouter usage.cost); null when it reports nothing.',
+    )
+      .nullable()
+      .optional(),
+    web_search_requests: tokenCount('Server-side web searches billed per request (Anthropic).', 0).optional(),
   })
   .meta({ description: 'Proxy telemetry event (spec 2.2).' });
 export type ProxyEventInput = z.input<typeof proxyEventSchema>;

@@ -10,11 +10,13 @@
  * - `output_tokens` → outputTokens (it already includes extended-thinking tokens; Anthropic does not
  *   report them apart, so reasoningTokens is 0).
  * - `usage.service_tier` (`standard` | `priority` | `batch`) → serviceTier, as reported.
+ * - `usage.server_tool_use.web_search_requests` → webSearchRequests (billed per search, beyond tokens;
+ *   `web_fetch_requests` is not counted: web fetch costs only its tokens).
  * - Streams: `message_start` carries the initial usage (input and cache figures, output ≈ 1);
  *   `message_delta` carries CUMULATIVE usage: each field it has replaces the earlier value (never summed).
  *   A stream cut before `message_delta` keeps the input figures of `message_start` and estimates the output.
  */
-import { asCount, asObject, asString, tryParseJson, type JsonObject } from './json-fields';
+import { asCount, asObject, asString, field, tryParseJson, type JsonObject } from './json-fields';
 import { jsonKey, readStringValue, tallyStringAt, valueIndex } from './json-scan';
 import { fail, makeUsage, ok, providerError, withRequestFallbacks } from './normalize';
 import { framedUsageStream, StreamTally, type FrameHandler } from './stream';
@@ -40,6 +42,7 @@ export function readAnthropicUsage(usage: JsonObject): Partial<NormalizedUsage> 
     cacheWrite1hTokens: hasSplit ? split1h : 0,
     outputTokens: output ?? 0,
     serviceTier: asString(usage.service_tier) ?? null,
+    webSearchRequests: asCount(field(usage, 'server_tool_use', 'web_search_requests')) ?? 0,
   };
 }
 

@@ -13,6 +13,7 @@ export function makeUsage(fields: Partial<NormalizedUsage>): NormalizedUsage {
     outputTokens: fields.outputTokens ?? 0,
     reasoningTokens: fields.reasoningTokens ?? 0,
     serviceTier: fields.serviceTier ?? null,
+    webSearchRequests: fields.webSearchRequests ?? 0,
     providerCostUsd: fields.providerCostUsd ?? null,
     estimated: fields.estimated ?? false,
   };

@@ -15,6 +15,7 @@
  * Compatible hosts' variations handled from the data, not by provider checks:
  * - `prompt_cache_hit_tokens` (DeepSeek) when `prompt_tokens_details.cached_tokens` is absent;
  * - `prompt_tokens_details.cache_write_tokens` (OpenRouter) → cacheWrite5mTokens;
+ * - `usage.cost_in_usd_ticks` (xAI: what it charged, 10^10 ticks per USD) → providerCostUsd;
  * - reasoning tokens left out of `completion_tokens` (xAI: `total_tokens` = prompt + completion +
  *   reasoning) are added to outputTokens, so outputTokens always includes reasoning.
  */
@@ -36,7 +37,10 @@ import type { NormalizedUsage, UsageContext, UsageParser, UsageResult } from './
 export interface OpenAIDialect {
   /** The usage object of a response body or stream chunk. Default: `body.usage`. */
   readonly findUsage?: (body: JsonObject) => JsonObject | undefined;
-  /** The cost the host reports for the call, in USD (OpenRouter `usage.cost`). Default: none. */
+  /**
+   * The cost the host reports for the call, in USD (OpenRouter `usage.cost`). Default: xAI's
+   * `usage.cost_in_usd_ticks` / 10^10 when present (OpenAI itself reports none).
+   */
   readonly providerCost?: (usage: JsonObject) => number | undefined;
   /** Tokenizer family for estimates when the model name does not tell. Default `openai`. */
   readonly family?: TokenizerFamily;
@@ -83,6 +87,13 @@ export function readOpenAIUsage(usage: JsonObject): Partial<NormalizedUsage> | u
 
 const defaultFindUsage = (body: JsonObject): JsonObject | undefined => asObject(body.usage);
 
+/** xAI's usage.cost_in_usd_ticks: the exact amount charged, 10^10 ticks per USD (docs.x.ai cost tracking). */
+const USD_TICKS = 10_000_000_000;
+const defaultProviderCost = (usage: JsonObject): number | undefined => {
+  const ticks = asCount(usage.cost_in_usd_ticks);
+  return ticks === undefined ? undefined : ticks / USD_TICKS;
+};
+
 const USAGE = jsonKey('usage');
 const ERROR = jsonKey('error');
 const DELTA = jsonKey('delta');
@@ -104,7 +115,7 @@ export function openAIBodyUsage(body: JsonObject, dialect: OpenAIDialect = {}): 
     ...fields,
     model: asString(body.model) ?? null,
     serviceTier: asString(body.service_tier) ?? null,
-    providerCostUsd: dialect.providerCost?.(usage) ?? null,
+    providerCostUsd: (dialect.providerCost ?? defaultProviderCost)(usage) ?? null,
   });
 }
 

@@ -27,7 +27,15 @@ export interface NormalizedUsage {
   reasoningTokens: number;
   /** Service tier reported or requested: 'default' | 'flex' | 'priority' | 'batch' | provider-specific; null if unknown. */
   serviceTier: string | null;
-  /** Cost the provider itself reported (OpenRouter `usage.cost`), in USD; null when not reported. */
+  /**
+   * Server-side web searches the provider billed per request, beyond tokens (Anthropic
+   * `usage.server_tool_use.web_search_requests`); 0 when none or not reported.
+   */
+  webSearchRequests: number;
+  /**
+   * Cost the provider itself reported, in USD (OpenRouter `usage.cost`; xAI `usage.cost_in_usd_ticks`
+   * / 10^10); null when not reported. Pricing takes it as the call's cost.
+   */
   providerCostUsd: number | null;
   /** True when the figures were estimated (a stream that ended without a usage frame). */
   estimated: boolean;

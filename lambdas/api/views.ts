@@ -8,9 +8,15 @@ import type { FlagRecord } from '../shared/stores/flag-store';
 /** A ledger entry as the API shows it (core/schemas/api `ledgerEntryViewSchema`): dollars at the edge, nanos kept for exact sums. */
 export function ledgerEntryView(e: LedgerEntry): LedgerEntryView {
   const costUsd = nanosToUsd(e.costNanos);
+  // Entries written before issue 13 lack the fee and registry fields: their cost was the registry's.
+  const registryCostNanos = e.registryCostNanos ?? e.costNanos;
   return {
     ...e,
+    webSearchRequests: e.webSearchRequests ?? 0,
+    registryCostNanos,
+    toolFeesNanos: e.toolFeesNanos ?? 0,
     costUsd,
+    registryCostUsd: nanosToUsd(registryCostNanos),
     discrepancyUsd: e.clientCostUsd === null ? null : roundUsd(e.clientCostUsd - costUsd),
   };
 }

@@ -14,9 +14,11 @@ import {
 } from '../../core/guardrails';
 import { effectivePolicy, type BudgetCaps } from '../../core/guardrails/org-policy';
 import { toLedgerEntry } from '../../core/ledger/ledger-entry';
-import { calculateCost, isPremiumModel, type PriceRegistry } from '../../core/pricing';
+import { costOfEvent } from '../../core/ledger/event-cost';
+import { isPremiumModel, type CompiledOrgRates, type PriceRegistry } from '../../core/pricing';
 import { enforcementDeps, flagTarget, isAt, pushFlag } from '../shared/enforcement';
 import { padSeq } from '../shared/item-keys';
+import { orgRatesFor } from '../shared/org-rates-source';
 import { processInOrder, type SequencedEnvelope } from '../shared/ordered-batch';
 import type { Services } from '../shared/services';
 
@@ -46,17 +48,10 @@ export function createGuardrailConsumer(deps: GuardrailConsumerDeps) {
     keyId: string,
     orgId: string,
     registry: PriceRegistry,
+    orgRates: CompiledOrgRates | null,
   ): GuardrailEvent => {
-    const cost = calculateCost(
-      {
-        provider: e.provider,
-        model: e.model,
-        serviceTier: e.serviceTier,
-        at: e.ts,
-        usage: e,
-      },
-      registry,
-    );
+    // The same price as the ledger's (provider-reported charge, org rate, registry): core/ledger/event-cost.
+    const cost = costOfEvent(e, registry, orgRates);
     return {
       seq,
       orgId,
@@ -76,6 +71,7 @@ export function createGuardrailConsumer(deps: GuardrailConsumerDeps) {
   const applyRecord = async ({ seq, envelope }: SequencedEnvelope): Promise<void> => {
     const { orgId } = envelope;
     const registry = await deps.registry();
+    const orgRates = await orgRatesFor(services.pricingRates, orgId);
     const config = await services.config.get(orgId);
     const policy = effectivePolicy(config?.policy, config?.budget as BudgetCaps | undefined);
     const stored = await services.guardrailState.get(orgId);
@@ -86,7 +82,7 @@ export function createGuardrailConsumer(deps: GuardrailConsumerDeps) {
       .map((e, i) => ({ e, i }))
       .filter(({ e }) => e.kind === 'call')
       .map(({ e, i }) =>
-        toGuardrailEvent(e, eventSequenceNumber(recordSeq, i), envelope.keyId, orgId, registry),
+        toGuardrailEvent(e, eventSequenceNumber(recordSeq, i), envelope.keyId, orgId, registry, orgRates),
       );
     const result = applyEvents(state, events, policy, services.now());
     if (result.failedLayers.length)

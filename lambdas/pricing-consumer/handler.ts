@@ -5,10 +5,12 @@ import { aggregateDeltas } from '../../core/ledger/aggregate-deltas';
 import { toLedgerEntry } from '../../core/ledger/ledger-entry';
 import type { PriceRegistry } from '../../core/pricing';
 import { processInOrder, type SequencedEnvelope } from '../shared/ordered-batch';
+import { orgRatesFor } from '../shared/org-rates-source';
 import type { Services } from '../shared/services';
 
 export interface PricingConsumerDeps {
-  services: Pick<Services, 'ledger' | 'aggregates'>;
+  /** `pricingRates` is optional: without it every event is priced from the registry. */
+  services: Pick<Services, 'ledger' | 'aggregates'> & Partial<Pick<Services, 'pricingRates'>>;
   /** The price registry in force: the latest weekly snapshot where one was fetched, else the bundled data. */
   registry: () => Promise<PriceRegistry>;
   logger: Logger;
@@ -16,7 +18,8 @@ export interface PricingConsumerDeps {
 }
 
 /**
- * Kinesis consumer: prices every event from the registry (client dollar figures are kept only as a
+ * Kinesis consumer: prices every event (`core/ledger/event-cost.ts`: the provider's reported charge,
+ * else the organization's own rate, else the registry; client dollar figures are kept only as a
  * discrepancy field), writes ledger entries and spend aggregates, exactly once under redelivery
  * (see docs/data-model.md: sequence-guarded writes, no transactions).
  */
@@ -25,9 +28,10 @@ export function createPricingConsumer(deps: PricingConsumerDeps) {
 
   const applyRecord = async ({ seq, envelope }: SequencedEnvelope): Promise<void> => {
     const registry = await deps.registry();
+    const orgRates = await orgRatesFor(services.pricingRates, envelope.orgId);
     // An event id repeated inside one record would pass the ledger's same-record condition twice.
     const unique = [...new Map(envelope.events.map((e) => [e.eventId, e])).values()];
-    const entries = unique.map((e) => toLedgerEntry(e, envelope.keyId, registry));
+    const entries = unique.map((e) => toLedgerEntry(e, envelope.keyId, registry, orgRates));
     const fresh = await services.ledger.putForRecord(envelope.orgId, seq, entries);
     const calls = fresh.filter((e) => e.kind === 'call');
     await services.aggregates.applyRecord(

@@ -19,6 +19,7 @@ const base: ProxyCall = {
     outputTokens: 30,
     reasoningTokens: 0,
     serviceTier: 'default',
+    webSearchRequests: 0,
     providerCostUsd: null,
     estimated: false,
   },
@@ -64,6 +65,8 @@ describe('proxy event', () => {
       cache_write_1h_tokens: 0,
       reasoning_tokens: 0,
       service_tier: 'default',
+      provider_cost_usd: null,
+      web_search_requests: 0,
     });
   });
 
@@ -88,5 +91,17 @@ describe('proxy event', () => {
   it('prefers the provider-reported cost for cost_usd', () => {
     const event = buildTelemetryEvent({ ...base, usage: { ...base.usage!, providerCostUsd: 0.002 } });
     expect(toProxyEvent(envelopeFor('org_acme', 'k3v9x0q2m7za', event, 0)).cost_usd).toBe(0.002);
+  });
+
+  it('carries the provider-reported cost and the web searches into the event and its wire form', () => {
+    const event = buildTelemetryEvent({
+      ...base,
+      usage: { ...base.usage!, providerCostUsd: 0.00345, webSearchRequests: 3 },
+    });
+    const wire = toProxyEvent(envelopeFor('org_acme', 'k3v9x0q2m7za', event, 0));
+
+    expect(event).toMatchObject({ providerCostUsd: 0.00345, webSearchRequests: 3 });
+    expect(wire).toMatchObject({ provider_cost_usd: 0.00345, web_search_requests: 3 });
+    expect(proxyEventSchema.safeParse(wire).success).toBe(true);
   });
 });

@@ -45,6 +45,8 @@ export function toProxyEvent(
     cache_write_1h_tokens: event.cacheWrite1hTokens,
     reasoning_tokens: event.reasoningTokens,
     service_tier: event.serviceTier,
+    provider_cost_usd: event.providerCostUsd,
+    web_search_requests: event.webSearchRequests ?? 0,
   };
 }
 
@@ -116,6 +118,7 @@ export function buildTelemetryEvent(call: ProxyCall): TelemetryEvent {
     estimated: u !== undefined ? u.estimated || call.cut : call.billable,
     clientCostUsd: call.clientCostUsd,
     providerCostUsd: u?.providerCostUsd != null && u.providerCostUsd >= 0 ? u.providerCostUsd : null,
+    webSearchRequests: u?.webSearchRequests ?? 0,
     latencyMs: Math.max(0, Math.round(call.endedAt - call.startedAt)),
     statusCode: call.statusCode,
     projectId: label(call.context.projectId),

@@ -18,6 +18,8 @@ export const itemKeys = {
   org: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: 'PROFILE' }),
   /** Budget caps and guardrail policy. */
   config: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: 'CONFIG' }),
+  /** The organization's own pricing rates (org rates, self-hosted endpoint families). */
+  pricingRates: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: 'PRICING_RATES' }),
   /** Guardrail engine state (one item, sequence-guarded). */
   guardrailState: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: 'GUARDRAILS' }),
   /** Latest forecast. */

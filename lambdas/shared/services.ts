@@ -14,6 +14,7 @@ import { DynamoLedgerStore, type LedgerStore } from './stores/ledger-store';
 import { DynamoOrgConfigStore, type OrgConfigStore } from './stores/org-config-store';
 import { DynamoOrgStore, type OrgStore } from './stores/org-store';
 import { DynamoReconciliationStore, type ReconciliationStore } from './stores/reconciliation-store';
+import { DynamoPricingRatesStore, type PricingRatesStore } from './stores/pricing-rates-store';
 import { DynamoTripLog, type TripLog } from './stores/trip-log';
 
 /** Verifies a person's ID token (Cognito in AWS, the local issuer locally) and returns its claims. */
@@ -29,6 +30,7 @@ export interface Services {
   ledger: LedgerStore;
   aggregates: AggregateStore;
   config: OrgConfigStore;
+  pricingRates: PricingRatesStore;
   guardrailState: GuardrailStateStore;
   forecasts: ForecastStore;
   trips: TripLog;
@@ -66,6 +68,7 @@ export function createServices(w: ServiceWiring): Services {
     ledger: new DynamoLedgerStore(data),
     aggregates: new DynamoAggregateStore(data),
     config: new DynamoOrgConfigStore(data),
+    pricingRates: new DynamoPricingRatesStore(data),
     guardrailState: new DynamoGuardrailStateStore(data),
     forecasts: new DynamoForecastStore(data),
     trips: new DynamoTripLog(data),

@@ -78,8 +78,17 @@ export const ledgerEntryViewSchema = z
     cacheWrite1hTokens: tokens('Prompt tokens written to a 1-hour cache.', 0),
     outputTokens: tokens('Completion tokens, reasoning included.', 350),
     reasoningTokens: tokens('Reasoning tokens.', 0),
-    costNanos: nanos('Server-side price in integer nano-USD (exact; 0 for a budget warning).', 390_000),
+    webSearchRequests: tokens('Server-side web searches billed per request (Anthropic web search).', 0),
+    costNanos: nanos(
+      "The call's cost in integer nano-USD (exact; 0 for a budget warning): the provider-reported amount when there is one, else registryCostNanos.",
+      390_000,
+    ),
     costSource: costSourceSchema,
+    registryCostNanos: nanos(
+      'The price computed from rates (org rate, list price or fallback), tool fees included; differs from costNanos only when the provider reported its own figure.',
+      390_000,
+    ),
+    toolFeesNanos: nanos('Fees beyond tokens (web searches), part of registryCostNanos.', 0),
     pricedAs: z.string().meta({
       description: 'Registry model that priced the call, `fallback:<family>`, or none.',
       example: 'gpt-4o-mini',
@@ -122,6 +131,7 @@ export const ledgerEntryViewSchema = z
       example: '9f2c4e1a7b3d5f60',
     }),
     costUsd: usd('costNanos in US dollars.', 0.00039),
+    registryCostUsd: usd('registryCostNanos in US dollars.', 0.00039),
     discrepancyUsd: z.number().nullable().meta({
       description: 'clientCostUsd − costUsd; null when the client sent no estimate.',
       example: 0.00001,
