@@ -11,6 +11,8 @@ import { EmfMetrics } from '../edge-guard/metrics';
 import { servicesFromEnvironment } from '../shared/environment';
 import { SecretsManagerSecret } from '../shared/secrets';
 import { createStreamingHandler } from './lambda-adapter';
+import { countOpenAITokens } from '../../core/usage/tokenizer-openai';
+import { LeaseAdmission } from './budget-admission';
 import { Relay } from './relay';
 
 let relay: Relay | undefined;
@@ -28,12 +30,19 @@ function buildRelay(): Relay {
   const originSecretArn = process.env.ORIGIN_SECRET_ARN;
   if (!originSecretArn) throw new Error('environment variable ORIGIN_SECRET_ARN is not set');
   const originSecret = new SecretsManagerSecret(new SecretsManagerClient({}), originSecretArn);
+  const metrics = new EmfMetrics({ service: 'relay' });
   return new Relay({
     keys: services.apiKeys,
     sink: services.sink,
     originSecret: () => originSecret.get(),
     upstreams: upstreamsFromEnvironment(),
-    metrics: new EmfMetrics({ service: 'relay' }),
+    metrics,
+    // One lease holder per container: its slices live in memory between invocations (docs/admission.md).
+    admission: new LeaseAdmission({
+      leases: services.budgetLeases,
+      metrics,
+      tokenCounter: countOpenAITokens,
+    }),
   });
 }
 

@@ -20,6 +20,8 @@ export const itemKeys = {
   config: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: 'CONFIG' }),
   /** Guardrail engine state (one item, sequence-guarded). */
   guardrailState: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: 'GUARDRAILS' }),
+  /** Budget lease item of the organization scope: settled spend per period and holders' slices (docs/admission.md). */
+  budgetLease: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: 'BUDGET#ORG' }),
   /** Latest forecast. */
   forecast: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: 'FORECAST' }),
   /** Ledger partition; sort key `<ISO ts>#<eventId>` keeps time order for range queries. */
