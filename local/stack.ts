@@ -249,6 +249,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     pepper: services.pepper,
     upstreams: { ...(mock?.baseUrls ?? {}), ...(options.upstreams ?? {}) },
     now,
+    budgetLeases: services.budgetLeases,
   });
   const proxyUrl = proxy.url;
   const info: LocalStackInfo = {

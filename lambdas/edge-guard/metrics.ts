@@ -16,7 +16,11 @@ export type MetricName =
   /** The relay could not record a request's event. Dimension `Reason`. */
   | 'RelayEventFailed'
   /** The upstream could not be reached (502 to the client). */
-  | 'RelayUpstreamError';
+  | 'RelayUpstreamError'
+  /** Budget admission let a call through unchecked (lease store unreachable or slow). docs/admission.md */
+  | 'AdmissionFailOpen'
+  /** Budget admission answered 429 `budget_exceeded`. Dimension `Waited`: whether it waited first. */
+  | 'AdmissionRefused';
 
 /** Where counters go: EMF lines in Lambda, memory in tests and in the local proxy. */
 export interface MetricsSink {

@@ -11,6 +11,8 @@ import { EmfMetrics } from '../edge-guard/metrics';
 import { servicesFromEnvironment } from '../shared/environment';
 import { SecretsManagerVersions } from '../shared/secrets';
 import { createStreamingHandler } from './lambda-adapter';
+import { countOpenAITokens } from '../../core/usage/tokenizer-openai';
+import { LeaseAdmission } from './budget-admission';
 import { Relay } from './relay';
 
 let relay: Relay | undefined;
@@ -29,12 +31,19 @@ function buildRelay(): Relay {
   if (!originSecretArn) throw new Error('environment variable ORIGIN_SECRET_ARN is not set');
   // Current and previous version: a rotation never locks CloudFront out of a warm relay.
   const originSecret = new SecretsManagerVersions(new SecretsManagerClient({}), originSecretArn);
+  const metrics = new EmfMetrics({ service: 'relay' });
   return new Relay({
     keys: services.apiKeys,
     sink: services.sink,
     originSecret,
     upstreams: upstreamsFromEnvironment(),
-    metrics: new EmfMetrics({ service: 'relay' }),
+    metrics,
+    // One lease holder per container: its slices live in memory between invocations (docs/admission.md).
+    admission: new LeaseAdmission({
+      leases: services.budgetLeases,
+      metrics,
+      tokenCounter: countOpenAITokens,
+    }),
   });
 }
 

@@ -9,12 +9,14 @@ import http from 'node:http';
 import https from 'node:https';
 import type { EventEnvelope } from '../../core/events/telemetry-event';
 import { constantTimeEqual } from '../../core/keys';
-import { calculateCost, nanosToUsd } from '../../core/pricing';
+import type { TelemetryEvent } from '../../core/events/telemetry-event';
+import { calculateCost, formatNanosAsUsd, nanosToUsd, usdToNanos } from '../../core/pricing';
 import { providerBySlug, requestFlavorOf, type ProviderEntry } from '../../core/providers';
 import type { NormalizedUsage, TokenCounter } from '../../core/usage';
 import { noopMetrics, type MetricsSink } from '../edge-guard/metrics';
 import type { EventSink } from '../shared/event-sink';
 import type { VersionedSecretSource } from '../shared/secrets';
+import type { AdmissionDecision, AdmissionTicket, RelayAdmission } from './budget-admission';
 import {
   API_KEY_HEADER,
   clientResponseHeaders,
@@ -100,6 +102,11 @@ export interface RelayOptions {
   /** Largest JSON response read for usage. @default 16 MiB */
   readonly maxJsonBytes?: number;
   readonly eventId?: () => string;
+  /**
+   * Budget admission (docs/admission.md): reserves each call's worst case against the organization's hard
+   * caps before the provider is contacted, settles it with the actual cost after. Omit to forward without.
+   */
+  readonly admission?: RelayAdmission;
   /** Keep-alive agents to the upstreams. @default one http and one https agent per relay */
   readonly agents?: { readonly http?: http.Agent; readonly https?: https.Agent };
 }
@@ -219,7 +226,13 @@ export class Relay {
         );
       }
       if (check.kind === 'unverified') this.metrics.count('RelayUnverified');
-      return await this.forward(req, res, route, check, startedAt);
+      let ticket: AdmissionTicket | undefined;
+      if (this.opts.admission !== undefined && check.principal !== undefined) {
+        const decision = await this.admit(this.opts.admission, req, route, check.principal.orgId);
+        if (decision.kind === 'refused') return refuseOverBudget(res, decision);
+        ticket = decision.ticket;
+      }
+      return await this.forward(req, res, route, check, startedAt, ticket);
     } catch {
       // Only reachable through a bug: answer if nothing was sent yet, never throw into the transport.
       return reject(res, 500, 'internal_error', 'Internal error in the Spendguard relay.');
@@ -266,6 +279,27 @@ export class Relay {
     const source = this.opts.originSecret as NonNullable<RelayOptions['originSecret']>;
     if (typeof source === 'function') return [await source()];
     return source.accepted(refresh);
+  }
+
+  /** Never rejects: an admission failure forwards the call (fail open, design decision 6). */
+  private async admit(
+    admission: RelayAdmission,
+    req: RelayRequest,
+    route: Route,
+    orgId: string,
+  ): Promise<AdmissionDecision> {
+    try {
+      return await admission.admit(orgId, {
+        provider: route.entry.id,
+        flavor: requestFlavorOf(route.entry, route.endpoint),
+        model: requestedModelOf(req.body, route.endpoint),
+        body: req.body,
+        atMs: this.now(),
+      });
+    } catch {
+      this.metrics.count('AdmissionFailOpen', { Reason: 'internal_error' });
+      return { kind: 'admitted', ticket: { reservedNanos: 0, settle: () => undefined } };
+    }
   }
 
   private route(url: string): Route | undefined {
@@ -315,6 +349,7 @@ export class Relay {
     route: Route,
     check: Extract<KeyCheck, { kind: 'valid' | 'unverified' }>,
     startedAt: number,
+    ticket: AdmissionTicket | undefined,
   ): Promise<RelayOutcome> {
     const { entry, upstream } = route;
     const headers = upstreamRequestHeaders(req.headers);
@@ -343,7 +378,12 @@ export class Relay {
           tap,
           upstreamUrl,
           fingerprint,
-        }).then((recorded) => resolve({ status, kind, ...recorded }));
+        }).then(({ costNanos, ...recorded }) => {
+          // The reservation ends with the call (a stream cut by the client included); an unknown cost
+          // settles at the reservation, never below it.
+          ticket?.settle(costNanos);
+          resolve({ status, kind, ...recorded });
+        });
       };
 
       let upstreamReq: http.ClientRequest | undefined;
@@ -468,13 +508,13 @@ export class Relay {
       /** Computed while the upstream worked, or undefined to compute now. */
       fingerprint: string | null | undefined;
     },
-  ): Promise<{ envelope?: EventEnvelope; recorded: boolean }> {
+  ): Promise<{ envelope?: EventEnvelope; recorded: boolean; costNanos: number | null }> {
     try {
       const principal = check.principal;
       if (principal === undefined) {
         this.metrics.count('RelayEventFailed', { Reason: 'org_unknown' });
         if (end.tap !== undefined) await end.tap.finish();
-        return { recorded: false };
+        return { recorded: false, costNanos: null };
       }
       const tapped = end.tap === undefined ? undefined : await end.tap.finish();
       const usage = tapped?.usage.ok === true ? tapped.usage.usage : undefined;
@@ -510,16 +550,17 @@ export class Relay {
         },
       });
       const envelope = envelopeFor(principal.orgId, principal.publicId, event, this.now());
+      const costNanos = this.opts.admission === undefined ? null : actualCostNanos(event);
       try {
         await this.opts.sink.put([envelope]);
-        return { envelope, recorded: true };
+        return { envelope, recorded: true, costNanos };
       } catch {
         this.metrics.count('RelayEventFailed', { Reason: 'sink_error' });
-        return { envelope, recorded: false };
+        return { envelope, recorded: false, costNanos };
       }
     } catch {
       this.metrics.count('RelayEventFailed', { Reason: 'internal_error' });
-      return { recorded: false };
+      return { recorded: false, costNanos: null };
     }
   }
 
@@ -538,6 +579,67 @@ export class Relay {
 /** Prices a call with the bundled registry (core/pricing); the server's price is authoritative. */
 export function registryPriceUsd(provider: string, usage: NormalizedUsage, tsMs: number): number | null {
   return nanosToUsd(calculateCost({ provider, usage, at: tsMs }).costNanos);
+}
+
+/**
+ * What a finished call cost, for settling its reservation: the provider's own figure when it reports one
+ * (OpenRouter), else the registry's price of the event's tokens. A provider error carries no tokens and
+ * settles at 0; a call cut before its answer carries its estimated prompt (docs/admission.md).
+ * Null when it cannot be priced (the reservation then stands).
+ */
+export function actualCostNanos(event: TelemetryEvent): number | null {
+  try {
+    if (event.providerCostUsd !== null) return usdToNanos(event.providerCostUsd);
+    return calculateCost({
+      provider: event.provider,
+      at: event.ts,
+      model: event.model,
+      serviceTier: event.serviceTier,
+      usage: {
+        model: event.model,
+        inputTokens: event.inputTokens,
+        cacheReadTokens: event.cacheReadTokens,
+        cacheWrite5mTokens: event.cacheWrite5mTokens,
+        cacheWrite1hTokens: event.cacheWrite1hTokens,
+        outputTokens: event.outputTokens,
+        reasoningTokens: event.reasoningTokens,
+      },
+    }).costNanos;
+  } catch {
+    return null;
+  }
+}
+
+/** 429 `budget_exceeded` for a call whose worst case does not fit (spec 1.5, design decisions 7 and 11). */
+function refuseOverBudget(
+  res: RelayResponder,
+  d: Extract<AdmissionDecision, { kind: 'refused' }>,
+): RelayOutcome {
+  const label = d.period === 'day' ? 'daily' : 'monthly';
+  const cap = d.capNanos === null ? '' : ` ($${formatNanosAsUsd(d.capNanos)})`;
+  const body = JSON.stringify({
+    error: {
+      message:
+        `Budget Exceeded: this call's worst-case cost does not fit under the organization's ${label} ` +
+        `hard cap${cap}. Calls resume when the ${d.period === 'day' ? 'UTC day' : 'UTC month'} ends ` +
+        `(in ${d.retryAfterSeconds} s) or when the cap is raised.`,
+      type: 'budget_exceeded',
+      code: `budget_${label}_hard`,
+    },
+  });
+  const headers: Record<string, string> = {
+    'content-type': JSON_TYPE,
+    'cache-control': 'no-store',
+    'retry-after': String(d.retryAfterSeconds),
+    'x-should-retry': 'false',
+  };
+  if (res.keepsContentLength) headers['content-length'] = String(Buffer.byteLength(body));
+  try {
+    res.start(429, headers).end(body);
+  } catch {
+    // the client is gone
+  }
+  return { status: 429, kind: 'rejected', recorded: false };
 }
 
 /**

@@ -22,6 +22,8 @@ export const itemKeys = {
   pricingRates: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: 'PRICING_RATES' }),
   /** Guardrail engine state (one item, sequence-guarded). */
   guardrailState: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: 'GUARDRAILS' }),
+  /** Budget lease item of the organization scope: settled spend per period and holders' slices (docs/admission.md). */
+  budgetLease: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: 'BUDGET#ORG' }),
   /** Latest forecast. */
   forecast: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: 'FORECAST' }),
   /** Latest reconciliation against the providers' own reports. */

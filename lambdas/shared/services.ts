@@ -1,12 +1,14 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { KinesisClient } from '@aws-sdk/client-kinesis';
 import { ApiKeyAuthenticator } from './api-key-auth';
+import { BudgetLeases } from './budget-leases';
 import { type EventSink, KinesisEventSink } from './event-sink';
 import type { Notifier } from './notifier';
 import type { SecretSource } from './secrets';
 import { type AdminCredentialStore, MemoryAdminCredentialStore } from './stores/admin-credential-store';
 import { type AggregateStore, DynamoAggregateStore } from './stores/aggregate-store';
 import { type ApiKeyStore, DynamoApiKeyStore } from './stores/api-key-store';
+import { DynamoBudgetLeaseStore } from './stores/budget-lease-store';
 import { DynamoFlagStore, type FlagStore } from './stores/flag-store';
 import { DynamoForecastStore, type ForecastStore } from './stores/forecast-store';
 import { DynamoGuardrailStateStore, type GuardrailStateStore } from './stores/guardrail-state-store';
@@ -41,6 +43,8 @@ export interface Services {
   notifier: Notifier;
   pepper: SecretSource;
   apiKeys: ApiKeyAuthenticator;
+  /** Budget leases (docs/admission.md): the relay's holder and the lease routes share them. */
+  budgetLeases: BudgetLeases;
   now: () => number;
 }
 
@@ -61,13 +65,15 @@ export function createServices(w: ServiceWiring): Services {
   const data = { doc: w.doc, tableName: w.dataTable };
   const keys = new DynamoApiKeyStore(data);
   const now = w.now ?? Date.now;
+  const config = new DynamoOrgConfigStore(data);
+  const aggregates = new DynamoAggregateStore(data);
   return {
     orgs: new DynamoOrgStore(data),
     keys,
     flags: new DynamoFlagStore({ doc: w.doc, tableName: w.flagsTable }),
     ledger: new DynamoLedgerStore(data),
-    aggregates: new DynamoAggregateStore(data),
-    config: new DynamoOrgConfigStore(data),
+    aggregates,
+    config,
     pricingRates: new DynamoPricingRatesStore(data),
     guardrailState: new DynamoGuardrailStateStore(data),
     forecasts: new DynamoForecastStore(data),
@@ -78,6 +84,7 @@ export function createServices(w: ServiceWiring): Services {
     notifier: w.notifier,
     pepper: w.pepper,
     apiKeys: new ApiKeyAuthenticator({ keys, pepper: () => w.pepper.get(), now }),
+    budgetLeases: new BudgetLeases({ store: new DynamoBudgetLeaseStore(data), config, aggregates, now }),
     now,
   };
 }

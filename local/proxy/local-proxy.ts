@@ -8,13 +8,16 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { NormalizedUsage, TokenCounter } from '../../core/usage';
+import { countOpenAITokens } from '../../core/usage/tokenizer-openai';
 import type { GuardDecision } from '../../lambdas/edge-guard/decide';
 import { EdgeGuard, flagSourceFromStore, type FlagSource } from '../../lambdas/edge-guard/guard';
 import { MemoryMetrics, type MetricsSink } from '../../lambdas/edge-guard/metrics';
 import type { ThrottlePolicy } from '../../lambdas/edge-guard/throttle';
 import type { KeyVerifier } from '../../lambdas/relay/key-auth';
 import { DEFAULT_MAX_REQUEST_BYTES, readBody, relayNodeRequest } from '../../lambdas/relay/node-adapter';
+import { LeaseAdmission } from '../../lambdas/relay/budget-admission';
 import { Relay, type RelayOutcome } from '../../lambdas/relay/relay';
+import type { BudgetLeases } from '../../lambdas/shared/budget-leases';
 import { ApiKeyAuthenticator } from '../../lambdas/shared/api-key-auth';
 import type { EventSink } from '../../lambdas/shared/event-sink';
 import type { SecretSource } from '../../lambdas/shared/secrets';
@@ -53,6 +56,11 @@ export interface LocalProxyOptions {
   /** The relay's own price per call (null: none). @default the bundled registry */
   readonly priceUsd?: ((provider: string, usage: NormalizedUsage, tsMs: number) => number | null) | null;
   readonly tokenCounter?: TokenCounter;
+  /**
+   * Budget leases (the Data table's lease items): with them the relay admits each call against the
+   * organization's hard caps before contacting the provider (docs/admission.md). Omit for no admission.
+   */
+  readonly budgetLeases?: BudgetLeases;
 }
 
 /** The running proxy. */
@@ -63,6 +71,8 @@ export interface LocalProxy {
   readonly metrics: MetricsSink;
   readonly guard: EdgeGuard;
   readonly relay: Relay;
+  /** The relay's budget admission (undefined without `budgetLeases`). */
+  readonly admission: LeaseAdmission | undefined;
   /** Requests received on provider routes (health checks excluded). */
   requestCount(): number;
   /** Resolves once no request is in flight (every finished request has put its event). */
@@ -109,11 +119,21 @@ export async function createLocalProxy(options: LocalProxyOptions): Promise<Loca
   const keys = isKeyStore(options.apiKeys)
     ? new ApiKeyAuthenticator({ keys: options.apiKeys, pepper, now })
     : options.apiKeys;
+  const admission =
+    options.budgetLeases === undefined
+      ? undefined
+      : new LeaseAdmission({
+          leases: options.budgetLeases,
+          metrics,
+          now,
+          tokenCounter: countOpenAITokens,
+        });
   const relay = new Relay({
     keys,
     sink: options.sink,
     metrics,
     now,
+    ...(admission !== undefined ? { admission } : {}),
     ...(options.upstreams !== undefined ? { upstreams: options.upstreams } : {}),
     ...(options.priceUsd !== undefined ? { priceUsd: options.priceUsd } : {}),
     ...(options.tokenCounter !== undefined ? { tokenCounter: options.tokenCounter } : {}),
@@ -225,6 +245,7 @@ export async function createLocalProxy(options: LocalProxyOptions): Promise<Loca
     metrics,
     guard,
     relay,
+    admission,
     requestCount: () => count,
     idle,
     close: () => {
@@ -234,6 +255,7 @@ export async function createLocalProxy(options: LocalProxyOptions): Promise<Loca
         await Promise.race([idle(), new Promise((r) => setTimeout(r, 5000).unref())]);
         for (const s of sockets) s.destroy();
         await stopped;
+        await admission?.releaseAll();
         relay.destroy();
       })();
       return closing;

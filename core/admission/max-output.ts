@@ -1,0 +1,56 @@
+/**
+ * The most output tokens a model can generate in one call, for the worst case of a request that sets no
+ * output bound (design decision 11). The bundled price data (genai-prices) carries context windows but no
+ * output limits, so this is a table per model family, from the providers' model pages (November 2026).
+ * First match wins; a model no entry matches gets {@link DEFAULT_MAX_OUTPUT_TOKENS}.
+ */
+
+interface MaxOutputRule {
+  readonly pattern: RegExp;
+  readonly maxOutputTokens: number;
+}
+
+/** Families, most specific first. Patterns run on the lowercased model name (OpenRouter prefixes allowed). */
+export const MAX_OUTPUT_RULES: readonly MaxOutputRule[] = [
+  // OpenAI
+  { pattern: /gpt-5/, maxOutputTokens: 128_000 },
+  { pattern: /(?:^|\/)o[134](?:-|$)/, maxOutputTokens: 100_000 },
+  { pattern: /gpt-4\.1/, maxOutputTokens: 32_768 },
+  { pattern: /gpt-4o|chatgpt-4o/, maxOutputTokens: 16_384 },
+  { pattern: /gpt-4-turbo|gpt-4-\d{4}-preview/, maxOutputTokens: 4_096 },
+  { pattern: /gpt-4(?:$|-0)/, maxOutputTokens: 8_192 },
+  { pattern: /gpt-3\.5/, maxOutputTokens: 4_096 },
+  { pattern: /gpt-oss/, maxOutputTokens: 131_072 },
+  // Anthropic (the Messages API requires max_tokens, so this applies to other surfaces only)
+  { pattern: /claude-(?:opus-4|4-opus|opus-4-1)/, maxOutputTokens: 32_000 },
+  {
+    pattern: /claude-(?:opus-4-5|sonnet-4|4-sonnet|3-7-sonnet|3\.7-sonnet|haiku-4|sonnet-4-5)/,
+    maxOutputTokens: 64_000,
+  },
+  { pattern: /claude-3-5|claude-3\.5/, maxOutputTokens: 8_192 },
+  { pattern: /claude/, maxOutputTokens: 4_096 },
+  // Google
+  { pattern: /gemini-(?:2\.5|3)/, maxOutputTokens: 65_536 },
+  { pattern: /gemini/, maxOutputTokens: 8_192 },
+  // Open-weight families as the hosted APIs serve them (Groq, Together, DeepSeek, Mistral, xAI)
+  { pattern: /deepseek-(?:reasoner|r1)/, maxOutputTokens: 65_536 },
+  { pattern: /deepseek/, maxOutputTokens: 8_192 },
+  { pattern: /grok/, maxOutputTokens: 131_072 },
+  { pattern: /llama|mistral|mixtral|qwen|gemma/, maxOutputTokens: 32_768 },
+];
+
+/** For a model no rule knows: generous, so an unknown model is over- rather than under-reserved. */
+export const DEFAULT_MAX_OUTPUT_TOKENS = 131_072;
+
+/**
+ * The model's output limit in tokens.
+ *
+ * @example maxOutputTokensOf('gpt-4o-mini-2024-07-18') // 16384
+ * @example maxOutputTokensOf('some-new-model') // 131072
+ */
+export function maxOutputTokensOf(model: string | null): number {
+  if (model === null) return DEFAULT_MAX_OUTPUT_TOKENS;
+  const m = model.toLowerCase();
+  for (const rule of MAX_OUTPUT_RULES) if (rule.pattern.test(m)) return rule.maxOutputTokens;
+  return DEFAULT_MAX_OUTPUT_TOKENS;
+}

@@ -1,0 +1,157 @@
+/**
+ * The holder's side of a budget lease, in memory and pure: the slice it holds, the reservations in flight
+ * against it, the spend it has settled but not yet reported, and its spend rate. A relay container keeps
+ * one per budget scope; the property test drives many of them against one {@link LeaseState}.
+ *
+ * Reserve-then-settle: a call is admitted when its worst case fits in `slice − unreported − reserved`;
+ * when the call ends its reservation is replaced by its actual cost (reported at the next renewal).
+ * A renewal reports the unreported spend and replaces the slice (see grantLease).
+ */
+import type { BudgetPeriod, LeaseGrant, LeaseRequest } from './lease-state';
+
+/** Spend-rate window: the rate is the spend settled over the last full window (or the current one). */
+const RATE_WINDOW_MS = 10_000;
+
+/** A holder stops using a slice this long before its expiry (clock skew between holder and store). */
+export const EXPIRY_GUARD_MS = 2_000;
+
+/** A snapshot sent with a renewal; {@link LeaseHolderState.applyGrant} subtracts exactly what it reported. */
+export interface PendingReport {
+  readonly request: LeaseRequest;
+}
+
+export class LeaseHolderState {
+  /** Whether a hard cap applies; undefined before the first answer. */
+  capped: boolean | undefined;
+  sliceNanos = 0;
+  expiresAtMs = 0;
+  /** Settled spend not yet reported to the store. */
+  unreportedNanos = 0;
+  reservedNanos = 0;
+  reservations = 0;
+  /** Set when the last answer was exhausted: the period end (ms) and the period that refused. */
+  exhaustedRetryAtMs: number | null = null;
+  exhaustedBy: BudgetPeriod | null = null;
+  /** `cap − settled` at the last answer, minus spend settled here since (see {@link LeaseGrant.roomNanos}). */
+  private room: { nanos: number; atMs: number } | null = null;
+  /**
+   * A renewal is in flight: nothing new is reserved until it answers, because the new slice covers only
+   * the reservations the report listed.
+   */
+  renewing = false;
+  private windowStart = 0;
+  private windowSpend = 0;
+  private lastRate = 0;
+
+  constructor(
+    readonly holderId: string,
+    /** A slice is not used this close to its expiry (clock skew between holder and store), ms. */
+    private readonly expiryGuardMs = EXPIRY_GUARD_MS,
+  ) {}
+
+  /** Whether the lease (or the uncapped answer) is current at `nowMs`. */
+  isCurrent(nowMs: number): boolean {
+    return this.capped !== undefined && nowMs < this.expiresAtMs - this.expiryGuardMs;
+  }
+
+  /** What a new reservation may use now. */
+  available(): number {
+    return this.sliceNanos - this.unreportedNanos - this.reservedNanos;
+  }
+
+  /**
+   * Reserves `costNanos` in memory if the lease is current and it fits (always, when uncapped).
+   * @returns true when admitted
+   */
+  tryReserve(costNanos: number, nowMs: number): boolean {
+    if (this.renewing || !this.isCurrent(nowMs)) return false;
+    if (this.capped === false) return true;
+    if (costNanos > this.available()) return false;
+    this.reservedNanos += costNanos;
+    this.reservations++;
+    return true;
+  }
+
+  /** Replaces a reservation (made while capped) by the call's actual cost. */
+  settle(reservedNanos: number, actualNanos: number, nowMs: number): void {
+    this.reservedNanos = Math.max(0, this.reservedNanos - reservedNanos);
+    this.reservations = Math.max(0, this.reservations - 1);
+    this.record(actualNanos, nowMs);
+  }
+
+  /** Counts spend of a call that was admitted without a reservation (uncapped, or failed open). */
+  record(actualNanos: number, nowMs: number): void {
+    const a = Math.max(0, Math.round(actualNanos));
+    this.unreportedNanos += a;
+    if (this.room !== null) this.room = { nanos: this.room.nanos - a, atMs: this.room.atMs };
+    if (nowMs - this.windowStart >= RATE_WINDOW_MS) {
+      this.lastRate =
+        nowMs - this.windowStart > 2 * RATE_WINDOW_MS ? 0 : this.windowSpend / (RATE_WINDOW_MS / 1000);
+      this.windowStart = nowMs;
+      this.windowSpend = 0;
+    }
+    this.windowSpend += a;
+  }
+
+  /**
+   * True when a call of `costNanos` cannot fit whatever other holders return: settled spend alone leaves
+   * less room, as of an answer at most `maxAgeMs` old (a raised cap is seen after that).
+   */
+  settledLeavesNoRoom(costNanos: number, nowMs: number, maxAgeMs: number): boolean {
+    return this.room !== null && nowMs - this.room.atMs < maxAgeMs && costNanos > this.room.nanos;
+  }
+
+  /** Recent spend rate, nano-USD per second. */
+  rateNanosPerSecond(nowMs: number): number {
+    const elapsed = Math.max(1, nowMs - this.windowStart);
+    const current = this.windowSpend / (Math.min(RATE_WINDOW_MS, elapsed) / 1000);
+    return Math.max(this.lastRate, Number.isFinite(current) ? current : 0);
+  }
+
+  /** The renewal to send, asking room for a call of `needNanos` (0: renew only). */
+  report(needNanos: number, nowMs: number, wantNanos = 0): PendingReport {
+    this.renewing = true;
+    return {
+      request: {
+        holderId: this.holderId,
+        consumedNanos: this.unreportedNanos,
+        reservedNanos: this.reservedNanos,
+        reservations: this.reservations,
+        needNanos,
+        rateNanosPerSecond: this.rateNanosPerSecond(nowMs),
+        wantNanos,
+      },
+    };
+  }
+
+  /**
+   * Applies the store's answer to a report. Spend settled while the renewal was in flight stays unreported;
+   * the new slice already covers every reservation that was in flight when the report was taken.
+   */
+  applyGrant(sent: PendingReport, grant: LeaseGrant, nowMs: number): void {
+    this.renewing = false;
+    // Spend settled while the report was in flight is not in the answer's room yet.
+    const since = this.unreportedNanos - sent.request.consumedNanos;
+    this.room = grant.roomNanos === null ? null : { nanos: grant.roomNanos - since, atMs: nowMs };
+    this.unreportedNanos = Math.max(0, this.unreportedNanos - sent.request.consumedNanos);
+    this.capped = grant.capped;
+    this.sliceNanos = grant.capped ? grant.sliceNanos : 0;
+    this.expiresAtMs = grant.expiresAtMs;
+    this.exhaustedRetryAtMs = grant.exhausted ? grant.retryAtMs : null;
+    this.exhaustedBy = grant.refusedBy;
+  }
+
+  /** The renewal failed (store unreachable): the report will be sent again. */
+  renewalFailed(): void {
+    this.renewing = false;
+  }
+
+  /** After a release: nothing held, spend up to the report delivered. */
+  applyRelease(sent: PendingReport): void {
+    this.renewing = false;
+    this.unreportedNanos = Math.max(0, this.unreportedNanos - sent.request.consumedNanos);
+    this.sliceNanos = 0;
+    this.expiresAtMs = 0;
+    this.capped = undefined;
+  }
+}

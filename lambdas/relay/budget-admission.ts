@@ -1,0 +1,378 @@
+/**
+ * Admission at the relay (design decisions 11 and 12): before the provider is contacted, the call's worst
+ * case is reserved against every budget scope that applies, from a slice this container holds in memory;
+ * after the response the reservation is settled with the call's actual cost. Far from the cap a call costs
+ * no store round trip; when the slice cannot hold it, one lease write (read caps and item only when the
+ * cached ones are stale or a race was lost). See docs/admission.md.
+ *
+ * Fails open (design decision 6): a store that cannot be reached or answers too slowly lets the call
+ * through and counts `AdmissionFailOpen`.
+ */
+import { randomUUID } from 'node:crypto';
+import { budgetScopesFor, scopeId, type BudgetScope } from '../../core/admission/budget-scopes';
+import {
+  cheapWorstCase,
+  preciseWorstCase,
+  type CallToBound,
+  type WorstCase,
+} from '../../core/admission/worst-case';
+import { EXPIRY_GUARD_MS, LeaseHolderState } from '../../core/leases/lease-holder';
+import {
+  periodEndMs,
+  type BudgetPeriod,
+  type CapsNanos,
+  type LeaseGrant,
+  type LeaseState,
+} from '../../core/leases/lease-state';
+import type { TokenCounter } from '../../core/usage';
+import { noopMetrics, type MetricsSink } from '../edge-guard/metrics';
+import type { BudgetLeases } from '../shared/budget-leases';
+
+/** A reservation to settle once the call has ended. */
+export interface AdmissionTicket {
+  /** The reserved worst case, nano-USD (0 when admitted without a reservation). */
+  readonly reservedNanos: number;
+  /** Settles with the actual cost; null = unknown, settle at the reservation. Idempotent. */
+  settle(actualNanos: number | null): void;
+}
+
+export type AdmissionDecision =
+  | { readonly kind: 'admitted'; readonly ticket: AdmissionTicket }
+  | {
+      readonly kind: 'refused';
+      readonly period: BudgetPeriod;
+      readonly retryAfterSeconds: number;
+      readonly capNanos: number | null;
+    };
+
+/** The hook the relay calls (null-object friendly: the relay runs without one). */
+export interface RelayAdmission {
+  admit(orgId: string, call: CallToBound): Promise<AdmissionDecision>;
+}
+
+export interface LeaseAdmissionOptions {
+  readonly leases: BudgetLeases;
+  readonly metrics?: MetricsSink;
+  readonly now?: () => number;
+  /** Refines a bound that does not fit comfortably (o200k for OpenAI models). */
+  readonly tokenCounter?: TokenCounter;
+  /** How long a call that would fit once other in-flight calls settle may wait. @default 3000 ms */
+  readonly maxWaitMs?: number;
+  /** A store operation slower than this fails open. @default 1000 ms */
+  readonly storeTimeoutMs?: number;
+  /** How long caps read from the config are reused. @default 500 ms */
+  readonly capsTtlMs?: number;
+  /** This holder's id in the lease items. @default `relay-<uuid>` */
+  readonly holderId?: string;
+}
+
+interface ScopeEntry {
+  readonly scope: BudgetScope;
+  readonly holder: LeaseHolderState;
+  /** The item as this holder last wrote it (saves a read when nobody else wrote since). */
+  state?: LeaseState;
+  caps?: { value: CapsNanos; atMs: number };
+  renewal?: Promise<LeaseGrant | 'failed'>;
+  lastUseMs: number;
+  /** After a store failure, calls fail open at once until then (no timeout paid per call). */
+  failedUntilMs: number;
+  /** Worst cases of the calls waiting in the admission loop: a renewal asks room for all of them. */
+  waitingNanos: number;
+  /** Wakes callers waiting for in-flight calls of this scope to settle. */
+  waiters: Array<() => void>;
+}
+
+const ADMITTED_FREE: AdmissionDecision = Object.freeze({
+  kind: 'admitted',
+  ticket: Object.freeze({ reservedNanos: 0, settle: () => undefined }),
+});
+
+class StoreTimeout extends Error {}
+
+/** How long calls fail open without trying the store after it failed. */
+const FAILED_STORE_BACKOFF_MS = 1_000;
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const t = setTimeout(() => reject(new StoreTimeout(`store slower than ${ms} ms`)), ms);
+    t.unref?.();
+    p.then(
+      (v) => {
+        clearTimeout(t);
+        resolve(v);
+      },
+      (e: unknown) => {
+        clearTimeout(t);
+        reject(e instanceof Error ? e : new Error(String(e)));
+      },
+    );
+  });
+}
+
+/**
+ * @example
+ * const admission = new LeaseAdmission({ leases: new BudgetLeases({ store, config, aggregates, now }) });
+ * new Relay({ keys, sink, admission });
+ */
+export class LeaseAdmission implements RelayAdmission {
+  private readonly entries = new Map<string, ScopeEntry>();
+  private readonly metrics: MetricsSink;
+  private readonly now: () => number;
+  private readonly holderId: string;
+  private readonly maxWaitMs: number;
+  private readonly storeTimeoutMs: number;
+  private readonly capsTtlMs: number;
+
+  constructor(private readonly opts: LeaseAdmissionOptions) {
+    this.metrics = opts.metrics ?? noopMetrics;
+    this.now = opts.now ?? Date.now;
+    this.holderId = opts.holderId ?? `relay-${randomUUID()}`;
+    this.maxWaitMs = opts.maxWaitMs ?? 3_000;
+    this.storeTimeoutMs = opts.storeTimeoutMs ?? 1_000;
+    this.capsTtlMs = opts.capsTtlMs ?? 500;
+  }
+
+  async admit(orgId: string, call: CallToBound): Promise<AdmissionDecision> {
+    const scopes = budgetScopesFor(orgId);
+    if (scopes.length === 1) return this.admitIn(this.entry(scopes[0] as BudgetScope), call);
+    // Every scope must admit; one refusal returns the reservations already made.
+    const tickets: AdmissionTicket[] = [];
+    for (const scope of scopes) {
+      const d = await this.admitIn(this.entry(scope), call);
+      if (d.kind === 'refused') {
+        for (const t of tickets) t.settle(0);
+        return d;
+      }
+      tickets.push(d.ticket);
+    }
+    return {
+      kind: 'admitted',
+      ticket: {
+        reservedNanos: Math.max(0, ...tickets.map((t) => t.reservedNanos)),
+        settle: (actual) => tickets.forEach((t) => t.settle(actual)),
+      },
+    };
+  }
+
+  /** Returns every slice this container holds (process shutdown). Never rejects. */
+  async releaseAll(): Promise<void> {
+    await Promise.all(
+      [...this.entries.values()].map(async (e) => {
+        if (e.holder.capped !== true || e.holder.renewing) return;
+        const report = e.holder.report(0, this.now());
+        try {
+          await this.opts.leases.release(e.scope, this.holderId, report.request.consumedNanos);
+          e.holder.applyRelease(report);
+        } catch {
+          e.holder.renewalFailed();
+        }
+      }),
+    );
+  }
+
+  /** The in-memory view of a scope (tests, the bench). */
+  holderOf(orgId: string): LeaseHolderState | undefined {
+    return this.entries.get(scopeId({ kind: 'organization', orgId }))?.holder;
+  }
+
+  private entry(scope: BudgetScope): ScopeEntry {
+    const id = scopeId(scope);
+    let e = this.entries.get(id);
+    if (e === undefined) {
+      e = {
+        scope,
+        holder: new LeaseHolderState(this.holderId),
+        lastUseMs: 0,
+        failedUntilMs: 0,
+        waitingNanos: 0,
+        waiters: [],
+      };
+      this.entries.set(id, e);
+    }
+    return e;
+  }
+
+  private async admitIn(e: ScopeEntry, call: CallToBound): Promise<AdmissionDecision> {
+    const h = e.holder;
+    const startedAt = this.now();
+    e.lastUseMs = startedAt;
+    // Far from the cap: the cheap bound, in memory, no store.
+    if (h.capped === false && h.isCurrent(startedAt) && !h.renewing) return ADMITTED_FREE;
+    let bound: WorstCase = cheapWorstCase(call);
+    let refined = false;
+    const refine = (): void => {
+      if (refined) return;
+      refined = true;
+      const precise = preciseWorstCase(call, this.opts.tokenCounter);
+      if (precise.costNanos < bound.costNanos) bound = precise;
+    };
+    // "Comfortably": the slice could hold four such calls; otherwise spend CPU on the precise bound.
+    if (h.capped === true && bound.costNanos * 4 > h.available()) refine();
+    if (h.tryReserve(bound.costNanos, startedAt)) return this.ticket(e, bound.costNanos);
+    if (h.capped === true) {
+      refine();
+      if (h.settledLeavesNoRoom(bound.costNanos, startedAt, this.capsTtlMs)) {
+        return this.refuse(e, h.exhaustedRetryAtMs, null, false);
+      }
+    }
+    if (startedAt < e.failedUntilMs) {
+      this.metrics.count('AdmissionFailOpen');
+      return this.unreserved(e);
+    }
+    if (h.capped !== false) refine();
+    const cost = bound.costNanos;
+    e.waitingNanos += cost;
+    try {
+      return await this.admitWaiting(e, cost, startedAt);
+    } finally {
+      e.waitingNanos -= cost;
+    }
+  }
+
+  /** The slow path: renew (sharing renewals with the other waiting calls), wait, or refuse. */
+  private async admitWaiting(e: ScopeEntry, cost: number, startedAt: number): Promise<AdmissionDecision> {
+    const h = e.holder;
+    for (;;) {
+      if (h.renewing && e.renewal !== undefined) {
+        await e.renewal; // one renewal at a time; then try the fresh slice
+      } else {
+        const grant = await this.renew(e, cost, e.waitingNanos - cost);
+        if (grant === 'failed') {
+          this.metrics.count('AdmissionFailOpen');
+          return this.unreserved(e);
+        }
+        if (!grant.capped) return ADMITTED_FREE;
+        if (grant.exhausted) {
+          const waited = this.now() - startedAt;
+          if (grant.settledLeavesNoRoom || waited >= this.maxWaitMs) {
+            return this.refuse(e, grant.retryAtMs, grant.refusedBy, waited > 0);
+          }
+          // Fits once other in-flight calls settle: wait for one of ours to settle, or poll the item.
+          await this.waitForSettlement(e, Math.min(250, this.maxWaitMs - waited));
+          continue;
+        }
+      }
+      const now = this.now();
+      if (h.capped === false && h.isCurrent(now)) return ADMITTED_FREE;
+      if (h.tryReserve(cost, now)) return this.ticket(e, cost);
+      if (this.now() - startedAt >= this.maxWaitMs) {
+        // Renewals kept racing other callers of this container: let the next renewal decide at once.
+        await this.waitForSettlement(e, 10);
+      }
+    }
+  }
+
+  private refuse(
+    e: ScopeEntry,
+    retryAtMs: number | null,
+    period: BudgetPeriod | null,
+    waited: boolean,
+  ): AdmissionDecision {
+    this.metrics.count('AdmissionRefused', { Waited: waited ? 'yes' : 'no' });
+    const now = this.now();
+    const p = period ?? e.holder.exhaustedBy ?? 'day';
+    return {
+      kind: 'refused',
+      period: p,
+      capNanos: e.caps?.value[p] ?? null,
+      retryAfterSeconds: Math.max(1, Math.ceil(((retryAtMs ?? periodEndMs(p, now)) - now) / 1000)),
+    };
+  }
+
+  private ticket(e: ScopeEntry, reserved: number): AdmissionDecision {
+    let done = false;
+    return {
+      kind: 'admitted',
+      ticket: {
+        reservedNanos: reserved,
+        settle: (actual) => {
+          if (done) return;
+          done = true;
+          const now = this.now();
+          e.holder.settle(reserved, actual === null ? reserved : actual, now);
+          this.afterSettle(e, now);
+        },
+      },
+    };
+  }
+
+  /** Admitted without a reservation (failed open): the spend is still reported when the store is back. */
+  private unreserved(e: ScopeEntry): AdmissionDecision {
+    let done = false;
+    return {
+      kind: 'admitted',
+      ticket: {
+        reservedNanos: 0,
+        settle: (actual) => {
+          if (done || actual === null) return;
+          done = true;
+          e.holder.record(actual, this.now());
+        },
+      },
+    };
+  }
+
+  private afterSettle(e: ScopeEntry, now: number): void {
+    const waiters = e.waiters.splice(0);
+    for (const w of waiters) w();
+    const h = e.holder;
+    // Keep a lease with calls in flight alive (and report spend) before it expires; off the call path.
+    if (h.reservations > 0 && !h.renewing && h.expiresAtMs - now < 10_000) void this.renew(e, 0);
+  }
+
+  private waitForSettlement(e: ScopeEntry, ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const t = setTimeout(done, Math.max(1, ms));
+      function done(): void {
+        clearTimeout(t);
+        resolve();
+      }
+      e.waiters.push(done);
+    });
+  }
+
+  private async capsOf(e: ScopeEntry): Promise<CapsNanos> {
+    const now = this.now();
+    if (e.caps !== undefined && now - e.caps.atMs < this.capsTtlMs) return e.caps.value;
+    const value = await this.opts.leases.caps(e.scope);
+    e.caps = { value, atMs: now };
+    return value;
+  }
+
+  /** One lease operation for the scope; concurrent callers share it. */
+  private renew(e: ScopeEntry, needNanos: number, wantNanos = 0): Promise<LeaseGrant | 'failed'> {
+    if (e.renewal !== undefined) return e.renewal;
+    const h = e.holder;
+    const report = h.report(needNanos, this.now(), Math.max(0, wantNanos));
+    const run = async (): Promise<LeaseGrant | 'failed'> => {
+      try {
+        const out = await withTimeout(
+          (async () => {
+            const caps = await this.capsOf(e);
+            return this.opts.leases.take(e.scope, report.request, {
+              caps,
+              ...(e.state !== undefined ? { state: e.state } : {}),
+            });
+          })(),
+          this.storeTimeoutMs,
+        );
+        e.state = out.grant.capped ? out.state : undefined;
+        h.applyGrant(report, out.grant, this.now());
+        // An uncapped answer is re-checked as often as the caps are re-read, so a new cap applies at once.
+        if (!out.grant.capped) h.expiresAtMs = this.now() + this.capsTtlMs + EXPIRY_GUARD_MS;
+        return out.grant;
+      } catch {
+        // The slice this holder had stays usable until its expiry; the report is sent again next time.
+        e.state = undefined;
+        e.failedUntilMs = this.now() + FAILED_STORE_BACKOFF_MS;
+        h.renewalFailed();
+        return 'failed';
+      } finally {
+        e.renewal = undefined;
+      }
+    };
+    const p = run();
+    e.renewal = p;
+    return p;
+  }
+}
