@@ -34,7 +34,10 @@ function entry(i: number, over: Partial<LedgerEntry>): LedgerEntry {
     cacheWrite1hTokens: 0,
     outputTokens: 10,
     reasoningTokens: 0,
+    webSearchRequests: 0,
     costNanos: 150_000,
+    registryCostNanos: 150_000,
+    toolFeesNanos: 0,
     costSource: 'PROVIDER_REGISTRY',
     pricedAs: 'gpt-4o-mini',
     clientCostUsd: null,
@@ -100,7 +103,7 @@ beforeAll(async () => {
     keyId: key.publicId,
     sessionId: 'agent-7',
   };
-  await h.services.flags.put(flag);
+  await h.services.flags.put(flag, NOW);
 });
 afterAll(() => h.close());
 

@@ -83,6 +83,7 @@ export {
   type ReconciliationCredentialsResponse,
   type ReconciliationResponse,
 } from './reconciliation';
+export {
   MAX_SESSION_HOURS,
   sessionFlagSchema,
   sessionListResponseSchema,
