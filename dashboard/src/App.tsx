@@ -7,6 +7,7 @@ import { beginSignIn, clearToken, completeSignIn, signOut, storedToken } from '.
 import { ErrorNotice, Loading } from './components/Status';
 import { loadConfig } from './config';
 import { ROUTES, useRoute, type RouteId } from './lib/router';
+import { Accuracy } from './pages/Accuracy';
 import { Budgets } from './pages/Budgets';
 import { Guardrails } from './pages/Guardrails';
 import { Keys } from './pages/Keys';
@@ -25,6 +26,7 @@ const PAGES: Record<RouteId, ComponentType> = {
   guardrails: Guardrails,
   budgets: Budgets,
   keys: Keys,
+  accuracy: Accuracy,
 };
 
 /** Loads config.json, signs in (local token or Cognito Hosted UI), then shows the dashboard. */

@@ -29,6 +29,7 @@ import type {
   SpendResponse,
   Trip,
 } from './types';
+import type { CredentialsResponse, ReconciledProvider, ReconciliationResponse } from './reconciliation';
 
 /** A failed API call: HTTP status (0 when the API could not be reached), code, message and problems. */
 export class ApiError extends Error {
@@ -178,6 +179,14 @@ export function createApiClient(options: ApiClientOptions) {
     async enforce(body: EnforceRequest): Promise<EnforceResponse> {
       return request<EnforceResponse>('POST', '/api/guardrails/enforce', { body });
     },
+    // Reconciliation (the Accuracy page).
+    getReconciliation: (signal?: AbortSignal) =>
+      request<ReconciliationResponse>('GET', '/v1/reconciliation', { signal }),
+    runReconciliation: () => request<ReconciliationResponse>('POST', '/v1/reconciliation/run', { body: {} }),
+    getReconciliationCredentials: (signal?: AbortSignal) =>
+      request<CredentialsResponse>('GET', '/v1/reconciliation/credentials', { signal }),
+    putReconciliationCredential: (provider: ReconciledProvider, adminKey: string) =>
+      request<CredentialsResponse>('PUT', '/v1/reconciliation/credentials', { body: { provider, adminKey } }),
   };
 }
 

@@ -7,6 +7,7 @@ export const ROUTES = [
   { id: 'guardrails', title: 'Guardrails' },
   { id: 'budgets', title: 'Budgets' },
   { id: 'keys', title: 'API keys' },
+  { id: 'accuracy', title: 'Accuracy' },
 ] as const;
 
 export type RouteId = (typeof ROUTES)[number]['id'];
