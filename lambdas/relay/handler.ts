@@ -8,6 +8,7 @@
  */
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { EmfMetrics } from '../edge-guard/metrics';
+import { SpoolingEventSink } from '../shared/event-sink';
 import { servicesFromEnvironment } from '../shared/environment';
 import { SecretsManagerSecret } from '../shared/secrets';
 import { createStreamingHandler } from './lambda-adapter';
@@ -28,12 +29,14 @@ function buildRelay(): Relay {
   const originSecretArn = process.env.ORIGIN_SECRET_ARN;
   if (!originSecretArn) throw new Error('environment variable ORIGIN_SECRET_ARN is not set');
   const originSecret = new SecretsManagerSecret(new SecretsManagerClient({}), originSecretArn);
+  const metrics = new EmfMetrics({ service: 'relay' });
   return new Relay({
     keys: services.apiKeys,
-    sink: services.sink,
+    // Events outlive a stream hiccup in a bounded spool (issue 15.12; drops counted as RelayEventFailed).
+    sink: new SpoolingEventSink({ inner: services.sink, metrics }),
     originSecret: () => originSecret.get(),
     upstreams: upstreamsFromEnvironment(),
-    metrics: new EmfMetrics({ service: 'relay' }),
+    metrics,
   });
 }
 

@@ -16,7 +16,7 @@ import type { KeyVerifier } from '../../lambdas/relay/key-auth';
 import { DEFAULT_MAX_REQUEST_BYTES, readBody, relayNodeRequest } from '../../lambdas/relay/node-adapter';
 import { Relay, type RelayOutcome } from '../../lambdas/relay/relay';
 import { ApiKeyAuthenticator } from '../../lambdas/shared/api-key-auth';
-import type { EventSink } from '../../lambdas/shared/event-sink';
+import { type EventSink, SpoolingEventSink } from '../../lambdas/shared/event-sink';
 import type { SecretSource } from '../../lambdas/shared/secrets';
 import type { ApiKeyStore } from '../../lambdas/shared/stores/api-key-store';
 import type { FlagStore } from '../../lambdas/shared/stores/flag-store';
@@ -108,9 +108,11 @@ export async function createLocalProxy(options: LocalProxyOptions): Promise<Loca
   const keys = isKeyStore(options.apiKeys)
     ? new ApiKeyAuthenticator({ keys: options.apiKeys, pepper, now })
     : options.apiKeys;
+  // A stream hiccup must not lose the proxy's events (issue 15.12): bounded spool, retried off the call path.
+  const spool = new SpoolingEventSink({ inner: options.sink, metrics });
   const relay = new Relay({
     keys,
-    sink: options.sink,
+    sink: spool,
     metrics,
     now,
     ...(options.upstreams !== undefined ? { upstreams: options.upstreams } : {}),
@@ -210,7 +212,10 @@ export async function createLocalProxy(options: LocalProxyOptions): Promise<Loca
       closing ??= (async () => {
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
-        await Promise.race([idle(), new Promise((r) => setTimeout(r, 5000).unref())]);
+        await Promise.race([
+          idle().then(() => spool.drained()),
+          new Promise((r) => setTimeout(r, 5000).unref()),
+        ]);
         for (const s of sockets) s.destroy();
         await stopped;
         relay.destroy();
