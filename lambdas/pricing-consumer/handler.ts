@@ -8,7 +8,7 @@ import { processInOrder, type SequencedEnvelope } from '../shared/ordered-batch'
 import type { Services } from '../shared/services';
 
 export interface PricingConsumerDeps {
-  services: Pick<Services, 'ledger' | 'aggregates'>;
+  services: Pick<Services, 'ledger' | 'aggregates' | 'dedupe' | 'now'>;
   /** The price registry in force: the latest weekly snapshot where one was fetched, else the bundled data. */
   registry: () => Promise<PriceRegistry>;
   logger: Logger;
@@ -27,7 +27,17 @@ export function createPricingConsumer(deps: PricingConsumerDeps) {
     const registry = await deps.registry();
     // An event id repeated inside one record would pass the ledger's same-record condition twice.
     const unique = [...new Map(envelope.events.map((e) => [e.eventId, e])).values()];
-    const entries = unique.map((e) => toLedgerEntry(e, envelope.keyId, registry));
+    // An event id counted by an earlier record (a client retry, whatever its timestamp) is skipped.
+    const claimed = await services.dedupe.claim(
+      envelope.orgId,
+      'ledger',
+      seq,
+      unique.map((e) => e.eventId),
+      services.now(),
+    );
+    const entries = unique
+      .filter((e) => claimed.has(e.eventId))
+      .map((e) => toLedgerEntry(e, envelope.keyId, registry));
     const fresh = await services.ledger.putForRecord(envelope.orgId, seq, entries);
     const calls = fresh.filter((e) => e.kind === 'call');
     await services.aggregates.applyRecord(
@@ -36,7 +46,7 @@ export function createPricingConsumer(deps: PricingConsumerDeps) {
       aggregateDeltas(calls.map((e) => ({ ...e, ts: Date.parse(e.ts) }))),
     );
     metrics.addMetric('EventsPriced', MetricUnit.Count, calls.length);
-    metrics.addMetric('DuplicateEvents', MetricUnit.Count, entries.length - fresh.length);
+    metrics.addMetric('DuplicateEvents', MetricUnit.Count, envelope.events.length - fresh.length);
     metrics.addMetric(
       'SpendNanoUsd',
       MetricUnit.Count,

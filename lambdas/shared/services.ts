@@ -6,6 +6,7 @@ import type { Notifier } from './notifier';
 import type { SecretSource } from './secrets';
 import { type AggregateStore, DynamoAggregateStore } from './stores/aggregate-store';
 import { type ApiKeyStore, DynamoApiKeyStore } from './stores/api-key-store';
+import { DynamoEventDedupeStore, type EventDedupeStore } from './stores/event-dedupe-store';
 import { DynamoFlagStore, type FlagStore } from './stores/flag-store';
 import { DynamoForecastStore, type ForecastStore } from './stores/forecast-store';
 import { DynamoGuardrailStateStore, type GuardrailStateStore } from './stores/guardrail-state-store';
@@ -26,6 +27,8 @@ export interface Services {
   flags: FlagStore;
   ledger: LedgerStore;
   aggregates: AggregateStore;
+  /** Claims on event ids, so a retried event counts once in the ledger, aggregates and guardrails. */
+  dedupe: EventDedupeStore;
   config: OrgConfigStore;
   guardrailState: GuardrailStateStore;
   forecasts: ForecastStore;
@@ -58,6 +61,7 @@ export function createServices(w: ServiceWiring): Services {
     flags: new DynamoFlagStore({ doc: w.doc, tableName: w.flagsTable }),
     ledger: new DynamoLedgerStore(data),
     aggregates: new DynamoAggregateStore(data),
+    dedupe: new DynamoEventDedupeStore(data),
     config: new DynamoOrgConfigStore(data),
     guardrailState: new DynamoGuardrailStateStore(data),
     forecasts: new DynamoForecastStore(data),
