@@ -78,9 +78,17 @@ export function createGuardrailConsumer(deps: GuardrailConsumerDeps) {
     const state = reviveOrgState(stored.state);
 
     const recordSeq = padSeq(seq);
+    // An event id already counted by an earlier record (a client retry) is not counted again.
+    const claimed = await services.dedupe.claim(
+      orgId,
+      'guardrails',
+      seq,
+      envelope.events.map((e) => e.eventId),
+      services.now(),
+    );
     const events = envelope.events
       .map((e, i) => ({ e, i }))
-      .filter(({ e }) => e.kind === 'call')
+      .filter(({ e }) => e.kind === 'call' && claimed.has(e.eventId))
       .map(({ e, i }) =>
         toGuardrailEvent(e, eventSequenceNumber(recordSeq, i), envelope.keyId, orgId, registry, orgRates),
       );

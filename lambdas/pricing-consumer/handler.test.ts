@@ -11,6 +11,7 @@ import {
 } from '../../local/runtime';
 import { envelopeOf, kinesisBatch, telemetryEvent } from '../../test/fixtures';
 import { DynamoAggregateStore } from '../shared/stores/aggregate-store';
+import { DynamoEventDedupeStore } from '../shared/stores/event-dedupe-store';
 import { DynamoLedgerStore, type LedgerStore } from '../shared/stores/ledger-store';
 import { LOCAL_RESOURCE_NAMES } from '../shared/table-definitions';
 import { createPricingConsumer } from './handler';
@@ -19,6 +20,7 @@ let standIns: StandIns;
 let clients: ReturnType<typeof createLocalAwsClients>;
 let ledger: DynamoLedgerStore;
 let aggregates: DynamoAggregateStore;
+let dedupe: DynamoEventDedupeStore;
 
 beforeAll(async () => {
   standIns = await startStandIns({ memory: true });
@@ -27,6 +29,7 @@ beforeAll(async () => {
   const table = { doc: clients.documentClient, tableName: LOCAL_RESOURCE_NAMES.dataTable };
   ledger = new DynamoLedgerStore(table);
   aggregates = new DynamoAggregateStore(table);
+  dedupe = new DynamoEventDedupeStore(table);
 });
 
 afterAll(async () => {
@@ -37,7 +40,7 @@ afterAll(async () => {
 const registry = getDefaultPriceRegistry();
 const consumer = (l: LedgerStore = ledger) =>
   createPricingConsumer({
-    services: { ledger: l, aggregates },
+    services: { ledger: l, aggregates, dedupe, now: Date.now },
     registry: async () => registry,
     logger: new Logger({ logLevel: 'SILENT' }),
     metrics: new Metrics({ namespace: 'test' }),

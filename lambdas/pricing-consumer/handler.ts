@@ -10,7 +10,7 @@ import type { Services } from '../shared/services';
 
 export interface PricingConsumerDeps {
   /** `pricingRates` is optional: without it every event is priced from the registry. */
-  services: Pick<Services, 'ledger' | 'aggregates'> & Partial<Pick<Services, 'pricingRates'>>;
+  services: Pick<Services, 'ledger' | 'aggregates' | 'dedupe' | 'now'> & Partial<Pick<Services, 'pricingRates'>>;
   /** The price registry in force: the latest weekly snapshot where one was fetched, else the bundled data. */
   registry: () => Promise<PriceRegistry>;
   logger: Logger;
@@ -31,7 +31,17 @@ export function createPricingConsumer(deps: PricingConsumerDeps) {
     const orgRates = await orgRatesFor(services.pricingRates, envelope.orgId);
     // An event id repeated inside one record would pass the ledger's same-record condition twice.
     const unique = [...new Map(envelope.events.map((e) => [e.eventId, e])).values()];
-    const entries = unique.map((e) => toLedgerEntry(e, envelope.keyId, registry, orgRates));
+    // An event id counted by an earlier record (a client retry, whatever its timestamp) is skipped.
+    const claimed = await services.dedupe.claim(
+      envelope.orgId,
+      'ledger',
+      seq,
+      unique.map((e) => e.eventId),
+      services.now(),
+    );
+    const entries = unique
+      .filter((e) => claimed.has(e.eventId))
+      .map((e) => toLedgerEntry(e, envelope.keyId, registry, orgRates));
     const fresh = await services.ledger.putForRecord(envelope.orgId, seq, entries);
     const calls = fresh.filter((e) => e.kind === 'call');
     await services.aggregates.applyRecord(
@@ -40,7 +50,7 @@ export function createPricingConsumer(deps: PricingConsumerDeps) {
       aggregateDeltas(calls.map((e) => ({ ...e, ts: Date.parse(e.ts) }))),
     );
     metrics.addMetric('EventsPriced', MetricUnit.Count, calls.length);
-    metrics.addMetric('DuplicateEvents', MetricUnit.Count, entries.length - fresh.length);
+    metrics.addMetric('DuplicateEvents', MetricUnit.Count, envelope.events.length - fresh.length);
     metrics.addMetric(
       'SpendNanoUsd',
       MetricUnit.Count,

@@ -8,6 +8,7 @@
  */
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { EmfMetrics } from '../edge-guard/metrics';
+import { SpoolingEventSink } from '../shared/event-sink';
 import { servicesFromEnvironment } from '../shared/environment';
 import { SecretsManagerVersions } from '../shared/secrets';
 import { createStreamingHandler } from './lambda-adapter';
@@ -34,7 +35,8 @@ function buildRelay(): Relay {
   const metrics = new EmfMetrics({ service: 'relay' });
   return new Relay({
     keys: services.apiKeys,
-    sink: services.sink,
+    // Events outlive a stream hiccup in a bounded spool (issue 15.12; drops counted as RelayEventFailed).
+    sink: new SpoolingEventSink({ inner: services.sink, metrics }),
     originSecret,
     upstreams: upstreamsFromEnvironment(),
     metrics,

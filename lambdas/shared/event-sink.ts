@@ -89,3 +89,119 @@ export function toRecords(envelope: EventEnvelope): PutRecordsRequestEntry[] {
     ...toRecords({ ...envelope, events: envelope.events.slice(half) }),
   ];
 }
+
+/** Counts what the spool had to drop (the relay's metrics fit). */
+export interface SpoolMetrics {
+  count(name: 'RelayEventFailed', dimensions: { Reason: 'spool_full' }, value?: number): void;
+}
+
+/** Options of {@link SpoolingEventSink}. */
+export interface SpoolingEventSinkOptions {
+  /** Where envelopes go (the Kinesis sink). */
+  readonly inner: EventSink;
+  /** Most envelopes held while the stream is unavailable; more are dropped and counted. @default 10,000 */
+  readonly maxEnvelopes?: number;
+  /** First retry delay in ms, doubled after each failed attempt. @default 200 */
+  readonly baseDelayMs?: number;
+  /** Longest delay between retries, in ms. @default 2,000 */
+  readonly maxDelayMs?: number;
+  /** Envelopes per retry put. @default 500 */
+  readonly batchSize?: number;
+  readonly metrics?: SpoolMetrics;
+  /** Runs `fn` after `ms` (tests pass a virtual clock). @default setTimeout, unref'd */
+  readonly schedule?: (fn: () => Promise<void>, ms: number) => void;
+}
+
+/** What the spool holds at most by default: ~10,000 relay events, each a few kB at most (≤ ~40 MB). */
+export const DEFAULT_SPOOL_ENVELOPES = 10_000;
+
+/**
+ * The relay's sink (issue 15.12): puts go straight to `inner` while it works; when a put fails, the
+ * envelopes wait in a bounded in-memory spool and are retried in order, off the call path, with
+ * backoff (0.2 s doubling to 2 s), until the stream takes them. While anything is spooled, new
+ * envelopes queue behind it (an organization's events keep their order). Past `maxEnvelopes` the
+ * newest are dropped and counted (`RelayEventFailed`, Reason `spool_full`); `put` never rejects.
+ *
+ * Not for ingest: ingest must answer 503 when the stream refuses a batch (the client keeps it and
+ * retries), so it uses the Kinesis sink directly. In Lambda the spool drains while the container
+ * runs (later invocations); a container recycled with envelopes spooled loses them.
+ */
+export class SpoolingEventSink implements EventSink {
+  private readonly queue: EventEnvelope[] = [];
+  private readonly maxEnvelopes: number;
+  private readonly baseDelayMs: number;
+  private readonly maxDelayMs: number;
+  private readonly batchSize: number;
+  private readonly schedule: (fn: () => Promise<void>, ms: number) => void;
+  private draining = false;
+  private delayMs: number;
+  private idleWaiters: Array<() => void> = [];
+
+  constructor(private readonly opts: SpoolingEventSinkOptions) {
+    this.maxEnvelopes = opts.maxEnvelopes ?? DEFAULT_SPOOL_ENVELOPES;
+    this.baseDelayMs = opts.baseDelayMs ?? 200;
+    this.maxDelayMs = opts.maxDelayMs ?? 2000;
+    this.batchSize = opts.batchSize ?? 500;
+    this.delayMs = this.baseDelayMs;
+    this.schedule =
+      opts.schedule ??
+      ((fn, ms) => {
+        setTimeout(() => void fn(), ms).unref();
+      });
+  }
+
+  /** Envelopes waiting for the stream. */
+  get spooled(): number {
+    return this.queue.length;
+  }
+
+  async put(envelopes: EventEnvelope[]): Promise<void> {
+    if (envelopes.length === 0) return;
+    if (this.queue.length === 0 && !this.draining) {
+      try {
+        await this.opts.inner.put(envelopes);
+        return;
+      } catch {
+        // the stream is unavailable: spool below
+      }
+    }
+    this.enqueue(envelopes);
+  }
+
+  /** Resolves once nothing is spooled (tests, and the local proxy's close). */
+  drained(): Promise<void> {
+    if (this.queue.length === 0 && !this.draining) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private enqueue(envelopes: EventEnvelope[]): void {
+    const room = Math.max(0, this.maxEnvelopes - this.queue.length);
+    this.queue.push(...envelopes.slice(0, room));
+    const dropped = envelopes.length - Math.min(room, envelopes.length);
+    if (dropped > 0) this.opts.metrics?.count('RelayEventFailed', { Reason: 'spool_full' }, dropped);
+    if (!this.draining && this.queue.length > 0) {
+      this.draining = true;
+      this.schedule(() => this.drain(), this.delayMs);
+    }
+  }
+
+  private async drain(): Promise<void> {
+    const batch = this.queue.slice(0, this.batchSize);
+    let delivered = false;
+    try {
+      // A batch that failed part-way is sent again whole: at least once; consumers dedupe by eventId.
+      await this.opts.inner.put(batch);
+      this.queue.splice(0, batch.length);
+      this.delayMs = this.baseDelayMs;
+      delivered = true;
+    } catch {
+      this.delayMs = Math.min(this.delayMs * 2, this.maxDelayMs);
+    }
+    if (this.queue.length > 0) {
+      this.schedule(() => this.drain(), delivered ? 0 : this.delayMs);
+      return;
+    }
+    this.draining = false;
+    for (const w of this.idleWaiters.splice(0)) w();
+  }
+}

@@ -33,6 +33,11 @@ export const itemKeys = {
   ledgerSk: (isoTs: string, eventId: string) => `${isoTs}#${eventId}`,
   /** Aggregates partition; sort keys from aggregateSk. */
   aggregatePk: (orgId: string) => `ORG#${orgId}#AGG`,
+  /** A consumer's claim on an event id (dedupe of retried events; see event-dedupe-store.ts). */
+  eventClaim: (orgId: string, eventId: string, consumer: string) => ({
+    pk: `ORG#${orgId}#EVENT#${eventId}`,
+    sk: `CLAIM#${consumer}`,
+  }),
   /** Guardrail trips history partition; sort key `<ISO ts>#<layer>`. */
   tripsPk: (orgId: string) => `ORG#${orgId}#TRIPS`,
 } as const;

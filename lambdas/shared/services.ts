@@ -9,6 +9,7 @@ import { type AdminCredentialStore, MemoryAdminCredentialStore } from './stores/
 import { type AggregateStore, DynamoAggregateStore } from './stores/aggregate-store';
 import { type ApiKeyStore, DynamoApiKeyStore } from './stores/api-key-store';
 import { DynamoBudgetLeaseStore } from './stores/budget-lease-store';
+import { DynamoEventDedupeStore, type EventDedupeStore } from './stores/event-dedupe-store';
 import { DynamoFlagStore, type FlagStore } from './stores/flag-store';
 import { DynamoForecastStore, type ForecastStore } from './stores/forecast-store';
 import { DynamoGuardrailStateStore, type GuardrailStateStore } from './stores/guardrail-state-store';
@@ -31,6 +32,8 @@ export interface Services {
   flags: FlagStore;
   ledger: LedgerStore;
   aggregates: AggregateStore;
+  /** Claims on event ids, so a retried event counts once in the ledger, aggregates and guardrails. */
+  dedupe: EventDedupeStore;
   config: OrgConfigStore;
   pricingRates: PricingRatesStore;
   guardrailState: GuardrailStateStore;
@@ -73,6 +76,7 @@ export function createServices(w: ServiceWiring): Services {
     flags: new DynamoFlagStore({ doc: w.doc, tableName: w.flagsTable }),
     ledger: new DynamoLedgerStore(data),
     aggregates,
+    dedupe: new DynamoEventDedupeStore(data),
     config,
     pricingRates: new DynamoPricingRatesStore(data),
     guardrailState: new DynamoGuardrailStateStore(data),

@@ -19,7 +19,7 @@ import { LeaseAdmission } from '../../lambdas/relay/budget-admission';
 import { Relay, type RelayOutcome } from '../../lambdas/relay/relay';
 import type { BudgetLeases } from '../../lambdas/shared/budget-leases';
 import { ApiKeyAuthenticator } from '../../lambdas/shared/api-key-auth';
-import type { EventSink } from '../../lambdas/shared/event-sink';
+import { type EventSink, SpoolingEventSink } from '../../lambdas/shared/event-sink';
 import type { SecretSource } from '../../lambdas/shared/secrets';
 import type { ApiKeyStore } from '../../lambdas/shared/stores/api-key-store';
 import type { FlagStore } from '../../lambdas/shared/stores/flag-store';
@@ -128,9 +128,11 @@ export async function createLocalProxy(options: LocalProxyOptions): Promise<Loca
           now,
           tokenCounter: countOpenAITokens,
         });
+  // A stream hiccup must not lose the proxy's events (issue 15.12): bounded spool, retried off the call path.
+  const spool = new SpoolingEventSink({ inner: options.sink, metrics });
   const relay = new Relay({
     keys,
-    sink: options.sink,
+    sink: spool,
     metrics,
     now,
     ...(admission !== undefined ? { admission } : {}),
@@ -252,7 +254,10 @@ export async function createLocalProxy(options: LocalProxyOptions): Promise<Loca
       closing ??= (async () => {
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
-        await Promise.race([idle(), new Promise((r) => setTimeout(r, 5000).unref())]);
+        await Promise.race([
+          idle().then(() => spool.drained()),
+          new Promise((r) => setTimeout(r, 5000).unref()),
+        ]);
         for (const s of sockets) s.destroy();
         await stopped;
         await admission?.releaseAll();

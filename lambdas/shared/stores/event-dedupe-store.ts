@@ -1,0 +1,72 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { itemKeys, padSeq } from '../item-keys';
+import { type DynamoTable, isConditionFailed } from './dynamo';
+
+/** Which consumer counts an event: each keeps its own claims (they read the stream independently). */
+export type DedupeConsumer = 'ledger' | 'guardrails';
+
+/**
+ * How long an event id is remembered (issue 15.6: at least 24 h of retries). Twice that, so a client
+ * retrying a day-old batch near the boundary is still recognized; DynamoDB's TTL deletes the claim
+ * lazily afterwards, and a claim past `expiresAt` counts as absent.
+ */
+export const DEDUPE_TTL_SECONDS = 48 * 3600;
+
+/**
+ * One claim per (organization, event id, consumer), written before the event is counted. The claim
+ * item is keyed by the event id alone, so a retried event counts once whatever its timestamp (the
+ * ledger's sort key holds the receive time of events sent without one).
+ */
+export interface EventDedupeStore {
+  /**
+   * Claims the event ids for Kinesis record `seq` and returns those this record may count: ids never
+   * seen (or whose claim expired), and ids this same record claimed before (a replay after a crash,
+   * which must count them again to stay exactly-once with the sequence-guarded writes after it).
+   * An id claimed by another record is left out.
+   */
+  claim(
+    orgId: string,
+    consumer: DedupeConsumer,
+    seq: string,
+    eventIds: readonly string[],
+    nowMs: number,
+  ): Promise<Set<string>>;
+}
+
+export class DynamoEventDedupeStore implements EventDedupeStore {
+  constructor(private readonly table: DynamoTable) {}
+
+  async claim(
+    orgId: string,
+    consumer: DedupeConsumer,
+    seq: string,
+    eventIds: readonly string[],
+    nowMs: number,
+  ): Promise<Set<string>> {
+    const padded = padSeq(seq);
+    const nowSeconds = Math.floor(nowMs / 1000);
+    const claimed = await Promise.all(
+      [...new Set(eventIds)].map(async (eventId) => {
+        try {
+          await this.table.doc.send(
+            new PutCommand({
+              TableName: this.table.tableName,
+              Item: {
+                ...itemKeys.eventClaim(orgId, eventId, consumer),
+                seq: padded,
+                expiresAt: nowSeconds + DEDUPE_TTL_SECONDS,
+              },
+              ConditionExpression: 'attribute_not_exists(pk) OR seq = :seq OR expiresAt < :now',
+              ExpressionAttributeValues: { ':seq': padded, ':now': nowSeconds },
+            }),
+          );
+          return eventId;
+        } catch (err) {
+          if (isConditionFailed(err)) return undefined;
+          throw err;
+        }
+      }),
+    );
+    return new Set(claimed.filter((id): id is string => id !== undefined));
+  }
+}
