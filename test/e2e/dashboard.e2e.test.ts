@@ -1,7 +1,8 @@
 /**
  * End to end through a real browser: the local stack (in memory, fake providers) serves the built
  * dashboard; Debian's Chromium, driven by playwright-core, checks the Overview charts, a guardrail trip
- * and its Resume, key creation, and saves a screenshot of every page under test-output/screenshots/.
+ * and its Resume, key creation, the Sessions page, and saves a screenshot of every page under
+ * test-output/screenshots/.
  *
  * Needs `dashboard/dist` (`npm run build -w @spendguard/dashboard`) and `/usr/bin/chromium`
  * (`apt-get install chromium`); .ci/run provides both. See docs/dashboard.md, "End-to-end test".
@@ -337,6 +338,23 @@ describe('the dashboard in Chromium against the local stack', () => {
     } finally {
       await phone.close();
     }
+  });
+
+  it('shows the looping agent on the Sessions page: its calls, prompt growth, repeats and trip', async () => {
+    await goTo('Sessions', 'Sessions');
+    const card = page.getByTestId('session-card').filter({ hasText: 'e2e-agent-loop' });
+    await card.first().waitFor({ timeout: UI_TIMEOUT });
+    // Four identical prompts, then one after Resume (the same x-spendguard-session).
+    await expect(card.getByTestId('session-calls').textContent()).resolves.toBe('5');
+    await expect(card.getByTestId('session-repeats').textContent()).resolves.toMatch(/× 4/);
+    await expect(card.getByTestId('session-trip').textContent()).resolves.toContain('Identical-prompt loop');
+    await card
+      .getByTestId('prompt-growth-chart')
+      .locator(DATA_SHAPES)
+      .filter({ visible: true })
+      .first()
+      .waitFor({ timeout: UI_TIMEOUT });
+    await screenshot('sessions');
   });
 
   it('logged no errors in the browser', () => {
