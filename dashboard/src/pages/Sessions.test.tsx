@@ -43,7 +43,7 @@ describe('Sessions', () => {
       'aria-label',
       'Prompt tokens per call of session agent-7: 4 calls, from 1,000 to 4,000 tokens',
     );
-    expect(loop.getByTestId('session-repeats')).toHaveTextContent('9f2c4e1a7b3d5f60 × 4');
+    expect(loop.getByTestId('session-repeats')).toHaveTextContent('9f2c4e1a7b3d… × 4');
     expect(loop.getByTestId('session-trip')).toHaveTextContent('Identical-prompt loop');
     expect(loop.getByTestId('session-trip')).toHaveTextContent(
       '4 identical consecutive requests in session agent-7',

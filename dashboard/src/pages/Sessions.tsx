@@ -24,6 +24,11 @@ const WINDOWS = [
   { hours: 168, label: 'Last 7 days' },
 ] as const;
 
+/** The first 12 hex digits of a fingerprint (`sha256:<hex>`): enough to tell repeats apart. */
+function shortFingerprint(fp: string): string {
+  return `${fp.replace(/^sha256:/, '').slice(0, 12)}…`;
+}
+
 /** Stopped when its flag is active, or its latest trip suspended or throttled it. */
 function stopState(s: AgentSession): string | null {
   if (s.flag) return s.flag.state;
@@ -108,7 +113,7 @@ function SessionCard({ session, onResumed }: { session: AgentSession; onResumed:
         <ul className="small" data-testid="session-repeats" aria-label="Repeated request fingerprints">
           {session.repeatedFingerprints.map((f) => (
             <li key={f.fingerprint}>
-              <code>{f.fingerprint.slice(0, 16)}</code> × {formatInt(f.count)}
+              <code title={f.fingerprint}>{shortFingerprint(f.fingerprint)}</code> × {formatInt(f.count)}
             </li>
           ))}
         </ul>

@@ -258,7 +258,7 @@ export function session(overrides: Record<string, unknown> = {}) {
       { ts: '2026-11-22T12:38:00.000Z', tokens: 3000 },
       { ts: '2026-11-22T12:39:00.000Z', tokens: 4000 },
     ],
-    repeatedFingerprints: [{ fingerprint: '9f2c4e1a7b3d5f60aa', count: 4 }],
+    repeatedFingerprints: [{ fingerprint: 'sha256:9f2c4e1a7b3d5f60aa', count: 4 }],
     trip: trip({
       layer: 'identicalLoop',
       triggerType: 'token_loop_identical',
