@@ -13,6 +13,7 @@ import { Guardrails } from './pages/Guardrails';
 import { Keys } from './pages/Keys';
 import { Ledger } from './pages/Ledger';
 import { Overview } from './pages/Overview';
+import { Sessions } from './pages/Sessions';
 
 type AppState =
   | { kind: 'loading' }
@@ -24,6 +25,7 @@ const PAGES: Record<RouteId, ComponentType> = {
   overview: Overview,
   ledger: Ledger,
   guardrails: Guardrails,
+  sessions: Sessions,
   budgets: Budgets,
   keys: Keys,
   accuracy: Accuracy,

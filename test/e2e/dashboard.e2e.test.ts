@@ -1,7 +1,8 @@
 /**
  * End to end through a real browser: the local stack (in memory, fake providers) serves the built
  * dashboard; Chromium, driven by playwright-core, checks the Overview charts, a guardrail trip and its
- * Resume, key creation, and saves a screenshot of every page under test-output/screenshots/.
+ * Resume, key creation, the Sessions page, and saves a screenshot of every page under
+ * test-output/screenshots/.
  *
  * Needs nothing installed by hand: it builds `dashboard/dist` when that is missing or stale
  * (./dashboard-build.ts) and drives a system Chrome/Chromium if there is one, else the Chromium packed
@@ -330,6 +331,23 @@ describe('the dashboard in Chromium against the local stack', () => {
     } finally {
       await phone.close();
     }
+  });
+
+  it('shows the looping agent on the Sessions page: its calls, prompt growth, repeats and trip', async () => {
+    await goTo('Sessions', 'Sessions');
+    const card = page.getByTestId('session-card').filter({ hasText: 'e2e-agent-loop' });
+    await card.first().waitFor({ timeout: UI_TIMEOUT });
+    // Four identical prompts, then one after Resume (the same x-spendguard-session).
+    await expect(card.getByTestId('session-calls').textContent()).resolves.toBe('5');
+    await expect(card.getByTestId('session-repeats').textContent()).resolves.toMatch(/× 4/);
+    await expect(card.getByTestId('session-trip').textContent()).resolves.toContain('Identical-prompt loop');
+    await card
+      .getByTestId('prompt-growth-chart')
+      .locator(DATA_SHAPES)
+      .filter({ visible: true })
+      .first()
+      .waitFor({ timeout: UI_TIMEOUT });
+    await screenshot('sessions');
   });
 
   it('logged no errors in the browser', () => {

@@ -128,7 +128,7 @@ export const ledgerEntryViewSchema = z
     fingerprint: z.string().nullable().meta({
       description:
         'Fingerprint of the request (equal for identical prompts; never the prompt itself); null when none was computed.',
-      example: '9f2c4e1a7b3d5f60',
+      example: 'sha256:43ad730492212e0818a579981a2fbb9a10479288b21310f069f918e0135c885c',
     }),
     costUsd: usd('costNanos in US dollars.', 0.00039),
     registryCostUsd: usd('registryCostNanos in US dollars.', 0.00039),

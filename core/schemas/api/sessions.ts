@@ -69,7 +69,12 @@ export const sessionViewSchema = z
     repeatedFingerprints: z
       .array(
         z.strictObject({
-          fingerprint: z.string().meta({ description: 'Request fingerprint.', example: '9f2c4e1a7b3d5f60' }),
+          fingerprint: z
+            .string()
+            .meta({
+              description: 'Request fingerprint.',
+              example: 'sha256:43ad730492212e0818a579981a2fbb9a10479288b21310f069f918e0135c885c',
+            }),
           count: count('How many calls sent it.', 4).min(2),
         }),
       )
@@ -82,11 +87,9 @@ export type SessionView = z.infer<typeof sessionViewSchema>;
 
 export const sessionListResponseSchema = z
   .strictObject({
-    sessions: z
-      .array(sessionViewSchema)
-      .meta({
-        description: 'Most recently active first (at most 200); calls without a session are not listed.',
-      }),
+    sessions: z.array(sessionViewSchema).meta({
+      description: 'Most recently active first (at most 200); calls without a session are not listed.',
+    }),
     hours: count('The look-back used.', 24),
     truncated: z.boolean().meta({
       description: 'True when the window held more calls than one answer reads (the newest are summarized).',

@@ -352,3 +352,44 @@ export function ProviderChart({ byProvider }: { byProvider: ProviderSpend[] }) {
     />
   );
 }
+
+/**
+ * Prompt size per call of one agent session (whole prompt: input plus cache reads and writes), oldest
+ * first: a line that climbs call after call is a context that grows without bound (layer 3).
+ */
+export function PromptGrowthChart({
+  points,
+  sessionId,
+}: {
+  points: ReadonlyArray<{ ts: string; tokens: number }>;
+  sessionId: string;
+}) {
+  const data = points.map((p, i) => ({ call: i + 1, tokens: p.tokens }));
+  const first = data[0]?.tokens ?? 0;
+  const last = data[data.length - 1]?.tokens ?? 0;
+  return (
+    <ChartFrame
+      testId="prompt-growth-chart"
+      height={140}
+      label={`Prompt tokens per call of session ${sessionId}: ${data.length} calls, from ${first.toLocaleString('en-US')} to ${last.toLocaleString('en-US')} tokens`}
+    >
+      <ComposedChart data={data} margin={{ top: 8, right: 16, bottom: 4, left: 4 }}>
+        <CartesianGrid stroke={COLORS.grid} vertical={false} />
+        <XAxis dataKey="call" tick={AXIS_TICK} interval="preserveStartEnd" minTickGap={20} />
+        <YAxis tick={AXIS_TICK} width={56} tickFormatter={(v: number) => v.toLocaleString('en-US')} />
+        <Tooltip
+          formatter={(v) => `${Number(v).toLocaleString('en-US')} tokens`}
+          labelFormatter={(c) => `Call ${String(c)}`}
+        />
+        <Line
+          dataKey="tokens"
+          name="Prompt tokens"
+          stroke={COLORS.p50}
+          strokeWidth={2}
+          dot={data.length <= 30}
+          isAnimationActive={false}
+        />
+      </ComposedChart>
+    </ChartFrame>
+  );
+}

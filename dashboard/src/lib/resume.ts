@@ -1,4 +1,4 @@
-import type { ApiKey, EnforceRequest, FlagScope, KillFlag } from '../api/types';
+import type { AgentSession, ApiKey, EnforceRequest, FlagScope, KillFlag } from '../api/types';
 
 const SCOPES: readonly FlagScope[] = ['organization', 'key', 'session'];
 
@@ -49,4 +49,15 @@ export function scopeLabel(flag: KillFlag): string {
   }
   if (scope === 'key') return `Key ${flag.keyId ?? '(unknown)'}`;
   return 'Whole organization';
+}
+
+/** Resume for one agent session: clears that session's flag only (CONTRACTS §4). */
+export function sessionResumeRequest(session: Pick<AgentSession, 'keyId' | 'sessionId'>): EnforceRequest {
+  return {
+    apiKey: prefixOfKeyId(session.keyId),
+    action: 'ACTIVE',
+    scope: 'session',
+    keyId: session.keyId,
+    sessionId: session.sessionId,
+  };
 }

@@ -5,6 +5,7 @@ export const ROUTES = [
   { id: 'overview', title: 'Overview' },
   { id: 'ledger', title: 'Ledger' },
   { id: 'guardrails', title: 'Guardrails' },
+  { id: 'sessions', title: 'Sessions' },
   { id: 'budgets', title: 'Budgets' },
   { id: 'keys', title: 'API keys' },
   { id: 'accuracy', title: 'Accuracy' },

@@ -1,4 +1,4 @@
-import { screen, waitFor } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 
 import { budgetResponse } from '../test/fixtures';
@@ -21,6 +21,50 @@ describe('Budgets', () => {
     expect(screen.getByLabelText('Action when a cap is reached (SDK budget)')).toHaveValue('block');
     expect(screen.getByText('$37.65 remaining')).toBeInTheDocument();
     expect(screen.getByText('$687.50 remaining')).toBeInTheDocument();
+  });
+
+  it('shows admitted (settled + reserved) against the hard cap and the outstanding reservations', async () => {
+    mockApi({
+      'GET /v1/budget': {
+        body: budgetResponse({
+          admission: {
+            day: {
+              capUsd: 0.3,
+              settledUsd: 0.21,
+              reservedUsd: 0.012,
+              outstandingReservations: 2,
+              leasedUsd: 0.03,
+              holders: 1,
+            },
+            month: {
+              capUsd: null,
+              settledUsd: 4.5,
+              reservedUsd: 0,
+              outstandingReservations: 0,
+              leasedUsd: 0,
+              holders: 0,
+            },
+          },
+        }),
+      },
+    });
+    renderWithApi(<Budgets />);
+    const today = within(await screen.findByTestId('admission-today'));
+    expect(today.getByTestId('admitted')).toHaveTextContent('$0.222');
+    expect(today.getByTestId('settled')).toHaveTextContent('$0.21');
+    expect(today.getByTestId('reserved')).toHaveTextContent('$0.012 · 2 reservations');
+    expect(today.getByTestId('leased')).toHaveTextContent('$0.03 · 1 holder');
+    expect(today.getByRole('meter')).toHaveAttribute('aria-label', 'Today: $0.222 admitted of $0.30 cap');
+    const month = within(screen.getByTestId('admission-month'));
+    expect(month.getByText('None')).toBeInTheDocument();
+    expect(month.queryByRole('meter')).toBeNull();
+  });
+
+  it('renders no admission panel when the API reports none', async () => {
+    mockApi({ 'GET /v1/budget': { body: budgetResponse() } });
+    renderWithApi(<Budgets />);
+    await screen.findByLabelText('Daily soft cap (USD)');
+    expect(screen.queryByText('Admission')).toBeNull();
   });
 
   it('rejects a soft cap above the hard cap, and negative caps, without calling the API', async () => {

@@ -3,6 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { ApiError } from '../api/client';
 import { useApiClient } from '../api/context';
 import type { Budget, BudgetAction, BudgetInput, BudgetResponse, Problem } from '../api/types';
+import { AdmissionPanel } from '../components/AdmissionPanel';
 import { Card } from '../components/Card';
 import { SaveFooter } from '../components/SaveFooter';
 import { ErrorNotice, Loading } from '../components/Status';
@@ -239,6 +240,7 @@ export function Budgets() {
               <p className="muted">{data.flag ? `Kill flag: ${data.flag.state}` : 'No kill flag'}</p>
             </Card>
           </div>
+          <AdmissionPanel admission={data.admission} />
           <Card title="Caps">
             <p className="muted small">
               Periods are UTC days and months. The soft cap warns the dashboard and notification channels; the

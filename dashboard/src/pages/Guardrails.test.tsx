@@ -147,6 +147,46 @@ describe('Guardrails', () => {
     );
   });
 
+  it('lists the active flags with their scope; Resume of a session flag clears that session only', async () => {
+    let flags: unknown[] = [
+      {
+        scope: 'session',
+        keyId: 'k3v9x0q2m7za',
+        sessionId: 'agent-7',
+        state: 'SUSPENDED',
+        triggerType: 'token_loop_identical',
+        observedValue: 4,
+        thresholdValue: 4,
+        mode: 'hard_stop',
+        setAt: new Date().toISOString(),
+        expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+      },
+    ];
+    const api = mockApi({
+      'GET /v1/flags': () => ({ body: { flags } }),
+      'GET /v1/budget': { body: budgetResponse() },
+      'GET /v1/guardrails/trips': { body: { trips: [] } },
+      'POST /api/guardrails/enforce': () => {
+        flags = [];
+        return { body: { success: true, action: 'RESUMED', scope: 'session' } };
+      },
+    });
+    const { user } = renderWithApi(<Guardrails />);
+    const banner = within(await screen.findByTestId('flag-banner'));
+    expect(banner.getByTestId('flag-scope')).toHaveTextContent('Session agent-7 of key k3v9x0q2m7za');
+    await user.click(banner.getByTestId('resume-button'));
+    await waitFor(() => expect(screen.queryByTestId('flag-banner')).toBeNull());
+    expect(api.callsTo('POST /api/guardrails/enforce')[0]?.body).toEqual({
+      apiKey: 'abn_k3v9x0q2m7za',
+      action: 'ACTIVE',
+      scope: 'session',
+      keyId: 'k3v9x0q2m7za',
+      sessionId: 'agent-7',
+    });
+    // A scoped flag names its own key: no need to look the organization's keys up.
+    expect(api.callsTo('GET /v1/keys')).toHaveLength(0);
+  });
+
   it('shows empty and error states', async () => {
     mockApi({
       'GET /v1/flags': { body: { flags: [] } },

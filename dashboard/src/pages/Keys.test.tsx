@@ -64,6 +64,57 @@ describe('API keys', () => {
     expect(screen.getByLabelText('Key name')).toHaveValue('');
   });
 
+  it('lists each key with its scopes (every scope for keys from before scopes)', async () => {
+    mockApi({
+      'GET /v1/keys': {
+        body: {
+          keys: [
+            { ...KEYS[0], scopes: ['proxy'] },
+            { ...KEYS[0], publicId: 'legacy00000a', name: 'legacy' },
+          ],
+        },
+      },
+    });
+    renderWithApi(<Keys />);
+    const rows = await screen.findAllByTestId('key-row');
+    const scopesOf = (row: HTMLElement) =>
+      [...within(row).getByTestId('key-scopes').querySelectorAll('.scope-badge')].map((b) => b.textContent);
+    expect(rows.map(scopesOf)).toEqual([['Proxy'], ['Proxy', 'Ingest', 'Read']]);
+  });
+
+  it('creates a key with the scopes chosen; all three checked sends no list, none is refused', async () => {
+    const created = {
+      publicId: 'n3wk3y01abcd',
+      prefix: 'abn_n3wk3y01abcd',
+      name: 'browser',
+      createdAt: '2026-11-22T13:00:00.000Z',
+      revokedAt: null,
+      scopes: ['proxy'],
+    };
+    const api = mockApi({
+      'GET /v1/keys': { body: { keys: [] } },
+      'POST /v1/keys': { status: 201, body: { key: created, apiKey: SECRET } },
+    });
+    const { user } = renderWithApi(<Keys />);
+    await screen.findByText(/No API keys yet/);
+    for (const label of [/^Proxy/, /^Ingest/, /^Read/]) expect(screen.getByLabelText(label)).toBeChecked();
+
+    await user.type(screen.getByLabelText('Key name'), 'browser');
+    await user.click(screen.getByLabelText(/^Ingest/));
+    await user.click(screen.getByLabelText(/^Read/));
+    await user.click(screen.getByRole('button', { name: 'Create key' }));
+    await screen.findByTestId('new-key');
+    expect(api.callsTo('POST /v1/keys')[0]?.body).toEqual({ name: 'browser', scopes: ['proxy'] });
+
+    await user.click(screen.getByRole('button', { name: /I’ve saved it/ }));
+    // The form is back with every scope; unchecking all is refused before any call.
+    await user.type(screen.getByLabelText('Key name'), 'nothing');
+    for (const label of [/^Proxy/, /^Ingest/, /^Read/]) await user.click(screen.getByLabelText(label));
+    await user.click(screen.getByRole('button', { name: 'Create key' }));
+    expect(screen.getByRole('alert')).toHaveTextContent('Choose at least one scope');
+    expect(api.callsTo('POST /v1/keys')).toHaveLength(1);
+  });
+
   it('asks for a name, and shows why creating failed', async () => {
     const api = mockApi({
       'GET /v1/keys': { body: { keys: [] } },

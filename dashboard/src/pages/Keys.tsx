@@ -2,7 +2,7 @@ import { useRef, useState, type FormEvent } from 'react';
 
 import { ApiError } from '../api/client';
 import { useApiClient } from '../api/context';
-import type { ApiKey, CreatedKey } from '../api/types';
+import { KEY_SCOPES, type ApiKey, type CreatedKey, type KeyScope } from '../api/types';
 import { Card } from '../components/Card';
 import { Empty, ErrorNotice, Loading } from '../components/Status';
 import { formatDateTime } from '../lib/format';
@@ -66,6 +66,18 @@ function NewKeySecret({ created, onDone }: { created: CreatedKey; onDone: () => 
   );
 }
 
+/** What each scope lets a program do, for the creation form and the list. */
+const SCOPE_INFO: Record<KeyScope, { label: string; help: string }> = {
+  proxy: { label: 'Proxy', help: 'calls through the Spendguard proxy' },
+  ingest: { label: 'Ingest', help: 'send telemetry (SDK, POST /api/ingest) and take budget leases' },
+  read: { label: 'Read', help: 'read the ledger, spend, forecast and budget with the key' },
+};
+
+/** A key's scopes; keys from before scopes carry every one. */
+function scopesOf(k: ApiKey): readonly KeyScope[] {
+  return k.scopes ?? KEY_SCOPES;
+}
+
 function KeyRow({ apiKey, onRevoked }: { apiKey: ApiKey; onRevoked: () => void }) {
   const api = useApiClient();
   const [confirming, setConfirming] = useState(false);
@@ -92,6 +104,13 @@ function KeyRow({ apiKey, onRevoked }: { apiKey: ApiKey; onRevoked: () => void }
       <td className="key-name">{apiKey.name || <span className="muted">(unnamed)</span>}</td>
       <td data-label="Prefix">
         <code>{apiKey.prefix}…</code>
+      </td>
+      <td data-label="Scopes" data-testid="key-scopes">
+        {scopesOf(apiKey).map((s) => (
+          <span key={s} className="badge badge-muted scope-badge" title={SCOPE_INFO[s].help}>
+            {SCOPE_INFO[s].label}
+          </span>
+        ))}
       </td>
       <td className="nowrap" data-label="Created">
         {formatDateTime(apiKey.createdAt)}
@@ -145,6 +164,7 @@ export function Keys() {
   const api = useApiClient();
   const keys = useAsync((signal) => api.getKeys(signal), [api]);
   const [name, setName] = useState('');
+  const [scopes, setScopes] = useState<ReadonlySet<KeyScope>>(() => new Set(KEY_SCOPES));
   const [creating, setCreating] = useState(false);
   const [createError, setCreateError] = useState<Error | null>(null);
   const [created, setCreated] = useState<CreatedKey | null>(null);
@@ -156,11 +176,18 @@ export function Keys() {
       setCreateError(new Error('Give the key a name, e.g. the service that will use it'));
       return;
     }
+    if (scopes.size === 0) {
+      setCreateError(new Error('Choose at least one scope: what will the program do with this key?'));
+      return;
+    }
     setCreating(true);
     setCreateError(null);
     try {
-      setCreated(await api.createKey(trimmed));
+      // Every scope: the API's default, sent without a list (as keys were created before scopes).
+      const chosen = KEY_SCOPES.filter((s) => scopes.has(s));
+      setCreated(await api.createKey(trimmed, chosen.length === KEY_SCOPES.length ? undefined : chosen));
       setName('');
+      setScopes(new Set(KEY_SCOPES));
       keys.reload();
     } catch (err) {
       const problems =
@@ -204,6 +231,33 @@ export function Keys() {
                 onChange={(e) => setName(e.target.value)}
               />
             </div>
+            <fieldset className="field scope-choice">
+              <legend>Scopes</legend>
+              {KEY_SCOPES.map((s) => (
+                <div className="field-check" key={s}>
+                  <input
+                    id={`key-scope-${s}`}
+                    type="checkbox"
+                    checked={scopes.has(s)}
+                    onChange={(e) =>
+                      setScopes((prev) => {
+                        const next = new Set(prev);
+                        if (e.target.checked) next.add(s);
+                        else next.delete(s);
+                        return next;
+                      })
+                    }
+                  />
+                  <label htmlFor={`key-scope-${s}`}>
+                    {SCOPE_INFO[s].label} <span className="muted small">— {SCOPE_INFO[s].help}</span>
+                  </label>
+                </div>
+              ))}
+              <p className="muted small">
+                A key embedded in a browser or shipped to customers should carry only what it needs, e.g.
+                Proxy alone.
+              </p>
+            </fieldset>
             <button type="submit" className="btn btn-primary" disabled={creating}>
               {creating ? 'Creating…' : 'Create key'}
             </button>
@@ -227,6 +281,7 @@ export function Keys() {
                 <tr>
                   <th scope="col">Name</th>
                   <th scope="col">Prefix</th>
+                  <th scope="col">Scopes</th>
                   <th scope="col">Created</th>
                   <th scope="col">Status</th>
                   <th scope="col">

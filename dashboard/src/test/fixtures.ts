@@ -242,3 +242,43 @@ export function trip(overrides: Record<string, unknown> = {}) {
     ...overrides,
   };
 }
+
+/** An agent session as GET /v1/sessions lists it (CONTRACTS §4). */
+export function session(overrides: Record<string, unknown> = {}) {
+  return {
+    sessionId: 'agent-7',
+    keyId: 'k3v9x0q2m7za',
+    calls: 4,
+    costUsd: 0.0006,
+    firstAt: '2026-11-22T12:36:00.000Z',
+    lastAt: '2026-11-22T12:39:00.000Z',
+    promptTokens: [
+      { ts: '2026-11-22T12:36:00.000Z', tokens: 1000 },
+      { ts: '2026-11-22T12:37:00.000Z', tokens: 2000 },
+      { ts: '2026-11-22T12:38:00.000Z', tokens: 3000 },
+      { ts: '2026-11-22T12:39:00.000Z', tokens: 4000 },
+    ],
+    repeatedFingerprints: [{ fingerprint: 'sha256:9f2c4e1a7b3d5f60aa', count: 4 }],
+    trip: trip({
+      layer: 'identicalLoop',
+      triggerType: 'token_loop_identical',
+      observedValue: 4,
+      thresholdValue: 4,
+      sessionId: 'agent-7',
+      message: '4 identical consecutive requests in session agent-7',
+    }),
+    flag: {
+      scope: 'session',
+      keyId: 'k3v9x0q2m7za',
+      sessionId: 'agent-7',
+      state: 'SUSPENDED',
+      triggerType: 'token_loop_identical',
+      observedValue: 4,
+      thresholdValue: 4,
+      mode: 'hard_stop',
+      setAt: '2026-11-22T12:40:00.000Z',
+      expiresAt: '2026-11-22T14:40:00.000Z',
+    },
+    ...overrides,
+  };
+}
