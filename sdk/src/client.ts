@@ -28,10 +28,10 @@ import { createLogger, describe, type Logger } from './log';
 import type { ClientConfig, Labels } from './options';
 import { bodyKindOf, observeJson, tapStream } from './response-tap';
 import { EnforcementState } from './enforcement';
-import { BudgetLease, readLeaseAnswer, type LeaseFailure } from './lease';
+import { BudgetLease, readLeaseAnswer } from './lease';
 import { RingBuffer } from './ring-buffer';
 import { monotonicNow, setUnrefTimeout, unrefTimer, uuidV4 } from './runtime';
-import { callApi, readOrgStatus } from './server-status';
+import { callApi, describeResult, leaseFailureOf, readOrgStatus, type ApiResult } from './server-status';
 import { DEFAULT_RETRY_POLICY, postBatch, type RetryPolicy } from './transport';
 import type {
   ClientEvent,
@@ -178,14 +178,14 @@ export class Client implements SpendguardClient {
     if (this.config.serverFlags) {
       const flag = this.enforcement.refusal(facts.labels.sessionId, now);
       if (flag !== null) {
-        this.log.debug(`call to ${facts.provider.id} blocked: ${flag.scope} SUSPENDED`);
+        this.log.debug(`blocked: ${flag.scope} SUSPENDED`);
         return blockedResponse({ kind: 'flag', flag }, now);
       }
     }
     const decision = this.lease?.admit(now) ?? null;
     if (decision !== null) {
       if (decision.kind === 'pending') this.armSync(now, 0);
-      this.log.debug(`call to ${facts.provider.id} blocked: shared budget ${decision.kind}`);
+      this.log.debug(`blocked: budget lease ${decision.kind}`);
       return blockedResponse(
         {
           kind: 'lease',
@@ -401,36 +401,33 @@ export class Client implements SpendguardClient {
     else this.pollStatus();
   }
 
+  /** An API request with the key, through the original fetch; null without endpoint, key or fetch. */
+  private api(path: string, body: unknown, timeoutMs = API_TIMEOUT_MS): Promise<ApiResult> | null {
+    const fetchFn = this.baseFetch();
+    const { endpoint, apiKey } = this.config;
+    if (fetchFn === undefined || endpoint === null || apiKey === null) return null;
+    return callApi(fetchFn, endpoint + path, apiKey, body, timeoutMs);
+  }
+
   /** `POST /v1/budget/lease`: reports consumption, takes or renews the slice, refreshes the flags. */
   private requestLease(now: number): void {
     const lease = this.lease;
-    const fetchFn = this.baseFetch();
-    const { endpoint, apiKey } = this.config;
-    if (lease === null || lease.inFlight || fetchFn === undefined || endpoint === null || apiKey === null)
-      return;
-    const body = lease.begin(now);
+    if (lease === null || lease.inFlight) return;
+    const request = this.api('/v1/budget/lease', lease.begin(now));
+    if (request === null) return lease.failed('unreachable', now);
     this.track(
-      callApi(fetchFn, `${endpoint}/v1/budget/lease`, apiKey, body, API_TIMEOUT_MS).then((result) => {
+      request.then((result) => {
         const at = Date.now();
         const answer = result.kind === 'ok' ? readLeaseAnswer(result.body, at) : null;
-        if (result.kind === 'ok' && answer !== null) {
-          const wasOpen = !lease.working;
+        if (answer !== null) {
           lease.answered(answer, at);
-          if (wasOpen) this.log.debug(`budget lease restored (${lease.mode})`);
-          this.applyEnforcement((result.body as { enforcement?: unknown }).enforcement, at);
+          this.applyEnforcement((result as { body: { enforcement?: unknown } }).body.enforcement, at);
           return;
         }
-        const failure: LeaseFailure =
-          result.kind === 'error' ||
-          (result.kind === 'http' && (result.status >= 500 || result.status === 429 || result.status === 408))
-            ? 'unreachable'
-            : result.kind === 'http' && (result.status === 401 || result.status === 403)
-              ? 'refused'
-              : 'unsupported';
+        const failure = leaseFailureOf(result);
         lease.failed(failure, at);
         this.log.debug(
-          `budget lease request failed (${result.kind === 'http' ? `HTTP ${result.status}` : result.kind === 'error' ? result.reason : 'not a lease answer'}): ` +
-            `calls fail open (${lease.failOpenCalls} so far)`,
+          `lease request failed (${describeResult(result)}): fail open, ${lease.failOpenCalls} calls`,
         );
         if (failure === 'unreachable') this.enforcementFailed(at);
         else if (this.config.serverFlags) this.pollStatus();
@@ -440,29 +437,32 @@ export class Client implements SpendguardClient {
 
   /** `GET /v1/budget`: the organization flag, when no lease answer carries the flags. */
   private pollStatus(): void {
-    const fetchFn = this.baseFetch();
-    const { endpoint, apiKey } = this.config;
-    if (this.pollInFlight || fetchFn === undefined || endpoint === null || apiKey === null) return;
+    const request = this.pollInFlight ? null : this.api('/v1/budget', undefined);
+    if (request === null) return;
     this.pollInFlight = true;
     this.track(
-      callApi(fetchFn, `${endpoint}/v1/budget`, apiKey, undefined, API_TIMEOUT_MS)
+      request
         .then((result) => {
           const at = Date.now();
           if (result.kind !== 'ok') {
-            this.log.debug(
-              `status read failed: ${result.kind === 'http' ? `HTTP ${result.status}` : result.reason}`,
-            );
-            this.enforcementFailed(at);
-            return;
+            this.log.debug(`status read failed (${describeResult(result)})`);
+            return this.enforcementFailed(at);
           }
           const body = result.body as { enforcement?: unknown } | undefined;
           if (this.applyEnforcement(body?.enforcement, at)) return;
           const org = readOrgStatus(body);
-          if (org.kind !== 'ok') return;
-          const was = this.enforcement.blocked(at);
-          this.enforcement.applyOrgFlag(org.flagState === 'SUSPENDED', org.flagExpiresAtMs, at);
-          if (!was && this.enforcement.blocked(at))
-            this.log.warn('organization SUSPENDED: calls are blocked');
+          // An older backend: the organization flag only.
+          const flags =
+            org.kind === 'ok' && org.flagState === 'SUSPENDED'
+              ? [
+                  {
+                    scope: 'organization',
+                    state: 'SUSPENDED',
+                    expiresAt: new Date(org.flagExpiresAtMs ?? at + 60_000).toISOString(),
+                  },
+                ]
+              : [];
+          this.applyEnforcement({ flags }, at);
         })
         .finally(() => {
           this.pollInFlight = false;
@@ -472,21 +472,17 @@ export class Client implements SpendguardClient {
 
   /** Applies an `enforcement` block; false when the value is not one (an older backend sends none). */
   private applyEnforcement(block: unknown, now: number): boolean {
-    const wasBlocked = this.enforcement.blocked(now);
-    const sessions = this.enforcement.suspendedSessions(now).length;
+    const before = this.enforcement.summary(now);
     if (!this.enforcement.apply(block, now)) return false;
-    if (!wasBlocked && this.enforcement.blocked(now))
-      this.log.warn('API key SUSPENDED on the server: calls are blocked');
-    const now_ = this.enforcement.suspendedSessions(now).length;
-    if (now_ > sessions)
-      this.log.warn(`${now_} agent session(s) SUSPENDED on the server: their calls are blocked`);
+    const after = this.enforcement.summary(now);
+    if (after !== before && after !== '') this.log.warn(`SUSPENDED on the server (${after}): calls refused`);
     return true;
   }
 
   /** The backend could not be reached: after a while the flags are dropped (fail open, spec Law 4). */
   private enforcementFailed(now: number): void {
     if (this.enforcement.failed(now, Math.max(60_000, 3 * this.config.flushIntervalMs))) {
-      this.log.warn('backend unreachable: server flags no longer enforced (fail open)');
+      this.log.warn('backend unreachable: server flags dropped (fail open)');
     }
   }
 
@@ -495,24 +491,17 @@ export class Client implements SpendguardClient {
    * Lambda invocation). Never rejects.
    */
   async releaseLease(timeoutMs = API_TIMEOUT_MS): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    await this.settle(timeoutMs / 2); // the last calls' costs go into the final report
     const lease = this.lease;
-    const fetchFn = this.baseFetch();
-    const { endpoint, apiKey } = this.config;
-    if (lease === null || !lease.holding || fetchFn === undefined || endpoint === null || apiKey === null)
-      return;
-    const body = lease.release();
-    const result = await callApi(
-      fetchFn,
-      `${endpoint}/v1/budget/lease/release`,
-      apiKey,
-      body,
-      Math.max(1, timeoutMs),
+    if (lease === null || !lease.holding) return;
+    const result = await this.api(
+      '/v1/budget/lease/release',
+      lease.release(),
+      Math.max(1, deadline - Date.now()),
     );
-    if (result.kind !== 'ok') {
-      this.log.debug(
-        `lease release failed (${result.kind === 'http' ? `HTTP ${result.status}` : result.reason}): the slice returns at its expiry`,
-      );
-    }
+    if (result !== null && result.kind !== 'ok')
+      this.log.debug(`lease release failed (${describeResult(result)})`);
   }
 
   /**

@@ -74,15 +74,6 @@ export class EnforcementState {
     return true;
   }
 
-  /** The organization flag of `GET /v1/budget` (no session flags there): used when nothing else answers. */
-  applyOrgFlag(suspended: boolean, expiresAtMs: number | null, nowMs: number): void {
-    this.keyFlag = suspended
-      ? { scope: 'organization', triggerType: null, untilMs: expiresAtMs ?? nowMs + 60_000 }
-      : null;
-    this.lastAnswerAt = nowMs;
-    this.failingSince = 0;
-  }
-
   /**
    * A refresh failed at `nowMs`. Once the backend has been unreachable for `failOpenAfterMs` since the
    * last answer, the flags are dropped: returns true when that happened now.
@@ -111,14 +102,16 @@ export class EnforcementState {
     return this.keyFlag !== null && this.keyFlag.untilMs > nowMs;
   }
 
-  /** Sessions currently refused. */
+  /** Sessions currently refused (`''`: calls without a session id). */
   suspendedSessions(nowMs: number): string[] {
-    const out: string[] = [];
-    for (const [sid, flag] of this.sessions) if (flag.untilMs > nowMs) out.push(sid);
-    return out;
+    return [...this.sessions].filter(([, f]) => f.untilMs > nowMs).map(([sid]) => sid);
+  }
+
+  /** What is refused, for a log line: `key`, session ids, or `''`. */
+  summary(nowMs: number): string {
+    return [...(this.blocked(nowMs) ? ['all calls'] : []), ...this.suspendedSessions(nowMs)].join(', ');
   }
 }
-
 function refusalOf(flag: Flag, nowMs: number): FlagRefusal {
   return {
     scope: flag.scope,

@@ -80,8 +80,12 @@ export class BudgetLease {
 
   constructor(readonly holderId: string) {}
 
+  /** Released and not called since: no new lease until the next call. */
+  private released = false;
+
   /** Decides a call at `nowMs` from memory alone. */
   admit(nowMs: number): LeaseDecision {
+    this.released = false;
     switch (this.mode) {
       case 'uncapped':
       case 'none':
@@ -121,7 +125,7 @@ export class BudgetLease {
     if (this.inFlight || nowMs < this.nextAttemptAtMs) return false;
     switch (this.mode) {
       case 'none':
-        return active;
+        return active && !this.released;
       case 'capped':
         return (
           this.usedNanos * 2 >= this.grantedNanos ||
@@ -141,12 +145,11 @@ export class BudgetLease {
     this.inFlight = true;
     this.reportingNanos += this.unreportedNanos;
     this.unreportedNanos = 0;
-    const minutes = (nowMs - this.lastReportAtMs) / 60_000;
-    const request: LeaseRequest = { holderId: this.holderId, consumedUsd: nanosToUsd(this.reportingNanos) };
-    if (this.lastReportAtMs > 0 && minutes > 1 / 60) {
-      return { ...request, spendRateUsdPerMin: nanosToUsd(this.reportingNanos) / minutes };
-    }
-    return request;
+    const consumedUsd = nanosToUsd(this.reportingNanos);
+    if (this.lastReportAtMs === 0) return { holderId: this.holderId, consumedUsd };
+    // Over at least a second, so that a burst right after a report does not read as a huge rate.
+    const minutes = Math.max(1 / 60, (nowMs - this.lastReportAtMs) / 60_000);
+    return { holderId: this.holderId, consumedUsd, spendRateUsdPerMin: consumedUsd / minutes };
   }
 
   /** Applies the answer to the request begun last. */
@@ -199,6 +202,7 @@ export class BudgetLease {
     this.reportingNanos = 0;
     this.grantedNanos = 0;
     this.usedNanos = 0;
+    this.released = true;
     if (this.mode !== 'exhausted') this.mode = 'none';
     return { holderId: this.holderId, consumedUsd: nanosToUsd(consumed) };
   }

@@ -5,6 +5,7 @@
  * timeout; never rejects.
  */
 import { drain, readJson, timedRequest } from './http';
+import type { LeaseFailure } from './lease';
 import type { FetchLike, OrgStatus } from './types';
 
 /** The outcome of one API request. */
@@ -52,6 +53,23 @@ export type OrgStatusResult =
     }
   | { readonly kind: 'http'; readonly status: number }
   | { readonly kind: 'error'; readonly reason: string };
+
+/** Why a lease request failed: the backend down or overloaded, the key refused, or no lease routes. */
+export function leaseFailureOf(result: ApiResult): LeaseFailure {
+  if (result.kind !== 'http') return 'unreachable';
+  const { status } = result;
+  if (status >= 500 || status === 429 || status === 408) return 'unreachable';
+  return status === 401 || status === 403 ? 'refused' : 'unsupported';
+}
+
+/** A failed result for a debug line. */
+export function describeResult(result: ApiResult): string {
+  return result.kind === 'http'
+    ? `HTTP ${result.status}`
+    : result.kind === 'error'
+      ? result.reason
+      : 'unexpected body';
+}
 
 /** Calls `GET <url>` with the key and reads the answer. Never rejects. */
 export async function fetchOrgStatus(

@@ -2,6 +2,7 @@
  * The client budget (spec 1.4: block / warn / log) and the server kill flag (SUSPENDED → blocked
  * locally too, fail-open on errors).
  */
+import fc from 'fast-check';
 import OpenAI from 'openai';
 import { flush, shutdown, wrapFetch } from '../src';
 import { normalizeBudget, SpendCounter } from '../src/budget';
@@ -87,6 +88,114 @@ describe('budget: block', () => {
     expect(error).toBeInstanceOf(OpenAI.RateLimitError);
     expect((error as InstanceType<typeof OpenAI.RateLimitError>).code).toBe('client_budget');
     expect(provider.calls).toHaveLength(1);
+  });
+});
+
+/**
+ * A provider whose answers cost what the test says: gpt-4o-mini at $0.15 / $0.60 per million tokens is
+ * exactly 150 nano-USD per prompt token and 600 per completion token.
+ */
+function pricedProvider(next: () => { prompt: number; completion: number }): {
+  fetch: typeof fetch;
+  calls: number;
+} {
+  const state = {
+    calls: 0,
+    fetch: (async () => {
+      state.calls++;
+      const { prompt, completion } = next();
+      const body = {
+        id: 'chatcmpl-1',
+        object: 'chat.completion',
+        model: 'gpt-4o-mini',
+        choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
+        service_tier: 'default',
+      };
+      return new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json' } });
+    }) as typeof fetch,
+  };
+  return state;
+}
+
+describe('budget: block is exact for sequential calls', () => {
+  it('a $0.01 daily cap with $0.006 calls lets exactly two calls reach the provider', async () => {
+    // 40,000 prompt tokens × 150 nano-USD = $0.006
+    const provider = pricedProvider(() => ({ prompt: 40_000, completion: 0 }));
+    const f = wrapFetch(provider.fetch, {
+      apiKey: TEST_API_KEY,
+      serverFlags: false,
+      serverBudget: false,
+      budget: { dailyLimitUsd: 0.01, action: 'block' },
+    }) as typeof fetch;
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      // No settle() between calls: the next call starts as soon as the body is read.
+      const response = await f(OPENAI_URL, chatInit());
+      statuses.push(response.status);
+      await response.json();
+    }
+    expect(statuses).toEqual([200, 200, 429, 429]);
+    expect(provider.calls).toBe(2);
+    expect(onlyClient().spentNanos().dayNanos).toBe(12_000_000);
+  });
+
+  it('streams count too: the cost is known when the last chunk is read', async () => {
+    const provider = inProcessProvider();
+    const f = wrapFetch(provider.fetch, {
+      apiKey: TEST_API_KEY,
+      serverFlags: false,
+      serverBudget: false,
+      budget: { dailyLimitUsd: CALL_NANOS / 1e9, action: 'block' },
+    }) as typeof fetch;
+    const streamInit = chatInit('gpt-4o-mini', { stream: true, stream_options: { include_usage: true } });
+    const first = await f(OPENAI_URL, streamInit);
+    await first.text();
+    expect((await f(OPENAI_URL, streamInit)).status).toBe(429);
+    expect(provider.calls).toHaveLength(1);
+  });
+
+  it('property: the provider is never called once recorded spend ≥ cap, and no call is refused below it', async () => {
+    const call = fc.record({
+      prompt: fc.integer({ min: 0, max: 200_000 }),
+      completion: fc.integer({ min: 0, max: 50_000 }),
+    });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 60_000_000 }),
+        fc.array(call, { minLength: 1, maxLength: 12 }),
+        async (capNanos, costs) => {
+          let i = 0;
+          const provider = pricedProvider(() => costs[i] ?? { prompt: 0, completion: 0 });
+          const f = wrapFetch(provider.fetch, {
+            apiKey: TEST_API_KEY,
+            serverFlags: false,
+            serverBudget: false,
+            budget: { dailyLimitUsd: capNanos / 1e9, action: 'block' },
+          }) as typeof fetch;
+          let spent = 0; // computed here from the token counts, not read from the SDK
+          try {
+            for (i = 0; i < costs.length; i++) {
+              const before = provider.calls;
+              const response = await f(OPENAI_URL, chatInit());
+              await response.text();
+              if (spent >= capNanos) {
+                expect(response.status).toBe(429);
+                expect(provider.calls).toBe(before);
+              } else {
+                expect(response.status).toBe(200);
+                expect(provider.calls).toBe(before + 1);
+                spent += costs[i]!.prompt * 150 + costs[i]!.completion * 600;
+              }
+            }
+            expect(onlyClient().spentNanos().dayNanos).toBe(spent);
+          } finally {
+            await shutdown({ timeoutMs: 0 });
+          }
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 });
 
