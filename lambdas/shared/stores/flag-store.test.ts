@@ -62,6 +62,17 @@ describe('DynamoFlagStore', () => {
     expect(found.map((f) => f.flagKey).sort()).toEqual(['fk-2', 'fk-2#org']);
   });
 
+  it("lists one key's items (key, organization copy, sessions) with one query, and nothing of another key", async () => {
+    const nowSec = T0 / 1000;
+    const [mine, theirs] = ['a'.repeat(64), 'b'.repeat(64)];
+    for (const k of [mine, `${mine}#org`, `${mine}#s#1`, theirs, `${theirs}#org`]) {
+      await h.services.flags.put(flag(k, 'SUSPENDED', nowSec + 60), T0);
+    }
+    await h.services.flags.put({ ...flag(`${mine}#s#2`, 'SUSPENDED', nowSec + 60), orgId: 'org_other' }, T0);
+    const listed = await h.services.flags.listByKey('org_store', mine, T0);
+    expect(listed.map((f) => f.flagKey).sort()).toEqual([mine, `${mine}#org`, `${mine}#s#1`]);
+  });
+
   it('reads an item written before scopes as an organization flag', () => {
     // As the old code wrote it: one copy per key, for the whole organization, without scope attributes.
     const { scope: _s, keyId: _k, sessionId: _i, ...legacy } = flag('fk-legacy', 'SUSPENDED', T0 / 1000 + 60);
