@@ -128,7 +128,7 @@ describeWithHandlers('SpendguardEdge (custom domains)', () => {
   it('lets the guard read flags in every table region and the pepper in us-east-1, nothing else', () => {
     const roleId = Object.keys(s.edgeTemplate.findResources('AWS::IAM::Role'))[0] ?? '';
     const table = (region: string) =>
-      `dynamodb:GetItem arn:<AWS::Partition>:dynamodb:${region}:<AWS::AccountId>:table/Spendguard-Flags`;
+      `dynamodb:BatchGetItem arn:<AWS::Partition>:dynamodb:${region}:<AWS::AccountId>:table/Spendguard-Flags`;
     expect(permissionsOf(s.edgeTemplate, roleId)).toEqual(
       [
         table('ap-northeast-1'),
