@@ -108,7 +108,7 @@ export class SpendguardApi extends Construct {
     // Enforcement: the caller's key (GetItem), every key of the org (Query gsi1), flags put / list / delete.
     this.enforceFunction = new SpendguardFunction(this, 'Enforce', {
       name: 'enforce',
-      description: 'POST /api/guardrails/enforce: push or clear an organization kill flag',
+      description: 'POST /api/guardrails/enforce: push or clear a kill flag (organization, key or session)',
       defaults: props.functionDefaults,
     });
     data.bindDataTable(this.enforceFunction, ['GetItem', 'Query']);
@@ -125,7 +125,7 @@ export class SpendguardApi extends Construct {
       defaults: props.functionDefaults,
     });
     data.bindDataTable(this.apiFunction, ['GetItem', 'PutItem', 'UpdateItem', 'Query']);
-    data.bindFlagsTable(this.apiFunction, ['Query']);
+    data.bindFlagsTable(this.apiFunction, ['PutItem', 'Query']); // PutItem: a new key gets the org's flags
     secrets.bindPepper(this.apiFunction);
     prices.bindPrices(this.apiFunction);
     bindCognito(this.apiFunction);

@@ -138,7 +138,7 @@ describeWithHandlers('SpendguardEdge (custom domains)', () => {
         }),
       )[0] ?? '';
     const table = (region: string) =>
-      `dynamodb:GetItem arn:<AWS::Partition>:dynamodb:${region}:<AWS::AccountId>:table/Spendguard-Flags`;
+      `dynamodb:BatchGetItem arn:<AWS::Partition>:dynamodb:${region}:<AWS::AccountId>:table/Spendguard-Flags`;
     expect(permissionsOf(s.edgeTemplate, roleId)).toEqual(
       [
         table('ap-northeast-1'),

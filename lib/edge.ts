@@ -200,7 +200,8 @@ export class SpendguardEdge extends Construct {
     });
     this.guardFunction.addToRolePolicy(
       new iam.PolicyStatement({
-        actions: ['dynamodb:GetItem'],
+        // One BatchGetItem per (key, session): the key, organization and session items (kill scopes).
+        actions: ['dynamodb:BatchGetItem'],
         resources: data.flagsTableArnsInAllRegions(),
       }),
     );

@@ -40,9 +40,15 @@ describeWithHandlers('least-privilege IAM', () => {
   const prices = () => `s3:GetObject ${arn('Prices/Bucket')}/prices/latest.json`;
   const sorted = (xs: string[]) => [...xs].sort();
 
-  it('ingest: reads one API-key item (GetItem, no Query/Scan of the ledger), puts records, reads the pepper', () => {
+  it('ingest: reads one API-key item (GetItem, no Query/Scan of the ledger), its flags (the enforcement block), puts records, reads the pepper', () => {
     expect(functionPermissions(s.template, 'Pipeline/Ingest')).toEqual(
-      sorted([`dynamodb:GetItem ${data()}`, `kinesis:PutRecords ${arn('Pipeline/Events')}`, pepper()]),
+      sorted([
+        `dynamodb:GetItem ${data()}`,
+        `dynamodb:Query ${flags()}`,
+        `dynamodb:Query ${flags()}/index/byOrg`,
+        `kinesis:PutRecords ${arn('Pipeline/Events')}`,
+        pepper(),
+      ]),
     );
   });
 
@@ -95,7 +101,7 @@ describeWithHandlers('least-privilege IAM', () => {
     );
   });
 
-  it('api: reads and writes its org’s items (no DeleteItem, no Scan), lists flags read-only', () => {
+  it('api: reads and writes its org’s items (no DeleteItem, no Scan), lists flags, copies org flags onto a new key', () => {
     expect(functionPermissions(s.template, 'Api/Api')).toEqual(
       sorted([
         `dynamodb:GetItem ${data()}`,
@@ -103,6 +109,7 @@ describeWithHandlers('least-privilege IAM', () => {
         `dynamodb:UpdateItem ${data()}`,
         `dynamodb:Query ${data()}`,
         `dynamodb:Query ${data()}/index/gsi1`,
+        `dynamodb:PutItem ${flags()}`,
         `dynamodb:Query ${flags()}`,
         `dynamodb:Query ${flags()}/index/byOrg`,
         pepper(),

@@ -87,7 +87,7 @@ export class SpendguardPipeline extends Construct {
       defaults: props.functionDefaults,
     });
     data.bindDataTable(this.ingestFunction, ['GetItem']);
-    data.bindFlagsTable(this.ingestFunction, []);
+    data.bindFlagsTable(this.ingestFunction, ['Query']); // the enforcement block of every answer
     secrets.bindPepper(this.ingestFunction);
     this.bindStream(this.ingestFunction);
 

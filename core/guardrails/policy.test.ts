@@ -11,6 +11,20 @@ function captureError(fn: () => unknown): unknown {
 }
 
 describe('guardrail policy', () => {
+  it('scopes each layer by default as design decision 13 says, and validates the scope like any field', () => {
+    expect(LAYER_IDS.map((id) => [id, DEFAULT_POLICY[id].scope])).toEqual([
+      ['financialLimits', 'organization'],
+      ['identicalLoop', 'session'],
+      ['contextGrowth', 'session'],
+      ['rpsBurst', 'key'],
+      ['premiumConcentration', 'organization'],
+    ]);
+    expect(parseGuardrailPolicy({ rpsBurst: { scope: 'organization' } }).rpsBurst.scope).toBe('organization');
+    const err = captureError(() => parseGuardrailPolicy({ identicalLoop: { scope: 'team' } }));
+    expect(err).toBeInstanceOf(GuardrailPolicyError);
+    expect((err as GuardrailPolicyError).issues.map((i) => i.path)).toEqual(['identicalLoop.scope']);
+  });
+
   it('defaults to the spec: 4 identical calls, > 10 per sliding minute, > 90 % premium over $5/h, no budget', () => {
     expect(DEFAULT_POLICY).toMatchObject({
       financialLimits: {

@@ -247,6 +247,26 @@ describe('kill scopes (enforcement endpoint, GET /v1/flags, key creation)', () =
     });
   });
 
+  it("each layer's scope is a policy field: PUT /v1/budget sets it, GET shows it, a bad one is a 400", async () => {
+    const put = await api(
+      req('PUT /v1/budget', { token, body: { policy: { layers: { identicalLoop: { scope: 'key' } } } } }),
+    );
+    expect(put.status).toBe(200);
+    const layers = (await api(req('GET /v1/budget', { token }))).body.policy.layers;
+    expect([layers.identicalLoop.scope, layers.rpsBurst.scope, layers.financialLimits.scope]).toEqual([
+      'key',
+      'key',
+      'organization',
+    ]);
+    const bad = await api(
+      req('PUT /v1/budget', { token, body: { policy: { layers: { rpsBurst: { scope: 'team' } } } } }),
+    );
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.problems.map((p: { path: string }) => p.path)).toEqual([
+      'policy.layers.rpsBurst.scope',
+    ]);
+  });
+
   it('400 for session scope without a session, and for neither apiKey nor keyId', async () => {
     const noSession = await enforce({ ...push, scope: 'session', keyId: k1.publicId }, token);
     expect(noSession.status).toBe(400);

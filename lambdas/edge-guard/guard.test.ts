@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { flagKeyFor, generateApiKey } from '../../core/keys';
 import type { FlagRecord } from '../shared/stores/flag-store';
+import { orgFlagItemKey, sessionFlagItemKey } from '../shared/flag-item-keys';
 import { EdgeGuard, type FlagSource } from './guard';
 import { MemoryMetrics } from './metrics';
 
@@ -153,5 +154,57 @@ describe('EdgeGuard', () => {
     for (let i = 0; i < 5; i++) await guard.check(key.apiKey);
     expect(flags.reads).toBe(1);
     expect(metrics.get('GuardFailOpen', { Reason: 'store_error' })).toBe(5);
+  });
+
+  it('reads key, organization and session items in one round trip, cached per (key, session)', async () => {
+    const { guard, flags, key, flagKey, suspend } = setup();
+    const f = suspend();
+    flags.items.delete(flagKey);
+    const sessionItem = sessionFlagItemKey(flagKey, 'agent-7');
+    flags.items.set(sessionItem, { ...f, flagKey: sessionItem, scope: 'session', sessionId: 'agent-7' });
+
+    expect(await guard.check(key.apiKey, 'agent-7')).toMatchObject({
+      action: 'respond',
+      reason: 'suspended',
+    });
+    expect(await guard.check(key.apiKey, 'agent-8')).toEqual({ action: 'forward' });
+    expect(await guard.check(key.apiKey)).toEqual({ action: 'forward' });
+    expect(flags.reads).toBe(3);
+    // Warm: every pair answers from memory, synchronously.
+    expect(guard.checkCached(key.apiKey, 'agent-7')).toMatchObject({
+      action: 'respond',
+      reason: 'suspended',
+    });
+    expect(guard.checkCached(key.apiKey, ['agent-8'])).toEqual({ action: 'forward' });
+    expect(guard.checkCached(key.apiKey, '')).toEqual({ action: 'forward' });
+    expect(flags.reads).toBe(3);
+  });
+
+  it('applies the strongest of the items: an organization suspension over a key throttle', async () => {
+    const { guard, flags, key, flagKey, suspend } = setup();
+    const f = suspend();
+    flags.items.set(flagKey, { ...f, state: 'THROTTLED', mode: 'throttle' });
+    flags.items.set(orgFlagItemKey(flagKey), {
+      ...f,
+      flagKey: orgFlagItemKey(flagKey),
+      scope: 'organization',
+    });
+    const d = await guard.check(key.apiKey, 'any');
+    expect(d).toMatchObject({ action: 'respond', reason: 'suspended' });
+    expect(JSON.parse((d as { response: { body: string } }).response.body).error.message).toMatch(
+      /this organization's requests are suspended/,
+    );
+  });
+
+  it('an invalid item does not hide a valid suspension next to it', async () => {
+    const { guard, flags, key, flagKey, suspend } = setup();
+    const f = suspend();
+    flags.items.set(flagKey, { flagKey, state: 'SUSPENDED' }); // no expiresAt, no orgId
+    flags.items.set(orgFlagItemKey(flagKey), {
+      ...f,
+      flagKey: orgFlagItemKey(flagKey),
+      scope: 'organization',
+    });
+    expect(await guard.check(key.apiKey)).toMatchObject({ action: 'respond', reason: 'suspended' });
   });
 });

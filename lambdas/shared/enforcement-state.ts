@@ -2,6 +2,7 @@
  * The `enforcement` block of ingest and lease answers (CONTRACTS.md §1): the flags that apply to the
  * calling key right now, so an SDK learns of a server-side trip within one flush interval.
  */
+import { API_KEY_PREFIX, flagKeyFor } from '../../core/keys';
 import type { Services } from './services';
 import type { FlagRecord, FlagScope, FlagState } from './stores/flag-store';
 
@@ -26,18 +27,20 @@ export interface EnforcementState {
 }
 
 /**
- * The enforcement state of `keyId` at `nowMs`, from one query of the organization's flags. A flag store
- * failure answers "nothing applies" (fail open on flags, decision 6): the edge still enforces.
+ * The enforcement state of `keyId` (a public id) at `nowMs`, from one query of that key's flag items
+ * (its organization copy, its own, its sessions'; bounded by the key, not by the organization's size).
+ * A flag store failure answers "nothing applies" (fail open on flags, decision 6): the edge still enforces.
  */
 export async function enforcementFor(
-  services: Pick<Services, 'flags'>,
+  services: Pick<Services, 'flags' | 'pepper'>,
   orgId: string,
   keyId: string,
   nowMs: number,
 ): Promise<EnforcementState> {
   let stored: FlagRecord[];
   try {
-    stored = await services.flags.listByOrg(orgId, nowMs);
+    const flagKey = flagKeyFor(API_KEY_PREFIX + keyId, await services.pepper.get());
+    stored = await services.flags.listByKey(orgId, flagKey, nowMs);
   } catch {
     return { blocked: false, flags: [] };
   }

@@ -55,6 +55,13 @@ export class MemoryFlagStore implements FlagStore {
     return [...this.items.values()].filter((f) => f.orgId === orgId && !isExpired(f, nowMs));
   }
 
+  async listByKey(orgId: string, flagKey: string, nowMs: number): Promise<FlagRecord[]> {
+    this.check();
+    return [...this.items.values()].filter(
+      (f) => f.orgId === orgId && f.flagKey.startsWith(flagKey) && !isExpired(f, nowMs),
+    );
+  }
+
   private check(): void {
     if (this.failWith !== undefined) throw this.failWith;
   }

@@ -54,6 +54,11 @@ export interface FlagStore {
   delete(flagKey: string): Promise<void>;
   /** The organization's unexpired flags. */
   listByOrg(orgId: string, nowMs: number): Promise<FlagRecord[]>;
+  /**
+   * The unexpired flag items of one key (every item whose key starts with its flag key: key,
+   * organization copy, sessions), from one query of the organization's index.
+   */
+  listByKey(orgId: string, flagKey: string, nowMs: number): Promise<FlagRecord[]>;
 }
 
 const SCOPES: ReadonlySet<unknown> = new Set<FlagScope>(['organization', 'key', 'session']);
@@ -186,6 +191,15 @@ export class DynamoFlagStore implements FlagStore {
       IndexName: 'byOrg',
       KeyConditionExpression: 'orgId = :org',
       ExpressionAttributeValues: { ':org': orgId },
+    });
+    return unexpiredFlags(items, nowMs);
+  }
+
+  async listByKey(orgId: string, flagKey: string, nowMs: number): Promise<FlagRecord[]> {
+    const items = await queryAll(this.table, {
+      IndexName: 'byOrg',
+      KeyConditionExpression: 'orgId = :org AND begins_with(flagKey, :fk)',
+      ExpressionAttributeValues: { ':org': orgId, ':fk': flagKey },
     });
     return unexpiredFlags(items, nowMs);
   }
