@@ -33,6 +33,8 @@ describeWithHandlers('SpendguardApi', () => {
       'PUT /v1/budget',
       'GET /v1/guardrails/trips',
       'POST /v1/forecast/run',
+      'GET /v1/pricing/rates',
+      'PUT /v1/pricing/rates',
     ];
     for (const [key, route] of routes) {
       if (person.includes(key)) {

@@ -54,6 +54,8 @@ export const API_ROUTES: readonly RouteSpec[] = [
   { method: DELETE, path: '/v1/keys/{publicId}', target: 'api', auth: 'person' },
   { method: GET, path: '/v1/flags', target: 'api', auth: 'person' },
   { method: GET, path: '/v1/guardrails/trips', target: 'api', auth: 'person' },
+  { method: GET, path: '/v1/pricing/rates', target: 'api', auth: 'person' },
+  { method: PUT, path: '/v1/pricing/rates', target: 'api', auth: 'person' },
 ];
 
 /** Default-stage throttling (requests per second, steady and burst) for the whole API. */

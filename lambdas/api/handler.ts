@@ -9,6 +9,7 @@ import { getForecast, runForecast } from './routes/forecast';
 import { getHealth } from './routes/health';
 import { createKey, listKeys, revokeKey } from './routes/keys';
 import { getLedger } from './routes/ledger';
+import { getPricingRates, putPricingRates } from './routes/pricing-rates';
 import { getSpend } from './routes/spend';
 import { openApiDocument } from './openapi';
 import type { ApiDeps, Route } from './routes/types';
@@ -32,6 +33,8 @@ export const ROUTES: Readonly<Record<string, Route>> = {
   'DELETE /v1/keys/{publicId}': revokeKey,
   'GET /v1/flags': listFlags,
   'GET /v1/guardrails/trips': listTrips,
+  'GET /v1/pricing/rates': getPricingRates,
+  'PUT /v1/pricing/rates': putPricingRates,
 };
 
 const PUBLIC: Principal = { kind: 'program', orgId: '', keyId: '' };

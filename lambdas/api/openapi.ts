@@ -44,6 +44,8 @@ import {
   ledgerPageSchema,
   ledgerQuerySchema,
   openApiDocumentSchema,
+  pricingRatesResponseSchema,
+  pricingRatesSchema,
   putBudgetRequestSchema,
   revokeKeyResponseSchema,
   spendResponseSchema,
@@ -70,6 +72,7 @@ export const REQUEST_SCHEMAS = {
   PutBudgetRequest: putBudgetRequestSchema,
   BudgetConfig: budgetConfigSchema,
   CreateKeyRequest: createKeyRequestSchema,
+  PricingRates: pricingRatesSchema,
 } as const satisfies Record<string, z.ZodType>;
 
 /** Response bodies, by component name (converted as their output type). */
@@ -96,6 +99,7 @@ export const RESPONSE_SCHEMAS = {
   CreateKeyResponse: createKeyResponseSchema,
   RevokeKeyResponse: revokeKeyResponseSchema,
   OpenApiDocument: openApiDocumentSchema,
+  PricingRatesResponse: pricingRatesResponseSchema,
 } as const satisfies Record<string, z.ZodType>;
 
 export type RequestName = keyof typeof REQUEST_SCHEMAS;
@@ -142,6 +146,7 @@ const TAGS = {
   Ledger: 'The Forensic Ledger and spend.',
   Forecast: 'The Monte Carlo burn forecast.',
   Budget: 'Budget and guardrail policy.',
+  Pricing: "The organization's own pricing rates (contracted and self-hosted).",
   Keys: 'API keys.',
   Service: 'Health and this document.',
 } as const;
@@ -272,6 +277,21 @@ export const V1_OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     tag: 'Budget',
     body: 'PutBudgetRequest',
     responses: ok('BudgetStatus', 'The updated status, as GET.'),
+    errors: [400],
+  },
+  'GET /v1/pricing/rates': {
+    operationId: 'getPricingRates',
+    summary: "The organization's own pricing rates",
+    tag: 'Pricing',
+    responses: ok('PricingRatesResponse', 'The stored rates ({} when none).'),
+    errors: [],
+  },
+  'PUT /v1/pricing/rates': {
+    operationId: 'putPricingRates',
+    summary: 'Replace the pricing rates (self-hosted endpoint families, contracted prices, discounts)',
+    tag: 'Pricing',
+    body: 'PricingRates',
+    responses: ok('PricingRatesResponse', 'The saved rates.'),
     errors: [400],
   },
   'GET /v1/keys': {

@@ -215,6 +215,10 @@ describe('every GET route answers as the OpenAPI document says', () => {
       opts: () => ({ token, query: { limit: '5' } }),
       filled: (b: { trips: unknown[] }) => b.trips.length === 1,
     },
+    'GET /v1/pricing/rates': {
+      opts: () => ({ token }),
+      filled: (b: { rates: { models?: object } }) => b.rates.models !== undefined,
+    },
   };
 
   beforeAll(async () => {
@@ -231,6 +235,11 @@ describe('every GET route answers as the OpenAPI document says', () => {
       body: { budget, policy: { layers: { rpsBurst: { maxRequests: 20 } } } },
     });
     expect([put.status, nonConformance('PUT /v1/budget', put)]).toEqual([200, []]);
+    const rates = await api('PUT /v1/pricing/rates', {
+      token,
+      body: { models: { 'llama:*': { inputUsdPerMTok: 0, outputUsdPerMTok: 0 } } },
+    });
+    expect([rates.status, nonConformance('PUT /v1/pricing/rates', rates)]).toEqual([200, []]);
     const created = await api('POST /v1/keys', { token, body: { name: ' ci ' } });
     expect([created.status, nonConformance('POST /v1/keys', created)]).toEqual([201, []]);
     const publicId = (created.body as { key: { publicId: string } }).key.publicId;
@@ -365,6 +374,11 @@ describe('the other endpoints and the errors answer as documented', () => {
     ['GET /v1/ledger', 401, () => ({ key: 'abn_nope' })],
     ['GET /v1/guardrails/trips', 400, () => ({ token, query: { limit: 'many' } })],
     ['PUT /v1/budget', 400, () => ({ token, body: { budget: { action: 'explode' } } })],
+    [
+      'PUT /v1/pricing/rates',
+      400,
+      () => ({ token, body: { models: { 'llama:*': { inputUsdPerMTok: -1 } } } }),
+    ],
     ['POST /v1/keys', 400, () => ({ token, body: {} })],
     ['DELETE /v1/keys/{publicId}', 400, () => ({ token, params: { publicId: 'NOT-AN-ID' } })],
     ['DELETE /v1/keys/{publicId}', 404, () => ({ token, params: { publicId: 'abcdefabcdef' } })],

@@ -71,3 +71,9 @@ export {
   type TripsQuery,
 } from './flags';
 export { openApiDocumentSchema, type OpenApiDocumentBody } from './openapi-document';
+export {
+  pricingRatesResponseSchema,
+  pricingRatesSchema,
+  type PricingRates,
+  type PricingRatesResponse,
+} from './pricing-rates';
