@@ -38,6 +38,8 @@ describeWithHandlers('SpendguardApi', () => {
       'POST /v1/reconciliation/run',
       'GET /v1/reconciliation/credentials',
       'PUT /v1/reconciliation/credentials',
+      'GET /v1/pricing/rates',
+      'PUT /v1/pricing/rates',
     ];
     for (const [key, route] of routes) {
       if (person.includes(key)) {

@@ -59,6 +59,8 @@ export const API_ROUTES: readonly RouteSpec[] = [
   { method: GET, path: '/v1/reconciliation/credentials', target: 'api', auth: 'person' },
   { method: PUT, path: '/v1/reconciliation/credentials', target: 'api', auth: 'person' },
   { method: GET, path: '/v1/sessions', target: 'api', auth: 'person' },
+  { method: GET, path: '/v1/pricing/rates', target: 'api', auth: 'person' },
+  { method: PUT, path: '/v1/pricing/rates', target: 'api', auth: 'person' },
 ];
 
 /** Default-stage throttling (requests per second, steady and burst) for the whole API. */

@@ -138,3 +138,27 @@ describe('Anthropic usage, streamed', () => {
     });
   });
 });
+
+describe('Anthropic server tools', () => {
+  const WEB_SEARCH: Partial<NormalizedUsage> = {
+    model: 'claude-sonnet-4-5-20250929',
+    inputTokens: 6039,
+    outputTokens: 931,
+    serviceTier: 'standard',
+    webSearchRequests: 3,
+  };
+
+  it('counts usage.server_tool_use.web_search_requests of a message', () => {
+    expect(parseUsageJson('anthropic', fixtureJson('anthropic-web-search.json'))).toEqual({
+      ok: true,
+      usage: usageOf(WEB_SEARCH),
+    });
+  });
+
+  it('takes the searches and the final input from the cumulative message_delta of a stream', () => {
+    const stream = createUsageStream('anthropic', {});
+    stream.push(fixtureBytes('anthropic-web-search-stream.sse'));
+
+    expect(stream.end()).toEqual({ ok: true, usage: usageOf(WEB_SEARCH) });
+  });
+});

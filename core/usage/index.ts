@@ -14,6 +14,15 @@ export {
 } from './estimate';
 export type { TokenizerFamily } from './estimate';
 export { DEFAULT_MAX_FRAME_CHARS } from './stream';
+export {
+  estimateReasoningOutput,
+  isReasoningModel,
+  maxOutputTokensOf,
+  REASONING_TOKENS_PER_VISIBLE_TOKEN,
+  reasoningEffortOf,
+  type OutputEstimate,
+  type ReasoningEffort,
+} from './reasoning-allowance';
 export type {
   NormalizedUsage,
   TokenCounter,

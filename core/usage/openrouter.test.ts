@@ -49,3 +49,42 @@ describe('OpenRouter usage', () => {
     });
   });
 });
+
+describe('provider-reported cost of other hosts', () => {
+  it("reads xAI's usage.cost_in_usd_ticks (10^10 ticks per USD) as the provider cost", () => {
+    const body = {
+      id: 'a3f1c2d4-5e6f-4a7b-8c9d-0e1f2a3b4c5d',
+      object: 'chat.completion',
+      model: 'grok-4-0709',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'Hi.' }, finish_reason: 'stop' }],
+      usage: {
+        prompt_tokens: 700,
+        completion_tokens: 1101,
+        total_tokens: 1801,
+        prompt_tokens_details: { text_tokens: 700, audio_tokens: 0, image_tokens: 0, cached_tokens: 0 },
+        completion_tokens_details: { reasoning_tokens: 1091, audio_tokens: 0 },
+        num_sources_used: 0,
+        cost_in_usd_ticks: 37756000,
+      },
+    };
+    const result = parseUsageJson('xai', body);
+
+    expect(result.ok && result.usage.providerCostUsd).toBe(0.0037756);
+  });
+
+  it('reads the cost from the final usage frame of an OpenRouter stream', () => {
+    const stream = createUsageStream('openrouter', {});
+    stream.push(fixtureBytes('openrouter-gemini-2.5-pro-long-stream.sse'));
+    const result = stream.end();
+
+    expect(result).toMatchObject({
+      ok: true,
+      usage: {
+        model: 'google/gemini-2.5-pro',
+        inputTokens: 250_000,
+        outputTokens: 1_850,
+        providerCostUsd: 0.65275,
+      },
+    });
+  });
+});

@@ -17,6 +17,7 @@ import {
   requestJson,
   withRequestFallbacks,
 } from './normalize';
+import { estimateReasoningOutput } from './reasoning-allowance';
 import { SseDecoder, type FrameSink } from './sse';
 import type { NormalizedUsage, UsageContext, UsageResult, UsageStream } from './types';
 
@@ -128,12 +129,15 @@ export class StreamTally {
     const family = familyOfModel(model, this.family);
     const inputTokens =
       partial?.inputTokens ?? estimateRequestTokens(this.flavor, request, family, this.ctx.tokenCounter);
-    const outputTokens = Math.max(partial?.outputTokens ?? 0, this.output.total(family));
+    const visible = Math.max(partial?.outputTokens ?? 0, this.output.total(family));
+    // Hidden reasoning is billed as output but never streamed: a documented allowance (reasoning-allowance.ts).
+    const output = estimateReasoningOutput(visible, model, request);
     return makeUsage({
       ...partial,
       model,
       inputTokens,
-      outputTokens,
+      outputTokens: output.outputTokens,
+      reasoningTokens: Math.max(partial?.reasoningTokens ?? 0, output.reasoningTokens),
       serviceTier: partial?.serviceTier ?? this.serviceTier ?? requestedServiceTier(request),
       estimated: true,
     });

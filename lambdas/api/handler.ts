@@ -17,6 +17,7 @@ import {
   runReconciliation,
 } from './routes/reconciliation';
 import { listSessions } from './routes/sessions';
+import { getPricingRates, putPricingRates } from './routes/pricing-rates';
 import { getSpend } from './routes/spend';
 import { openApiDocument } from './openapi';
 import type { ApiDeps, Route } from './routes/types';
@@ -45,6 +46,8 @@ export const ROUTES: Readonly<Record<string, Route>> = {
   'GET /v1/reconciliation/credentials': getReconciliationCredentials,
   'PUT /v1/reconciliation/credentials': putReconciliationCredentials,
   'GET /v1/sessions': listSessions,
+  'GET /v1/pricing/rates': getPricingRates,
+  'PUT /v1/pricing/rates': putPricingRates,
 };
 
 const PUBLIC: Principal = { kind: 'program', orgId: '', keyId: '', scopes: [] };

@@ -44,6 +44,8 @@ import {
   ledgerPageSchema,
   ledgerQuerySchema,
   openApiDocumentSchema,
+  pricingRatesResponseSchema,
+  pricingRatesSchema,
   putBudgetRequestSchema,
   putReconciliationCredentialRequestSchema,
   reconciliationCredentialsResponseSchema,
@@ -77,6 +79,7 @@ export const REQUEST_SCHEMAS = {
   BudgetConfig: budgetConfigSchema,
   CreateKeyRequest: createKeyRequestSchema,
   PutReconciliationCredentialRequest: putReconciliationCredentialRequestSchema,
+  PricingRates: pricingRatesSchema,
 } as const satisfies Record<string, z.ZodType>;
 
 /** Response bodies, by component name (converted as their output type). */
@@ -107,6 +110,7 @@ export const RESPONSE_SCHEMAS = {
   ReconciliationCredentials: reconciliationCredentialsResponseSchema,
   SessionList: sessionListResponseSchema,
   Session: sessionViewSchema,
+  PricingRatesResponse: pricingRatesResponseSchema,
 } as const satisfies Record<string, z.ZodType>;
 
 export type RequestName = keyof typeof REQUEST_SCHEMAS;
@@ -154,6 +158,7 @@ const TAGS = {
   Ledger: 'The Forensic Ledger and spend.',
   Forecast: 'The Monte Carlo burn forecast.',
   Budget: 'Budget and guardrail policy.',
+  Pricing: "The organization's own pricing rates (contracted and self-hosted).",
   Keys: 'API keys.',
   Reconciliation: "The ledger against the providers' own usage and cost reports.",
   Service: 'Health and this document.',
@@ -285,6 +290,21 @@ export const V1_OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     tag: 'Budget',
     body: 'PutBudgetRequest',
     responses: ok('BudgetStatus', 'The updated status, as GET.'),
+    errors: [400],
+  },
+  'GET /v1/pricing/rates': {
+    operationId: 'getPricingRates',
+    summary: "The organization's own pricing rates",
+    tag: 'Pricing',
+    responses: ok('PricingRatesResponse', 'The stored rates ({} when none).'),
+    errors: [],
+  },
+  'PUT /v1/pricing/rates': {
+    operationId: 'putPricingRates',
+    summary: 'Replace the pricing rates (self-hosted endpoint families, contracted prices, discounts)',
+    tag: 'Pricing',
+    body: 'PricingRates',
+    responses: ok('PricingRatesResponse', 'The saved rates.'),
     errors: [400],
   },
   'GET /v1/keys': {

@@ -232,6 +232,10 @@ describe('every GET route answers as the OpenAPI document says', () => {
       filled: (b: { sessions: Array<{ sessionId: string; calls: number }> }) =>
         b.sessions.length === 1 && b.sessions[0]!.sessionId === 'sess_42' && b.sessions[0]!.calls === 1,
     },
+    'GET /v1/pricing/rates': {
+      opts: () => ({ token }),
+      filled: (b: { rates: { models?: object } }) => b.rates.models !== undefined,
+    },
   };
 
   beforeAll(async () => {
@@ -248,6 +252,11 @@ describe('every GET route answers as the OpenAPI document says', () => {
       body: { budget, policy: { layers: { rpsBurst: { maxRequests: 20 } } } },
     });
     expect([put.status, nonConformance('PUT /v1/budget', put)]).toEqual([200, []]);
+    const rates = await api('PUT /v1/pricing/rates', {
+      token,
+      body: { models: { 'llama:*': { inputUsdPerMTok: 0, outputUsdPerMTok: 0 } } },
+    });
+    expect([rates.status, nonConformance('PUT /v1/pricing/rates', rates)]).toEqual([200, []]);
     const created = await api('POST /v1/keys', { token, body: { name: ' ci ' } });
     expect([created.status, nonConformance('POST /v1/keys', created)]).toEqual([201, []]);
     const publicId = (created.body as { key: { publicId: string } }).key.publicId;
@@ -416,6 +425,11 @@ describe('the other endpoints and the errors answer as documented', () => {
     ['GET /v1/guardrails/trips', 400, () => ({ token, query: { limit: 'many' } })],
     ['GET /v1/sessions', 400, () => ({ token, query: { hours: '0' } })],
     ['PUT /v1/budget', 400, () => ({ token, body: { budget: { action: 'explode' } } })],
+    [
+      'PUT /v1/pricing/rates',
+      400,
+      () => ({ token, body: { models: { 'llama:*': { inputUsdPerMTok: -1 } } } }),
+    ],
     ['POST /v1/keys', 400, () => ({ token, body: {} })],
     ['DELETE /v1/keys/{publicId}', 400, () => ({ token, params: { publicId: 'NOT-AN-ID' } })],
     ['DELETE /v1/keys/{publicId}', 404, () => ({ token, params: { publicId: 'abcdefabcdef' } })],

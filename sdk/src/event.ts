@@ -133,6 +133,11 @@ export function buildCallEvent(call: CallFacts, outcome: CallOutcome): ClientEve
   if (usage.cacheWrite5mTokens > 0) event.cacheWrite5mTokens = count(usage.cacheWrite5mTokens);
   if (usage.cacheWrite1hTokens > 0) event.cacheWrite1hTokens = count(usage.cacheWrite1hTokens);
   if (usage.reasoningTokens > 0) event.reasoningTokens = count(usage.reasoningTokens);
+  // What the provider reported charging (OpenRouter usage.cost) and per-request tool fees: the server
+  // prices the call from them (costSource PROVIDER_REPORTED, toolFeesNanos).
+  if (usage.providerCostUsd !== null && usage.providerCostUsd >= 0)
+    event.providerCostUsd = Math.min(MAX_EVENT_USD, usage.providerCostUsd);
+  if (usage.webSearchRequests > 0) event.webSearchRequests = count(usage.webSearchRequests);
   const tier = cleanLabel(usage.serviceTier, 64);
   if (tier !== undefined) event.serviceTier = tier;
   if (outcome.fingerprint !== undefined) event.fingerprint = outcome.fingerprint;

@@ -94,3 +94,9 @@ export {
   type SessionView,
   type SessionsQuery,
 } from './sessions';
+export {
+  pricingRatesResponseSchema,
+  pricingRatesSchema,
+  type PricingRates,
+  type PricingRatesResponse,
+} from './pricing-rates';

@@ -1,0 +1,118 @@
+import fc from 'fast-check';
+import { createUsageStream } from './extract';
+import { fixtureBytes, fixtureJson } from './fixtures/load';
+import {
+  estimateReasoningOutput,
+  isReasoningModel,
+  maxOutputTokensOf,
+  reasoningEffortOf,
+} from './reasoning-allowance';
+import { countOpenAITokens } from './tokenizer-openai';
+
+describe('reasoning allowance', () => {
+  it.each([
+    ['o3', true],
+    ['o3-2025-04-16', true],
+    ['o4-mini', true],
+    ['o1-preview', true],
+    ['openai/o3', true],
+    ['gpt-5-mini-2025-08-07', true],
+    ['gpt-5.1', true],
+    ['gpt-oss-120b', true],
+    ['deepseek-reasoner', true],
+    ['grok-4-0709', true],
+    ['grok-4-fast-non-reasoning', false],
+    ['gpt-5-chat-latest', false],
+    ['gpt-4o', false],
+    ['claude-sonnet-4-5', false],
+    ['omni-moderation-latest', false],
+  ])('knows whether %s reasons in hidden tokens (%s)', (model, expected) => {
+    expect(isReasoningModel(model)).toBe(expected);
+  });
+
+  it('reads the effort of both APIs, defaulting to medium (none for GPT-5.1 and later)', () => {
+    expect(reasoningEffortOf({ reasoning_effort: 'low' }, 'o3')).toBe('low');
+    expect(reasoningEffortOf({ reasoning: { effort: 'high' } }, 'o3')).toBe('high');
+    expect(reasoningEffortOf({}, 'o3')).toBe('medium');
+    expect(reasoningEffortOf({ reasoning_effort: 'turbo' }, 'o3')).toBe('medium');
+    expect(reasoningEffortOf({}, 'gpt-5.1')).toBe('none');
+  });
+
+  it('reads max_completion_tokens, max_output_tokens or max_tokens', () => {
+    expect(maxOutputTokensOf({ max_completion_tokens: 500 })).toBe(500);
+    expect(maxOutputTokensOf({ max_output_tokens: 700 })).toBe(700);
+    expect(maxOutputTokensOf({ max_tokens: 900 })).toBe(900);
+    expect(maxOutputTokensOf({ max_tokens: -1 })).toBeNull();
+    expect(maxOutputTokensOf('not an object')).toBeNull();
+  });
+
+  it('adds 10× the visible output at medium effort: o3, 192 visible → 2,112', () => {
+    expect(estimateReasoningOutput(192, 'o3', { model: 'o3' })).toEqual({
+      outputTokens: 2_112,
+      reasoningTokens: 1_920,
+    });
+  });
+
+  it('adds nothing for a model that does not reason', () => {
+    expect(estimateReasoningOutput(192, 'gpt-4o', {})).toEqual({ outputTokens: 192, reasoningTokens: 0 });
+  });
+
+  it('is never below the visible output, and never above the request cap unless the visible output is', () => {
+    const effort = fc.constantFrom('none', 'minimal', 'low', 'medium', 'high', 'xhigh', undefined);
+    fc.assert(
+      fc.property(
+        fc.nat({ max: 1_000_000 }),
+        fc.option(fc.integer({ min: 1, max: 2_000_000 }), { nil: undefined }),
+        effort,
+        fc.constantFrom('o3', 'gpt-5-mini', 'gpt-4o', 'deepseek-reasoner'),
+        (visible, max, e, model) => {
+          const request = { ...(max !== undefined && { max_completion_tokens: max }), reasoning_effort: e };
+          const out = estimateReasoningOutput(visible, model, request);
+          expect(out.outputTokens).toBeGreaterThanOrEqual(visible);
+          expect(out.outputTokens).toBe(visible + out.reasoningTokens);
+          if (max !== undefined) expect(out.outputTokens).toBeLessThanOrEqual(Math.max(max, visible));
+        },
+      ),
+    );
+  });
+
+  it('flags the estimate of an o3 stream without usage and counts its hidden reasoning', () => {
+    const stream = createUsageStream('openai', {
+      requestBody: fixtureJson('openai-o3-stream-no-usage.request.json'),
+      tokenCounter: countOpenAITokens,
+    });
+    stream.push(fixtureBytes('openai-o3-stream-no-usage.sse'));
+    const result = stream.end();
+    const truth = fixtureJson('openai-o3-stream-no-usage.usage.json') as { prompt_tokens: number };
+    // the visible text as the relay counts it: each streamed piece through the o200k counter
+    const visible = new TextDecoder()
+      .decode(fixtureBytes('openai-o3-stream-no-usage.sse'))
+      .split('\n')
+      .filter((line) => line.startsWith('data: {'))
+      .map((line) => (JSON.parse(line.slice(6)) as { choices: { delta: { content?: string } }[] }).choices)
+      .reduce((sum, choices) => sum + countOpenAITokens(choices[0]?.delta.content ?? ''), 0);
+
+    expect(result).toMatchObject({
+      ok: true,
+      usage: {
+        model: 'o3-2025-04-16',
+        estimated: true,
+        inputTokens: truth.prompt_tokens,
+        outputTokens: visible * 11,
+        reasoningTokens: visible * 10,
+      },
+    });
+  });
+
+  it('bounds the estimate by max_completion_tokens (gpt-5-mini, high effort, cap 2,000)', () => {
+    const stream = createUsageStream('openai', {
+      requestBody: fixtureJson('openai-gpt-5-mini-high-capped-stream-no-usage.request.json'),
+      tokenCounter: countOpenAITokens,
+    });
+    stream.push(fixtureBytes('openai-gpt-5-mini-high-capped-stream-no-usage.sse'));
+    const result = stream.end();
+
+    expect(result.ok && result.usage.estimated).toBe(true);
+    expect(result.ok && result.usage.outputTokens).toBeLessThanOrEqual(2_000);
+  });
+});
