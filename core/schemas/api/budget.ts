@@ -13,6 +13,7 @@ import {
 } from '../../guardrails';
 import { LAYER_IDS } from '../../guardrails/layers';
 import { budgetActionSchema, budgetConfigSchema } from '../budget';
+import { admissionPanelSchema } from './budget-lease';
 import { timestamp, usd } from './common';
 import { flagViewSchema } from './flags';
 
@@ -116,6 +117,7 @@ export const budgetStatusSchema = z
     }),
     flag: flagViewSchema.nullable().meta({ description: 'The newest active flag, or null.' }),
     updatedAt: timestamp('When the budget or policy was last changed; null if never.').nullable(),
+    admission: admissionPanelSchema,
   })
   .meta({ description: 'Response of GET and PUT /v1/budget.' });
 export type BudgetStatus = z.infer<typeof budgetStatusSchema>;
