@@ -159,7 +159,9 @@ export class SpendguardEdge extends Construct {
           : DEFAULT_RELAY_RESERVED_CONCURRENCY,
       defaults,
     });
-    data.bindDataTable(this.relayFunction, ['GetItem']);
+    // Budget admission (docs/admission.md): GetItem keys, org config and lease items; PutItem lease items
+    // (conditional on their version); Query the day / month aggregates that seed a new lease item.
+    data.bindDataTable(this.relayFunction, ['GetItem', 'PutItem', 'Query']);
     data.bindFlagsTable(this.relayFunction, []);
     secrets.bindPepper(this.relayFunction);
     secrets.bindOriginSecret(this.relayFunction);

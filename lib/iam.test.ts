@@ -126,10 +126,13 @@ describeWithHandlers('least-privilege IAM', () => {
     );
   });
 
-  it('relay: key lookup, one event per request, the pepper and the origin secret; no flags access', () => {
+  it('relay: key lookup, budget lease items, one event per request, the pepper and the origin secret; no flags access', () => {
     expect(functionPermissions(s.template, 'Edge/Relay')).toEqual(
       sorted([
         `dynamodb:GetItem ${data()}`,
+        `dynamodb:PutItem ${data()}`,
+        `dynamodb:Query ${data()}`,
+        `dynamodb:Query ${data()}/index/gsi1`,
         `kinesis:PutRecords ${arn('Pipeline/Events')}`,
         pepper(),
         `secretsmanager:GetSecretValue ${ref('Secrets/OriginSecret')}`,

@@ -5,6 +5,7 @@ import { httpErrors, json } from '../shared/http';
 import { httpErrorHandler } from '../shared/middleware/http-error-handler';
 import { type Principal, requirePrincipal } from '../shared/principal';
 import { getBudget, putBudget } from './routes/budget';
+import { releaseBudgetLease, takeBudgetLease } from './routes/budget-lease';
 import { listFlags, listTrips } from './routes/flags';
 import { getForecast, runForecast } from './routes/forecast';
 import { getHealth } from './routes/health';
@@ -36,6 +37,8 @@ export const ROUTES: Readonly<Record<string, Route>> = {
   'POST /v1/forecast/run': runForecast,
   'GET /v1/budget': getBudget,
   'PUT /v1/budget': putBudget,
+  'POST /v1/budget/lease': takeBudgetLease,
+  'POST /v1/budget/lease/release': releaseBudgetLease,
   'GET /v1/keys': listKeys,
   'POST /v1/keys': createKey,
   'DELETE /v1/keys/{publicId}': revokeKey,

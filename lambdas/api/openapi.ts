@@ -28,6 +28,10 @@ import {
 } from '../../core/schemas';
 import {
   apiKeyViewSchema,
+  budgetLeaseReleaseRequestSchema,
+  budgetLeaseReleaseResponseSchema,
+  budgetLeaseRequestSchema,
+  budgetLeaseResponseSchema,
   budgetStatusSchema,
   createKeyRequestSchema,
   createKeyResponseSchema,
@@ -77,6 +81,8 @@ export const REQUEST_SCHEMAS = {
   EnforceClearRequest: enforceClearRequestSchema,
   PutBudgetRequest: putBudgetRequestSchema,
   BudgetConfig: budgetConfigSchema,
+  BudgetLeaseRequest: budgetLeaseRequestSchema,
+  BudgetLeaseReleaseRequest: budgetLeaseReleaseRequestSchema,
   CreateKeyRequest: createKeyRequestSchema,
   PutReconciliationCredentialRequest: putReconciliationCredentialRequestSchema,
   PricingRates: pricingRatesSchema,
@@ -97,6 +103,8 @@ export const RESPONSE_SCHEMAS = {
   ForecastResponse: forecastResponseSchema,
   Forecast: forecastViewSchema,
   BudgetStatus: budgetStatusSchema,
+  BudgetLease: budgetLeaseResponseSchema,
+  BudgetLeaseRelease: budgetLeaseReleaseResponseSchema,
   FlagView: flagViewSchema,
   FlagList: flagListResponseSchema,
   TripList: tripListResponseSchema,
@@ -306,6 +314,26 @@ export const V1_OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     body: 'PricingRates',
     responses: ok('PricingRatesResponse', 'The saved rates.'),
     errors: [400],
+  },
+  'POST /v1/budget/lease': {
+    operationId: 'takeBudgetLease',
+    summary: 'Take or renew a budget lease',
+    description:
+      'A slice of the remaining budget for a program holding calls to it in memory (docs/admission.md). Service-API-Key only.',
+    tag: 'Budget',
+    body: 'BudgetLeaseRequest',
+    responses: ok('BudgetLease', 'The slice now held, and the key’s enforcement state.'),
+    errors: [400, 403, 503],
+  },
+  'POST /v1/budget/lease/release': {
+    operationId: 'releaseBudgetLease',
+    summary: 'Release a budget lease',
+    description:
+      'Final report of a holder: its spend is settled, its unused slice returns. Service-API-Key only.',
+    tag: 'Budget',
+    body: 'BudgetLeaseReleaseRequest',
+    responses: ok('BudgetLeaseRelease', 'Released.'),
+    errors: [400, 403, 503],
   },
   'GET /v1/keys': {
     operationId: 'listKeys',

@@ -13,6 +13,7 @@ import {
 } from '../../guardrails';
 import { LAYER_IDS } from '../../guardrails/layers';
 import { budgetActionSchema, budgetConfigSchema } from '../budget';
+import { admissionPanelSchema } from './budget-lease';
 import { timestamp, usd } from './common';
 import { flagViewSchema } from './flags';
 
@@ -119,6 +120,7 @@ export const budgetStatusSchema = z
         'The strongest active organization-scope flag, or null (key and session flags: GET /v1/flags).',
     }),
     updatedAt: timestamp('When the budget or policy was last changed; null if never.').nullable(),
+    admission: admissionPanelSchema,
   })
   .meta({ description: 'Response of GET and PUT /v1/budget.' });
 export type BudgetStatus = z.infer<typeof budgetStatusSchema>;

@@ -44,6 +44,19 @@ export {
   type PutBudgetRequest,
 } from './budget';
 export {
+  admissionPanelSchema,
+  budgetLeaseReleaseRequestSchema,
+  budgetLeaseReleaseResponseSchema,
+  budgetLeaseRequestSchema,
+  budgetLeaseResponseSchema,
+  leaseEnforcementSchema,
+  type AdmissionPanel,
+  type BudgetLeaseReleaseRequest,
+  type BudgetLeaseRequest,
+  type BudgetLeaseResponse,
+  type LeaseEnforcement,
+} from './budget-lease';
+export {
   apiKeyViewSchema,
   createKeyRequestSchema,
   createKeyResponseSchema,

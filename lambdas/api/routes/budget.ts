@@ -4,7 +4,9 @@ import {
   guardrailPolicySchema,
   parseGuardrailPolicy,
 } from '../../../core/guardrails';
+import { hardCapsOf, NO_CAPS } from '../../../core/admission/budget-scopes';
 import { effectivePolicy, type BudgetCaps } from '../../../core/guardrails/org-policy';
+import type { AdmissionPeriodView, BudgetPeriod, CapsNanos } from '../../../core/leases/lease-state';
 import { periodsOf, aggregateSk } from '../../../core/ledger/aggregate-deltas';
 import { nanosToUsd } from '../../../core/pricing';
 import { formatZodIssues } from '../../../core/schemas';
@@ -50,11 +52,12 @@ function layersView(stored: unknown) {
 export async function budgetStatus(services: Services, orgId: string) {
   const now = services.now();
   const p = periodsOf(now);
-  const [config, day, month, flags] = await Promise.all([
+  const [config, day, month, flags, leases] = await Promise.all([
     services.config.get(orgId),
     services.aggregates.list(orgId, aggregateSk.day(p.day)),
     services.aggregates.list(orgId, aggregateSk.month(p.month)),
     services.flags.listByOrg(orgId, now),
+    services.budgetLeases.view({ kind: 'organization', orgId }, NO_CAPS),
   ]);
   const budget = (config?.budget ?? {}) as BudgetCaps;
   const todayNanos = day.find((r) => r.sk === aggregateSk.day(p.day))?.costNanos ?? 0;
@@ -92,7 +95,28 @@ export async function budgetStatus(services: Services, orgId: string) {
     status,
     flag: active,
     updatedAt: config?.updatedAt ?? null,
+    admission: admissionPanel(leases, hardCapsOf(config)),
   };
+}
+
+/** CONTRACTS.md §3: admitted (settled + reserved) and leased spend per period, in USD. */
+function admissionPanel(
+  view: Record<BudgetPeriod, AdmissionPeriodView>,
+  caps: CapsNanos,
+): Record<BudgetPeriod, Record<string, number | null>> {
+  const period = (p: BudgetPeriod) => {
+    const v = view[p];
+    const cap = caps[p];
+    return {
+      capUsd: cap === null ? null : nanosToUsd(cap),
+      settledUsd: nanosToUsd(v.settledNanos),
+      reservedUsd: nanosToUsd(v.reservedNanos),
+      outstandingReservations: v.outstandingReservations,
+      leasedUsd: nanosToUsd(v.leasedNanos),
+      holders: v.holders,
+    };
+  };
+  return { day: period('day'), month: period('month') };
 }
 
 export const getBudget: Route = {

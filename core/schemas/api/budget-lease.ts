@@ -1,0 +1,116 @@
+/**
+ * Budget leases over HTTP (design decision 12, docs/admission.md): `POST /v1/budget/lease` takes or renews
+ * a holder's slice of the organization's remaining budget, `POST /v1/budget/lease/release` returns it; and
+ * the `admission` panel `GET /v1/budget` adds. Both lease routes take a `Service-API-Key`.
+ * @module
+ */
+import { z } from 'zod';
+import { MAX_BUDGET_USD } from '../budget';
+import { expected } from '../common';
+import { timestamp, usd } from './common';
+
+const holderId = z
+  .string({ error: expected('a holder id') })
+  .min(1, { error: 'must not be empty' })
+  .max(128, { error: 'must be at most 128 characters' })
+  .regex(/^[A-Za-z0-9._:-]+$/, { error: 'letters, digits and . _ : - only' })
+  .meta({ description: 'The holder: one per SDK process (e.g. sdk-<uuid>).', example: 'sdk-5f0c3e0e' });
+
+const amount = (description: string, example: number) =>
+  z
+    .number({ error: expected('an amount in US dollars') })
+    .min(0, { error: 'must not be negative' })
+    .max(MAX_BUDGET_USD, { error: `must be at most ${MAX_BUDGET_USD}` })
+    .meta({ description, example });
+
+/** Body of POST /v1/budget/lease. */
+export const budgetLeaseRequestSchema = z
+  .strictObject({
+    holderId,
+    consumedUsd: amount('What the holder spent since its previous lease call.', 0.0123).default(0),
+    spendRateUsdPerMin: amount('The holder’s recent spend rate (sizes the slice).', 0.5).default(0),
+  })
+  .meta({ description: 'Body of POST /v1/budget/lease: take or renew a lease, reporting spend.' });
+export type BudgetLeaseRequest = z.infer<typeof budgetLeaseRequestSchema>;
+
+/** Body of POST /v1/budget/lease/release. */
+export const budgetLeaseReleaseRequestSchema = z
+  .strictObject({
+    holderId,
+    consumedUsd: amount('What the holder spent since its previous lease call.', 0.004).default(0),
+  })
+  .meta({ description: 'Body of POST /v1/budget/lease/release: final report; the unused slice returns.' });
+export type BudgetLeaseReleaseRequest = z.infer<typeof budgetLeaseReleaseRequestSchema>;
+
+/** One flag that applies to the calling key (CONTRACTS.md §1, the `enforcement` block). */
+export const leaseEnforcementFlagSchema = z
+  .strictObject({
+    scope: z.enum(['organization', 'key', 'session']).meta({ description: 'What the flag stops.' }),
+    state: z.enum(['SUSPENDED', 'THROTTLED']).meta({ description: 'Flag state.', example: 'SUSPENDED' }),
+    keyId: z.string().nullable().optional().meta({ description: 'Key of a key or session flag.' }),
+    sessionId: z.string().nullable().optional().meta({ description: 'Session of a session flag.' }),
+    triggerType: z.string().meta({ description: 'Why.', example: 'token_loop_identical' }),
+    expiresAt: timestamp('When the flag lapses.'),
+    retryAfterSeconds: z.int().min(0).meta({ description: 'Seconds until it lapses.', example: 7100 }),
+  })
+  .meta({ description: 'A flag that applies to the calling key.' });
+
+export const leaseEnforcementSchema = z
+  .strictObject({
+    blocked: z.boolean().meta({ description: 'An organization- or key-scope SUSPENDED flag applies.' }),
+    flags: z
+      .array(leaseEnforcementFlagSchema)
+      .meta({ description: 'Unexpired flags that apply to the key.' }),
+  })
+  .meta({ description: 'The key’s enforcement state (as in every ingest answer).' });
+export type LeaseEnforcement = z.infer<typeof leaseEnforcementSchema>;
+
+/** Response of POST /v1/budget/lease (CONTRACTS.md §2). */
+export const budgetLeaseResponseSchema = z
+  .strictObject({
+    holderId,
+    capped: z.boolean().meta({ description: 'False: no block cap applies; admit everything, only report.' }),
+    exhausted: z
+      .boolean()
+      .meta({
+        description: 'True: nothing more fits; refuse calls until retryAfterSeconds or a later lease.',
+      }),
+    grantedUsd: usd('The whole slice now held (a renewal replaces the previous one).', 0.05),
+    expiresAt: timestamp('When the slice lapses unless renewed (never after the period ends).'),
+    ttlSeconds: z.int().min(0).meta({ description: 'Seconds until expiresAt.', example: 30 }),
+    retryAfterSeconds: z
+      .int()
+      .min(1)
+      .nullable()
+      .meta({
+        description: 'When exhausted: seconds to the end of the capped period; else null.',
+        example: null,
+      }),
+    enforcement: leaseEnforcementSchema,
+  })
+  .meta({ description: 'A budget lease.' });
+export type BudgetLeaseResponse = z.infer<typeof budgetLeaseResponseSchema>;
+
+export const budgetLeaseReleaseResponseSchema = z
+  .strictObject({
+    released: z.literal(true).meta({ description: 'The slice is back in the budget.', example: true }),
+  })
+  .meta({ description: 'Response of POST /v1/budget/lease/release.' });
+
+const admissionPeriodSchema = z
+  .strictObject({
+    capUsd: usd('The hard (block) cap of the period;', 0.3)
+      .nullable()
+      .meta({ description: 'The hard (block) cap of the period; null when none.' }),
+    settledUsd: usd('Spend reported by the holders (relay containers, SDK processes).', 0.21),
+    reservedUsd: usd('Worst cases of calls in flight, as last reported by their holders.', 0.012),
+    outstandingReservations: z.int().min(0).meta({ description: 'Calls in flight.', example: 2 }),
+    leasedUsd: usd('Slices held by live holders (they include the reservations).', 0.03),
+    holders: z.int().min(0).meta({ description: 'Holders with a live slice.', example: 1 }),
+  })
+  .meta({ description: 'Admission state of one period; admitted = settled + reserved.' });
+
+export const admissionPanelSchema = z
+  .strictObject({ day: admissionPeriodSchema, month: admissionPeriodSchema })
+  .meta({ description: 'Budget admission (docs/admission.md): the current UTC day and month.' });
+export type AdmissionPanel = z.infer<typeof admissionPanelSchema>;

@@ -1,0 +1,168 @@
+/**
+ * The lease routes and the admission panel, through the API handler on dynalite (CONTRACTS.md §2, §3).
+ */
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { budgetLeaseResponseSchema, budgetStatusSchema } from '../../../core/schemas/api';
+import { createLambdaContext, createLocalIssuer, type LocalIssuer } from '../../../local/runtime';
+import { startBackendHarness, type BackendHarness } from '../../../test/backend-harness';
+import type { IdTokenVerifier } from '../../shared/services';
+import { createApiHandler } from '../handler';
+
+const NOW = Date.parse('2026-11-22T10:00:00.000Z');
+const ctx = createLambdaContext({ functionName: 'api' });
+
+let h: BackendHarness;
+let issuer: LocalIssuer;
+let idTokens: IdTokenVerifier;
+
+beforeAll(async () => {
+  h = await startBackendHarness();
+  h.setNow(NOW);
+  issuer = await createLocalIssuer({ memory: true, issuerUrl: 'http://127.0.0.1:1/local-issuer' });
+  const v = issuer.createVerifier();
+  idTokens = { verify: async (t) => (await v.verify(t)) as Record<string, unknown> };
+});
+afterAll(() => h.close());
+
+function event(
+  routeKey: string,
+  opts: { key?: string; token?: string; body?: unknown },
+): APIGatewayProxyEventV2 {
+  return {
+    version: '2.0',
+    routeKey,
+    rawPath: routeKey.split(' ')[1] as string,
+    rawQueryString: '',
+    headers: {
+      ...(opts.key ? { 'service-api-key': opts.key } : {}),
+      ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}),
+    },
+    requestContext: {} as APIGatewayProxyEventV2['requestContext'],
+    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+    isBase64Encoded: false,
+  };
+}
+
+async function api(routeKey: string, opts: { key?: string; token?: string; body?: unknown }) {
+  const handler = createApiHandler({
+    services: h.services,
+    idTokens,
+    registry: h.registry,
+    logger: h.logger,
+    runForecast: async () => undefined,
+    version: 'test',
+  });
+  const res = (await handler(event(routeKey, opts), ctx)) as APIGatewayProxyStructuredResultV2;
+  return { status: res.statusCode, body: JSON.parse(res.body ?? 'null') as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+async function capped(orgId: string, dailyLimitUsd: number) {
+  const key = await h.createKey(orgId);
+  await h.services.config.put(orgId, {
+    budget: { dailyLimitUsd, action: 'block' },
+    policy: {},
+    updatedAt: new Date(NOW).toISOString(),
+  });
+  return key.apiKey;
+}
+
+describe('POST /v1/budget/lease', () => {
+  it('grants a slice of a capped budget, expiring in 30 s, with the key’s enforcement state', async () => {
+    const key = await capped('org_lease', 1);
+    const res = await api('POST /v1/budget/lease', {
+      key,
+      body: { holderId: 'sdk-1', consumedUsd: 0, spendRateUsdPerMin: 0 },
+    });
+    expect(res.status).toBe(200);
+    expect(budgetLeaseResponseSchema.safeParse(res.body).success).toBe(true);
+    // No history: the default headroom, $0.01 (well under half of the $1 left).
+    expect(res.body).toEqual({
+      holderId: 'sdk-1',
+      capped: true,
+      exhausted: false,
+      grantedUsd: 0.01,
+      expiresAt: '2026-11-22T10:00:30.000Z',
+      ttlSeconds: 30,
+      retryAfterSeconds: null,
+      enforcement: { blocked: false, flags: [] },
+    });
+  });
+
+  it('sizes the slice by the spend rate, within half of what is left', async () => {
+    const key = await capped('org_rate', 1);
+    // $6/min = $0.10/s, covered for 2 s → $0.20
+    const fast = await api('POST /v1/budget/lease', {
+      key,
+      body: { holderId: 'sdk-fast', spendRateUsdPerMin: 6 },
+    });
+    expect(fast.body.grantedUsd).toBeCloseTo(0.2, 9);
+    // $600/min would want $20: it gets its fair share, $0.80 free / (2 × 2 live holders)
+    const greedy = await api('POST /v1/budget/lease', {
+      key,
+      body: { holderId: 'sdk-greedy', spendRateUsdPerMin: 600 },
+    });
+    expect(greedy.body.grantedUsd).toBeCloseTo(0.2, 9);
+  });
+
+  it('counts reported spend, answers exhausted with Retry-After to the end of the day once nothing fits', async () => {
+    const key = await capped('org_full', 0.05);
+    await api('POST /v1/budget/lease', { key, body: { holderId: 'sdk-a' } });
+    const full = await api('POST /v1/budget/lease', { key, body: { holderId: 'sdk-a', consumedUsd: 0.05 } });
+    expect(full.body).toMatchObject({
+      capped: true,
+      exhausted: true,
+      grantedUsd: 0,
+      retryAfterSeconds: 14 * 3600,
+    });
+    const other = await api('POST /v1/budget/lease', { key, body: { holderId: 'sdk-b' } });
+    expect(other.body).toMatchObject({ exhausted: true, grantedUsd: 0 });
+  });
+
+  it('answers capped: false and grants nothing without a block cap', async () => {
+    const key = await h.createKey('org_free');
+    const res = await api('POST /v1/budget/lease', { key: key.apiKey, body: { holderId: 'sdk-1' } });
+    expect(res.body).toMatchObject({ capped: false, exhausted: false, grantedUsd: 0 });
+  });
+
+  it('refuses bad bodies with 400 and where, people with 403, no credential with 401', async () => {
+    const key = await capped('org_bad', 1);
+    const bad = await api('POST /v1/budget/lease', {
+      key,
+      body: { holderId: '', consumedUsd: -1, extra: 1 },
+    });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body)).toMatch(/holderId/);
+    expect(JSON.stringify(bad.body)).toMatch(/consumedUsd/);
+    const token = await issuer.issueIdToken({ sub: 'p', email: 'p@example.com', orgId: 'org_bad' });
+    expect((await api('POST /v1/budget/lease', { token, body: { holderId: 'x' } })).status).toBe(403);
+    expect((await api('POST /v1/budget/lease', { body: { holderId: 'x' } })).status).toBe(401);
+  });
+});
+
+describe('POST /v1/budget/lease/release and the admission panel', () => {
+  it('returns the unused slice, settles the spend, and GET /v1/budget shows it', async () => {
+    const key = await capped('org_release', 0.3);
+    await api('POST /v1/budget/lease', { key, body: { holderId: 'sdk-r', spendRateUsdPerMin: 3 } });
+    const during = await api('GET /v1/budget', { key });
+    expect(budgetStatusSchema.safeParse(during.body).success).toBe(true);
+    // $3/min = $0.05/s × 2 s = $0.10 leased, nothing settled yet
+    expect(during.body.admission.day).toEqual({
+      capUsd: 0.3,
+      settledUsd: 0,
+      reservedUsd: 0,
+      outstandingReservations: 0,
+      leasedUsd: 0.1,
+      holders: 1,
+    });
+    expect(during.body.admission.month.capUsd).toBeNull();
+
+    const released = await api('POST /v1/budget/lease/release', {
+      key,
+      body: { holderId: 'sdk-r', consumedUsd: 0.042 },
+    });
+    expect(released).toEqual({ status: 200, body: { released: true } });
+    const after = await api('GET /v1/budget', { key });
+    expect(after.body.admission.day).toMatchObject({ settledUsd: 0.042, leasedUsd: 0, holders: 0 });
+    expect(after.body.admission.month).toMatchObject({ settledUsd: 0.042, leasedUsd: 0 });
+  });
+});
