@@ -18,6 +18,8 @@ const CLAUDE_HAIKU_4_5 = { input: 1, output: 5 };
 
 let stack: LocalStack;
 let webhook: Server;
+/** Moves the stack's clock (and the mock providers' with it) forward, to see a completed day. */
+let clockOffsetMs = 0;
 const notifications: Array<Record<string, unknown>> = [];
 
 beforeAll(async () => {
@@ -36,6 +38,7 @@ beforeAll(async () => {
     proxyPort: 0,
     mockProviders: true,
     dashboardDir: '/nonexistent',
+    now: () => Date.now() + clockOffsetMs,
     notifyWebhookUrl: `http://127.0.0.1:${(webhook.address() as AddressInfo).port}/hook`,
     // One day bucket per page: 7 pages per report over the 7-day window.
     reconciliation: { pageLimit: 1, untrackedAlertUsd: 0.0005 },
@@ -242,5 +245,41 @@ describe('reconciliation on the local stack with mock providers', () => {
       `${urls().anthropic}/v1/organizations/cost_report?starting_at=2026-01-01T00:00:00Z`,
     );
     expect(unauthenticated.status).toBe(401);
+  });
+
+  it('OpenRouter: direct calls show as untracked once their day is complete (its activity covers completed days only)', async () => {
+    const put = await api('PUT', '/v1/reconciliation/credentials', {
+      provider: 'openrouter',
+      adminKey: 'sk-or-v1-management-test',
+    });
+    expect(put.status).toBe(200);
+    const direct = new OpenAI({
+      apiKey: 'sk-or-test',
+      baseURL: `${urls().openrouter}/api/v1`,
+      maxRetries: 0,
+    });
+    for (let i = 0; i < 2; i++) {
+      await direct.chat.completions.create({
+        model: 'openai/gpt-4o-mini',
+        messages: [{ role: 'user', content: 'o'.repeat(400) }],
+        max_tokens: 50,
+      });
+    }
+    // Today is not compared yet: the activity report has no today.
+    const sameDay = await reconcileNow();
+    expect(sameDay.openrouter).toMatchObject({ untrackedUsd: 0, overcountedUsd: 0, days: [] });
+    clockOffsetMs = 86_400_000;
+    try {
+      const nextDay = await reconcileNow();
+      // The mock's usage.cost: 100 × $0.000001 + 50 × $0.000002 per call.
+      const expected = 2 * (100 * 0.000001 + 50 * 0.000002);
+      expect(Math.abs(nextDay.openrouter!.untrackedUsd - expected) / expected).toBeLessThan(0.01);
+      expect(nextDay.openrouter!.overcountedUsd).toBe(0);
+      // Yesterday's OpenAI and Anthropic rows are unchanged by a day passing.
+      expect(nextDay.openai!.overcountedUsd).toBe(0);
+      expect(nextDay.anthropic!.overcountedUsd).toBe(0);
+    } finally {
+      clockOffsetMs = 0;
+    }
   });
 });

@@ -5,7 +5,7 @@
  *   `GET /v1/organization/costs` (`group_by=line_item`), `start_time`/`end_time` in Unix seconds,
  *   `bucket_width=1d`, `limit`, `page`; `Authorization: Bearer <admin key>`.
  * - Anthropic: `GET /v1/organizations/usage_report/messages` (`group_by[]=model`) and
- *   `GET /v1/organizations/cost_report` (`group_by[]=description`), `starting_at`/`ending_at` RFC 3339,
+ *   `GET /v1/organizations/cost_report` (`group_by[]=description`), `starting_at` RFC 3339 (to now),
  *   `bucket_width=1d`, `limit`, `page`; `x-api-key: <admin key>`, `anthropic-version: 2023-06-01`.
  * - OpenRouter: `GET /api/v1/activity` (management key, Bearer): the last 30 completed UTC days.
  */
@@ -100,11 +100,12 @@ export async function openAiReport(r: ReportRequest): Promise<ProviderReport> {
 }
 
 export async function anthropicReport(r: ReportRequest): Promise<ProviderReport> {
-  const { start, end } = bounds(r.days);
+  const { start } = bounds(r.days);
   const headers = { 'x-api-key': r.adminKey, 'anthropic-version': ANTHROPIC_VERSION };
+  // No `ending_at`: it keeps only buckets that end before it, which could drop today's; the window
+  // always ends today, so the report runs to now.
   const base: Array<[string, string]> = [
     ['starting_at', new Date(start).toISOString().replace('.000Z', 'Z')],
-    ['ending_at', new Date(end).toISOString().replace('.000Z', 'Z')],
     ['bucket_width', '1d'],
     ['limit', String(r.pageLimit ?? 31)],
   ];
