@@ -225,6 +225,22 @@ describe('kill scopes (enforcement endpoint, GET /v1/flags, key creation)', () =
     expect((await flags()).map((f) => f.scope)).toEqual(['key']);
   });
 
+  it('GET /v1/budget reports what stops every call of the caller: org flags, and a key flag for that key', async () => {
+    await enforce({ ...push, scope: 'key', keyId: k2.publicId, triggerType: 'rps_burst' }, token);
+    await enforce({ ...push, scope: 'session', keyId: k1.publicId, sessionId: 'agent-7' }, token);
+    const asK2 = (await api(req('GET /v1/budget', { key: k2.apiKey }))).body;
+    expect([asK2.status, asK2.flag?.scope, asK2.flag?.triggerType]).toEqual([
+      'suspended',
+      'key',
+      'rps_burst',
+    ]);
+    expect((await api(req('GET /v1/budget', { key: k1.apiKey }))).body).toMatchObject({
+      status: 'ok',
+      flag: null,
+    });
+    expect((await api(req('GET /v1/budget', { token }))).body).toMatchObject({ status: 'ok', flag: null });
+  });
+
   it('never downgrades: a THROTTLED push leaves an active SUSPENDED flag in place', async () => {
     await enforce({ ...push, keyId: k1.publicId }, token);
     const throttled = await enforce(

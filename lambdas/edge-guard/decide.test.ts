@@ -1,5 +1,7 @@
 import type { FlagRecord } from '../shared/stores/flag-store';
-import { decide, MISSING_KEY_RESPONSE, toFlagLookup } from './decide';
+import fc from 'fast-check';
+import { outranks } from '../shared/stores/flag-store';
+import { decide, MISSING_KEY_RESPONSE, toFlagLookup, toFlagLookupOfItems } from './decide';
 import { TokenBucketLimiter } from './throttle';
 
 const NOW = Date.UTC(2026, 10, 22, 10, 0, 0);
@@ -131,5 +133,37 @@ describe('TokenBucketLimiter', () => {
     limiter.take('x', 0);
     limiter.take('y', 0);
     expect(limiter.size).toBe(2);
+  });
+});
+
+describe('toFlagLookupOfItems', () => {
+  it('picks the strongest unexpired valid item whatever the order; invalid items only when nothing valid applies', () => {
+    const item = fc.oneof(
+      fc
+        .record({
+          state: fc.constantFrom<FlagRecord['state']>('SUSPENDED', 'THROTTLED'),
+          expiresIn: fc.integer({ min: -100, max: 7200 }),
+        })
+        .map(({ state, expiresIn }) => flag(state, expiresIn) as unknown),
+      fc.constant({ flagKey: 'x', state: 'SUSPENDED' } as unknown), // invalid: no orgId, no expiresAt
+    );
+    fc.assert(
+      fc.property(fc.array(item, { maxLength: 4 }), (items) => {
+        const valid = items.filter((i): i is FlagRecord => typeof (i as FlagRecord).expiresAt === 'number');
+        const live = valid.filter((f) => f.expiresAt * 1000 > NOW);
+        const result = toFlagLookupOfItems(items, NOW);
+        const reversed = toFlagLookupOfItems([...items].reverse(), NOW);
+        if (live.length > 0) {
+          expect(result).not.toBeUndefined();
+          for (const f of live) expect(outranks(f, result as FlagRecord)).toBe(false);
+          expect((reversed as FlagRecord).state).toBe((result as FlagRecord).state);
+          expect((reversed as FlagRecord).expiresAt).toBe((result as FlagRecord).expiresAt);
+        } else if (valid.length < items.length) {
+          expect(result).toHaveProperty('invalid');
+        } else {
+          expect(result).toBeUndefined();
+        }
+      }),
+    );
   });
 });

@@ -117,7 +117,7 @@ export const budgetStatusSchema = z
     }),
     flag: flagViewSchema.nullable().meta({
       description:
-        'The strongest active organization-scope flag, or null (key and session flags: GET /v1/flags).',
+        'The strongest active flag that stops every call of the caller (organization scope; for an API key also its key scope), or null; session flags: GET /v1/flags.',
     }),
     updatedAt: timestamp('When the budget or policy was last changed; null if never.').nullable(),
     admission: admissionPanelSchema,

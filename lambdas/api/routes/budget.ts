@@ -48,8 +48,12 @@ function layersView(stored: unknown) {
   };
 }
 
-/** Budget, policy, spend so far, remaining, status and active flag of an organization (GET /v1/budget). */
-export async function budgetStatus(services: Services, orgId: string) {
+/**
+ * Budget, policy, spend so far, remaining, status and active flag of an organization (GET /v1/budget).
+ * The flag is the strongest that stops every call of the caller: an organization-scope flag, or for a
+ * program (`keyId`) also its key's own flag; session flags are in GET /v1/flags and ingest answers.
+ */
+export async function budgetStatus(services: Services, orgId: string, keyId?: string) {
   const now = services.now();
   const p = periodsOf(now);
   const [config, day, month, flags, leases] = await Promise.all([
@@ -66,8 +70,9 @@ export async function budgetStatus(services: Services, orgId: string) {
   const fl = policy.financialLimits;
   const remaining = (cap: number | null, spent: number) =>
     cap === null ? null : nanosToUsd(Math.max(0, cap - spent));
-  // The organization's status: only organization-scope flags stop it (key and session flags: GET /v1/flags).
-  const active = flagViews(flags.filter((f) => f.scope === 'organization'))[0] ?? null;
+  const stopsCaller = (f: (typeof flags)[number]) =>
+    f.scope === 'organization' || (f.scope === 'key' && keyId !== undefined && f.keyId === keyId);
+  const active = flagViews(flags.filter(stopsCaller))[0] ?? null;
   const over = (cap: number | null, spent: number) => cap !== null && spent >= cap;
   const status = active
     ? active.state === 'SUSPENDED'
@@ -121,7 +126,15 @@ function admissionPanel(
 
 export const getBudget: Route = {
   auth: 'any',
-  handle: async ({ principal, services }) => json(200, await budgetStatus(services, principal.orgId)),
+  handle: async ({ principal, services }) =>
+    json(
+      200,
+      await budgetStatus(
+        services,
+        principal.orgId,
+        principal.kind === 'program' ? principal.keyId : undefined,
+      ),
+    ),
 };
 
 export const putBudget: Route = {
