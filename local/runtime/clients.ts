@@ -25,12 +25,13 @@ export interface LocalEndpoints {
 /**
  * A request handler over HTTP/1.1 with keep-alive. The SDK creates (and on `destroy()` closes) the
  * agent from these options; reusing sockets keeps a local round trip well under a millisecond.
- * The connection timeout makes a stopped stand-in fail fast instead of hanging a poller.
+ * The connection timeout makes a hung stand-in fail instead of hanging a poller (a stopped one refuses
+ * at once on loopback); 10 s, not less, because a loaded 2-core machine can take seconds to accept.
  */
 function localRequestHandler(): NodeHttpHandler {
   return new NodeHttpHandler({
     httpAgent: { keepAlive: true, maxSockets: 64 },
-    connectionTimeout: 2000,
+    connectionTimeout: 10_000,
   });
 }
 
