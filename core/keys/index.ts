@@ -21,4 +21,4 @@ export {
 } from './api-key';
 export { ApiKeyError } from './errors';
 export { constantTimeEqual, flagKeyFor, hashApiKey, verifyApiKey, type Pepper } from './hashing';
-export { KEY_SCOPES, grantsAny, isKeyScope, scopesOf, type KeyScope } from './scopes';
+export { KEY_SCOPES, LEASE_SCOPES, grantsAny, isKeyScope, scopesOf, type KeyScope } from './scopes';

@@ -16,6 +16,12 @@ export const KEY_SCOPES = ['proxy', 'ingest', 'read'] as const;
 /** One permission of a key. */
 export type KeyScope = (typeof KEY_SCOPES)[number];
 
+/**
+ * What the budget-lease routes need (CONTRACTS §5): an SDK sending telemetry, or a relay-side holder.
+ * For `ApiKeyAuthenticator.require(key, LEASE_SCOPES)`.
+ */
+export const LEASE_SCOPES: readonly KeyScope[] = ['ingest', 'proxy'];
+
 const KNOWN = new Set<string>(KEY_SCOPES);
 
 /** True when `s` names a scope. */

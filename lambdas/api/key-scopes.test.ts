@@ -154,6 +154,13 @@ describe('key scopes', () => {
     expect(refused.body.error).toMatchObject({ type: 'permission_error', code: 'scope_missing' });
   });
 
+  it('an ingest-only key (the SDK) still reads its kill state from GET /v1/budget; a proxy-only key cannot', async () => {
+    const sdk = await createKey({ name: 'sdk', scopes: ['ingest'] });
+    expect((await api(event('GET /v1/budget', { key: sdk.body.apiKey }))).status).toBe(200);
+    const browser = await createKey({ name: 'browser', scopes: ['proxy'] });
+    expect((await api(event('GET /v1/budget', { key: browser.body.apiKey }))).status).toBe(403);
+  });
+
   it('a proxy-only key neither posts events nor reads', async () => {
     const created = await createKey({ name: 'proxy', scopes: ['proxy'] });
     expect(await reach(created.body.apiKey)).toEqual({ events: 403, plain: 403, ledger: 403, spend: 403 });

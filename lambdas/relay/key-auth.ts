@@ -47,10 +47,10 @@ export interface RelayKeyAuthOptions {
 }
 
 interface Remembered {
-  readonly principal: KeyPrincipal;
+  principal: KeyPrincipal;
   /** SHA-256 of the whole key, so only the same key can reuse the verification (the key is not kept). */
   readonly digest: Buffer;
-  readonly verifiedAt: number;
+  verifiedAt: number;
 }
 
 const digestOf = (apiKey: string): Buffer => createHash('sha256').update(apiKey, 'utf8').digest();
@@ -96,20 +96,19 @@ export class RelayKeyAuth {
   }
 
   private remember(apiKey: string, principal: KeyPrincipal): void {
-    const now = this.now();
     const known = this.remembered.get(principal.publicId);
-    // Most calls find the key already remembered: refresh the time (delete + set keeps the map in
-    // verification order, so the eviction below drops the stalest). Its digest is still right: only one
-    // key verifies under a public id, so no new hash is needed on the hot path.
-    if (known !== undefined) this.remembered.delete(principal.publicId);
-    else if (this.remembered.size >= this.maxRemembered) {
+    // The hot path: the key is already remembered. Refresh the time in place; its digest is still right
+    // (only one key verifies under a public id), so no hash and no map write per call.
+    if (known !== undefined) {
+      known.verifiedAt = this.now();
+      known.principal = principal;
+      return;
+    }
+    if (this.remembered.size >= this.maxRemembered) {
+      // The map keeps insertion order: the first entry is the longest remembered.
       this.remembered.delete(this.remembered.keys().next().value as string);
     }
-    this.remembered.set(principal.publicId, {
-      principal,
-      digest: known?.digest ?? digestOf(apiKey),
-      verifiedAt: now,
-    });
+    this.remembered.set(principal.publicId, { principal, digest: digestOf(apiKey), verifiedAt: this.now() });
   }
 
   private recall(apiKey: string): KeyPrincipal | undefined {

@@ -69,12 +69,10 @@ export const sessionViewSchema = z
     repeatedFingerprints: z
       .array(
         z.strictObject({
-          fingerprint: z
-            .string()
-            .meta({
-              description: 'Request fingerprint.',
-              example: 'sha256:43ad730492212e0818a579981a2fbb9a10479288b21310f069f918e0135c885c',
-            }),
+          fingerprint: z.string().meta({
+            description: 'Request fingerprint.',
+            example: 'sha256:43ad730492212e0818a579981a2fbb9a10479288b21310f069f918e0135c885c',
+          }),
           count: count('How many calls sent it.', 4).min(2),
         }),
       )

@@ -4,6 +4,7 @@ import { apiError, mockApi } from '../test/mockApi';
 import {
   ApiError,
   createApiClient,
+  normalizeAdmission,
   normalizeBudget,
   normalizeForecast,
   normalizeLedgerEntry,
@@ -172,5 +173,43 @@ describe('normalizers', () => {
       action: 'warn',
     });
     expect(normalizeBudget(undefined).action).toBe('block');
+  });
+});
+
+describe('normalizeAdmission', () => {
+  it('reads the panel of CONTRACTS §3, and null when the API sends none or nothing usable', () => {
+    const day = {
+      capUsd: 0.3,
+      settledUsd: 0.21,
+      reservedUsd: 0.012,
+      outstandingReservations: 2,
+      leasedUsd: 0.03,
+      holders: 1,
+    };
+    expect(normalizeAdmission({ day, month: { ...day, capUsd: null } })).toEqual({
+      day,
+      month: { ...day, capUsd: null },
+    });
+    expect(normalizeAdmission({ day })).toEqual({ day, month: null });
+    expect(normalizeAdmission(undefined)).toBeNull();
+    expect(normalizeAdmission({ day: { capUsd: 1 } })).toBeNull();
+  });
+});
+
+describe('getSessions and createKey', () => {
+  it('asks for the window and sends scopes only when given', async () => {
+    const api = mockApi({
+      'GET /v1/sessions': { body: { sessions: [], hours: 6, truncated: false } },
+      'POST /v1/keys': { status: 201, body: { key: {}, apiKey: 'x' } },
+    });
+    const client = createApiClient({ apiUrl: 'http://api.test', getToken: () => 't' });
+    expect(await client.getSessions(6)).toEqual({ sessions: [], hours: 6, truncated: false });
+    expect(api.callsTo('GET /v1/sessions')[0]?.query).toEqual({ hours: '6' });
+    await client.createKey('a');
+    await client.createKey('b', ['proxy']);
+    expect(api.callsTo('POST /v1/keys').map((c) => c.body)).toEqual([
+      { name: 'a' },
+      { name: 'b', scopes: ['proxy'] },
+    ]);
   });
 });

@@ -16,6 +16,8 @@ import type { Services } from '../../shared/services';
 import { flagViews } from '../views';
 import type { Route } from './types';
 
+const INGEST_OR_READ = ['read', 'ingest'] as const;
+
 /** The layer sections an organization edits; `financialLimits` shows only its switch and modes. */
 function layersView(stored: unknown) {
   let policy;
@@ -126,6 +128,8 @@ function admissionPanel(
 
 export const getBudget: Route = {
   auth: 'any',
+  // The SDK reads its kill state here with its telemetry key: `ingest` suffices, as `read` does.
+  keyScopes: INGEST_OR_READ,
   handle: async ({ principal, services }) =>
     json(
       200,
