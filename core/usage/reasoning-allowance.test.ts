@@ -1,6 +1,9 @@
 import fc from 'fast-check';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { calculateCost } from '../pricing';
 import { createUsageStream } from './extract';
-import { fixtureBytes, fixtureJson } from './fixtures/load';
+import { fixtureBytes, fixtureJson, usageOf } from './fixtures/load';
 import {
   estimateReasoningOutput,
   isReasoningModel,
@@ -8,6 +11,7 @@ import {
   reasoningEffortOf,
 } from './reasoning-allowance';
 import { countOpenAITokens } from './tokenizer-openai';
+import type { NormalizedUsage } from './types';
 
 describe('reasoning allowance', () => {
   it.each([
@@ -114,5 +118,61 @@ describe('reasoning allowance', () => {
 
     expect(result.ok && result.usage.estimated).toBe(true);
     expect(result.ok && result.usage.outputTokens).toBeLessThanOrEqual(2_000);
+  });
+});
+
+describe('the measured error table of docs/usage.md', () => {
+  const doc = readFileSync(join(__dirname, '../../docs/usage.md'), 'utf8');
+  const AT = Date.UTC(2025, 10, 23, 12);
+  const cost = (usage: NormalizedUsage): number =>
+    calculateCost({ provider: 'openai', usage, at: AT }).costNanos;
+  const pct = (value: number, bill: number): string => {
+    const p = (((value - bill) / bill) * 100).toFixed(1);
+    return `${p.startsWith('-') ? '−' + p.slice(1) : '+' + p} %`;
+  };
+
+  it.each([
+    ['o3', 'openai-o3-stream-no-usage'],
+    ['o4-mini', 'openai-o4-mini-low-stream-no-usage'],
+    ['gpt-5-mini', 'openai-gpt-5-mini-high-capped-stream-no-usage'],
+  ])('states the errors the code makes on the %s fixture', (model, file) => {
+    const request = fixtureJson(`${file}.request.json`) as { model: string };
+    const truth = fixtureJson(`${file}.usage.json`) as {
+      prompt_tokens: number;
+      completion_tokens: number;
+      completion_tokens_details: { reasoning_tokens: number };
+    };
+    const bill = cost({
+      ...usageOf({ model: request.model, inputTokens: truth.prompt_tokens }),
+      outputTokens: truth.completion_tokens,
+      reasoningTokens: truth.completion_tokens_details.reasoning_tokens,
+    });
+    const estimate = (counter?: typeof countOpenAITokens): NormalizedUsage => {
+      const stream = createUsageStream('openai', {
+        requestBody: request,
+        ...(counter && { tokenCounter: counter }),
+      });
+      stream.push(fixtureBytes(`${file}.sse`));
+      const result = stream.end();
+      if (!result.ok) throw new Error(result.reason);
+      return result.usage;
+    };
+    const relay = estimate(countOpenAITokens);
+    const visibleOnly = {
+      ...relay,
+      outputTokens: relay.outputTokens - relay.reasoningTokens,
+      reasoningTokens: 0,
+    };
+    const row = doc
+      .split('\n')
+      .find((l) => l.startsWith(`| \`${model}\``))
+      ?.split('|')
+      .map((c) => c.trim());
+
+    expect(row?.slice(3, 6)).toEqual([
+      pct(cost(visibleOnly), bill),
+      pct(cost(relay), bill),
+      pct(cost(estimate()), bill),
+    ]);
   });
 });

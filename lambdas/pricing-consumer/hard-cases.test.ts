@@ -12,7 +12,15 @@ import { eventEnvelopeSchema, type TelemetryEvent } from '../../core/events/tele
 import { fromClientEvent } from '../../core/events/from-wire';
 import { costOfEvent } from '../../core/ledger/event-cost';
 import { toLedgerEntry, type LedgerEntry } from '../../core/ledger/ledger-entry';
-import { compileOrgRates, getDefaultPriceRegistry, type OrgRates } from '../../core/pricing';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  calculateCost,
+  compileOrgRates,
+  formatNanosAsUsd,
+  getDefaultPriceRegistry,
+  type OrgRates,
+} from '../../core/pricing';
 import { getProvider } from '../../core/providers/catalog';
 import { clientEventSchema } from '../../core/schemas';
 import { createUsageStream, parseUsageJson } from '../../core/usage/extract';
@@ -248,6 +256,54 @@ describe.each([
     const error = relativeError(entry.costNanos, BILL_O3);
     expect(error).toBeGreaterThanOrEqual(ESTIMATE_BAND.low);
     expect(error).toBeLessThanOrEqual(ESTIMATE_BAND.high);
+  });
+});
+
+describe('the cost table of docs/pricing.md', () => {
+  const doc = readFileSync(join(__dirname, '../../docs/pricing.md'), 'utf8');
+  const rowOf = (file: string): string[] => {
+    const line = doc.split('\n').find((l) => l.startsWith('|') && l.includes(`\`${file}\``));
+    if (line === undefined) throw new Error(`docs/pricing.md has no row for ${file}`);
+    return line.split('|').map((cell) => cell.trim());
+  };
+  const usd = (nanos: number): string => `$${formatNanosAsUsd(nanos)}`;
+  const O3: Pick<Case, 'provider' | 'file' | 'path' | 'request'> = {
+    provider: 'openai',
+    file: 'openai-o3-stream-no-usage.sse',
+    path: '/v1/chat/completions',
+    request: fixtureJson('openai-o3-stream-no-usage.request.json'),
+  };
+
+  it.each([...CASES.map((c) => [c.file, c, c.bill] as const), [O3.file, O3, BILL_O3] as const])(
+    'states what the code computes for %s',
+    async (file, c, bill) => {
+      const [, , , billCell, , proxyCell, sdkCell, sourceCell] = rowOf(file);
+      const proxy = (await viaProxy(c)).entry;
+      const sdk = (await viaSdk(c)).entry;
+
+      expect(billCell).toBe(usd(bill));
+      expect(proxyCell?.startsWith(usd(proxy.costNanos))).toBe(true);
+      expect(sdkCell?.startsWith(usd(sdk.costNanos))).toBe(true);
+      expect(sourceCell).toBe(`\`${proxy.costSource}\``);
+    },
+  );
+
+  it('states the fallback price the self-hosted Llama call had before org rates', () => {
+    const before = calculateCost({
+      provider: 'llama',
+      usage: {
+        model: 'meta-llama/Llama-3.1-8B-Instruct',
+        inputTokens: 42,
+        cacheReadTokens: 0,
+        cacheWrite5mTokens: 0,
+        cacheWrite1hTokens: 0,
+        outputTokens: 10,
+        reasoningTokens: 0,
+      },
+      at: AT,
+    });
+
+    expect(rowOf('llama-vllm-stream.sse')[4]?.startsWith(usd(before.costNanos))).toBe(true);
   });
 });
 

@@ -90,7 +90,7 @@ export const PRICE_ROWS: readonly PriceRow[] = [
     'gemini-1.5-flash',
     [[null, [0.075, 0.3, 0.01875], [[128000, [0.15, 0.6, 0.0375]]]]],
   ],
-  ['openrouter', 'openai/gpt-4o', 'openai/gpt-4o', [[null, [2.5, 10]]]],
+  ['openrouter', 'openai/gpt-4o', 'openai/gpt-4o', [[null, [2.5, 10, 1.25]]]],
   ['openrouter', 'openai/gpt-4o-mini', 'openai/gpt-4o-mini', [[null, [0.15, 0.6, 0.075]]]],
   [
     'openrouter',
@@ -105,7 +105,12 @@ export const PRICE_ROWS: readonly PriceRow[] = [
     [[null, [3, 15, 0.3, 3.75, 6], [[200000, [6, 22.5, 0.6, 7.5, 12]]]]],
   ],
   ['openrouter', 'google/gemini-2.5-flash', 'google/gemini-2.5-flash', [[null, [0.3, 2.5, 0.075, 0.3833]]]],
-  ['openrouter', 'google/gemini-2.5-pro', 'google/gemini-2.5-pro', [[null, [1.25, 10, 0.31, 1.625]]]],
+  [
+    'openrouter',
+    'google/gemini-2.5-pro',
+    'google/gemini-2.5-pro',
+    [[null, [1.25, 10, 0.31, 1.625], [[200000, [2.5, 15, 0.31, 1.625]]]]],
+  ],
   ['openrouter', 'deepseek/deepseek-chat', 'deepseek/deepseek-chat', [[null, [0.38, 0.89]]]],
   [
     'openrouter',
