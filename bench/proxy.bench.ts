@@ -36,13 +36,15 @@ const ADMISSION_TARGETS = { p50: 0.4, cpuVsFloor: 1.5, nearCapTripsPerCall: 1 } 
 const ROLE_ENV = 'SPENDGUARD_BENCH_ROLE';
 const PEPPER = 'bench-pepper-0123456789abcdef0123456789abcdef';
 
-const SEQ_WARMUP = 400;
+/** `SPENDGUARD_BENCH_QUICK=1`: a quarter of the requests (a shared or loaded machine). */
+const SCALE = process.env.SPENDGUARD_BENCH_QUICK === '1' ? 0.25 : 1;
+const SEQ_WARMUP = Math.round(400 * SCALE);
 const SEQ_ROUNDS = 8;
-const SEQ_PER_ROUND = 250;
+const SEQ_PER_ROUND = Math.round(250 * SCALE);
 const CONC = 32;
-const CONC_REQUESTS = 4000;
+const CONC_REQUESTS = Math.round(4000 * SCALE);
 const STREAM_ROUNDS = 4;
-const STREAM_PER_ROUND = 200;
+const STREAM_PER_ROUND = Math.round(200 * SCALE);
 const FLAG_CHECKS = 100_000;
 const PORTKEY_START_TIMEOUT_MS = 20_000;
 
