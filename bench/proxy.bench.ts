@@ -24,20 +24,27 @@ import { generateApiKey, hashApiKey } from '../core/keys';
 import type { EventEnvelope } from '../core/events/telemetry-event';
 import { EdgeGuard } from '../lambdas/edge-guard/guard';
 import { startMockProviders } from '../local/mock-providers';
+import { DEFAULT_LEASE_POLICY } from '../core/leases/lease-state';
+import { BudgetLeases } from '../lambdas/shared/budget-leases';
+import { MemoryBudgetLeaseStore } from '../lambdas/shared/stores/budget-lease-store';
 import { createLocalProxy } from '../local/proxy/local-proxy';
 import { MemoryApiKeyStore, MemoryFlagStore } from '../local/proxy/memory-stores';
 
 const TARGETS = { p50: 0.45, p99: 1, flagP99: 0.05, ttfb: 1 } as const;
+/** Issue 12 with a budget configured: added p50 far from the cap, CPU vs the floor, store trips near it. */
+const ADMISSION_TARGETS = { p50: 0.4, cpuVsFloor: 1.5, nearCapTripsPerCall: 1 } as const;
 const ROLE_ENV = 'SPENDGUARD_BENCH_ROLE';
 const PEPPER = 'bench-pepper-0123456789abcdef0123456789abcdef';
 
-const SEQ_WARMUP = 400;
+/** `SPENDGUARD_BENCH_QUICK=1`: a quarter of the requests (a shared or loaded machine). */
+const SCALE = process.env.SPENDGUARD_BENCH_QUICK === '1' ? 0.25 : 1;
+const SEQ_WARMUP = Math.round(400 * SCALE);
 const SEQ_ROUNDS = 8;
-const SEQ_PER_ROUND = 250;
+const SEQ_PER_ROUND = Math.round(250 * SCALE);
 const CONC = 32;
-const CONC_REQUESTS = 4000;
+const CONC_REQUESTS = Math.round(4000 * SCALE);
 const STREAM_ROUNDS = 4;
-const STREAM_PER_ROUND = 200;
+const STREAM_PER_ROUND = Math.round(200 * SCALE);
 const FLAG_CHECKS = 100_000;
 const PORTKEY_START_TIMEOUT_MS = 20_000;
 
@@ -70,7 +77,7 @@ async function runChild(role: string): Promise<void> {
     server.listen(0, '127.0.0.1', () => console.log(`READY ${(server.address() as AddressInfo).port}`));
     return;
   }
-  if (role === 'spendguard') {
+  if (role === 'spendguard' || role === 'spendguard-budget' || role === 'spendguard-near-cap') {
     const keys = new MemoryApiKeyStore();
     const k = generateApiKey((n) => randomBytes(n));
     await keys.create({
@@ -83,6 +90,32 @@ async function runChild(role: string): Promise<void> {
       revokedAt: null,
     });
     let events = 0;
+    // With a budget: a $1,000,000 daily block cap (far from it), lease items in memory so the proxy is
+    // measured, not dynalite. "near cap": slices sized to the call alone, so every call takes a lease
+    // (the store work admission does when the cap is close).
+    const leaseStore = new MemoryBudgetLeaseStore();
+    let configReads = 0;
+    const budgetLeases =
+      role === 'spendguard'
+        ? undefined
+        : new BudgetLeases({
+            store: leaseStore,
+            config: {
+              get: () => {
+                configReads++;
+                return Promise.resolve({
+                  budget: { dailyLimitUsd: 1_000_000, action: 'block' },
+                  policy: {},
+                  updatedAt: '2026-11-23T00:00:00.000Z',
+                });
+              },
+              put: async () => undefined,
+            },
+            now: Date.now,
+            ...(role === 'spendguard-near-cap'
+              ? { policy: { ...DEFAULT_LEASE_POLICY, minHeadroomNanos: 0, minCoverSeconds: 0 } }
+              : {}),
+          });
     const proxy = await createLocalProxy({
       port: 0,
       flags: new MemoryFlagStore(),
@@ -91,10 +124,15 @@ async function runChild(role: string): Promise<void> {
       sink: { put: async (e: EventEnvelope[]) => void (events += e.length) },
       pepper: PEPPER,
       upstreams: { openai: `${upstream}/openai` },
+      ...(budgetLeases !== undefined ? { budgetLeases } : {}),
     });
     process.on('SIGTERM', () => {
-      console.error(`spendguard child recorded ${events} events`);
+      console.error(`${role} child recorded ${events} events`);
       process.exit(0);
+    });
+    // The parent asks how many lease store operations the child made (round trips in AWS).
+    process.on('SIGUSR2', () => {
+      console.log(`STORE ${events} ${leaseStore.loads + configReads} ${leaseStore.saves}`);
     });
     console.log(`READY ${proxy.port} ${k.apiKey}`);
     return;
@@ -322,6 +360,10 @@ export default async function proxyBench(): Promise<void> {
     children.push(floor.child);
     const sg = await startChild('spendguard', { SPENDGUARD_BENCH_UPSTREAM: upstream });
     children.push(sg.child);
+    const sgBudget = await startChild('spendguard-budget', { SPENDGUARD_BENCH_UPSTREAM: upstream });
+    children.push(sgBudget.child);
+    const sgNear = await startChild('spendguard-near-cap', { SPENDGUARD_BENCH_UPSTREAM: upstream });
+    children.push(sgNear.child);
     const portkey = await startPortkey();
     if (typeof portkey !== 'string') children.push(portkey.child);
 
@@ -338,6 +380,19 @@ export default async function proxyBench(): Promise<void> {
         streams: true,
       },
     ];
+    for (const [name, started] of [
+      ['sg + budget (far)', sgBudget],
+      ['sg + budget (near)', sgNear],
+    ] as const) {
+      targets.push({
+        name,
+        pid: started.child.pid,
+        port: started.port,
+        path,
+        headers: { 'service-api-key': started.extra ?? '' },
+        streams: true,
+      });
+    }
     if (typeof portkey !== 'string') {
       targets.push({
         name: 'portkey gateway',
@@ -456,7 +511,49 @@ export default async function proxyBench(): Promise<void> {
       `  warm flag check p99    ${f3(flag.p99)} ms   target ≤ ${TARGETS.flagP99} ms  ${verdict(flag.p99 <= TARGETS.flagP99)}` +
         `   (p50 ${f3(flag.p50)} ms; cached sync path p99 ${f3(flag.syncP99)} ms)`,
     );
+
+    const floorRow = rows.find((r) => r.name === 'floor (node pipe)')!;
+    const far = rows.find((r) => r.name === 'sg + budget (far)')!;
+    const near = rows.find((r) => r.name === 'sg + budget (near)')!;
+    const farOps = await storeOps(sgBudget);
+    const nearOps = await storeOps(sgNear);
+    const trips = (o: StoreOps) => (o.reads + o.writes) / Math.max(1, o.requests);
+    console.log('\nSpendguard with a budget (admission, issue 12) against its targets');
+    console.log(
+      `  far: added p50 sequential ${f3(far.seqP50)} ms (without budget ${f3(sgRow.seqP50)}), c32 p50 ${f3(far.concP50)} ms   target ≤ ${ADMISSION_TARGETS.p50} ms   ${verdict(far.seqP50 <= ADMISSION_TARGETS.p50)}`,
+    );
+    console.log(
+      `  far: CPU ${far.cpuUs.toFixed(0)} µs/req = ${(far.cpuUs / floorRow.cpuUs).toFixed(2)}× the floor (without budget ${(sgRow.cpuUs / floorRow.cpuUs).toFixed(2)}×)   target ≤ ${ADMISSION_TARGETS.cpuVsFloor}×   ${verdict(far.cpuUs / floorRow.cpuUs <= ADMISSION_TARGETS.cpuVsFloor)}`,
+    );
+    console.log(
+      `  far: store round trips ${trips(farOps).toFixed(4)} per request (${farOps.reads} reads, ${farOps.writes} writes, ${farOps.requests} requests)`,
+    );
+    console.log(
+      `  near: store round trips ${trips(nearOps).toFixed(3)} per request (${nearOps.reads} reads, ${nearOps.writes} writes, ${nearOps.requests} requests), added p50 ${f3(near.seqP50)} ms, CPU ${near.cpuUs.toFixed(0)} µs/req   target ≤ ${ADMISSION_TARGETS.nearCapTripsPerCall}   ${verdict(trips(nearOps) <= ADMISSION_TARGETS.nearCapTripsPerCall + 0.01)}`,
+    );
   } finally {
     for (const c of children) c.kill('SIGTERM');
   }
+}
+
+interface StoreOps {
+  readonly requests: number;
+  readonly reads: number;
+  readonly writes: number;
+}
+
+/** Asks a Spendguard child for its lease store operation counts (requests = events it recorded). */
+function storeOps(started: Started): Promise<StoreOps> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('no STORE answer')), 5_000);
+    const onData = (d: Buffer): void => {
+      const m = /STORE (\d+) (\d+) (\d+)/.exec(d.toString());
+      if (m === null) return;
+      clearTimeout(timer);
+      started.child.stdout?.off('data', onData);
+      resolve({ requests: Number(m[1]), reads: Number(m[2]), writes: Number(m[3]) });
+    };
+    started.child.stdout?.on('data', onData);
+    started.child.kill('SIGUSR2');
+  });
 }

@@ -11,7 +11,7 @@
  * - {@link preciseWorstCase}: parses the body and counts its text with the tokenizer (o200k for OpenAI
  *   models; the family's characters-per-token ratio otherwise), taking the larger of the two counts, so a
  *   tokenizer that is denser than the model's own cannot under-reserve. Used only when the cheap bound
- *   does not fit comfortably in what is left.
+ *   does not fit comfortably in what is left; exact for a prompt billed at the family's ratio.
  *
  * The output bound is the one the request sets (`max_tokens`, `max_completion_tokens`,
  * `max_output_tokens`, Gemini's `maxOutputTokens`, Ollama's `num_predict`), times `n` choices, else the
@@ -20,12 +20,19 @@
  */
 import { calculateCost } from '../pricing';
 import type { RequestFlavor } from '../providers/types';
-import { estimateRequestTokens, familyOfModel, type TokenCounter, type TokenizerFamily } from '../usage';
+import {
+  estimateRequestTokens,
+  familyOfModel,
+  MESSAGE_OVERHEAD_TOKENS,
+  REPLY_PRIMING_TOKENS,
+  type TokenCounter,
+  type TokenizerFamily,
+} from '../usage';
 import { maxOutputTokensOf } from './max-output';
 
 /** Tokens one image part may cost (OpenAI high detail ≤ ~1,600, Anthropic ≤ ~1,600, patch models ≤ ~2,500). */
 export const IMAGE_TOKEN_BOUND = 3_000;
-/** Fixed input margin: special tokens and reply priming not visible as text. */
+/** Fixed input margin of the cheap bound: special tokens and reply priming not visible as text. */
 export const INPUT_MARGIN_TOKENS = 16;
 /** Largest `n` (choices per request) believed; OpenAI allows 128. */
 const MAX_CHOICES = 128;
@@ -54,6 +61,7 @@ export interface WorstCase {
   readonly precise: boolean;
 }
 
+// Needles encoded once: Buffer#indexOf with a string needle encodes it on every call (~1.5 µs each).
 const IMAGE_MARKERS = [
   '"image_url"',
   '"input_image"',
@@ -61,14 +69,15 @@ const IMAGE_MARKERS = [
   '"inline_data"',
   '"inlineData"',
   '"images"',
-];
+].map((m) => Buffer.from(m));
 const OUTPUT_FIELDS = [
   'max_tokens',
   'max_completion_tokens',
   'max_output_tokens',
   'maxOutputTokens',
   'num_predict',
-] as const;
+].map((f) => Buffer.from(`"${f}"`));
+const CHOICES_FIELD = Buffer.from('"n"');
 
 const FAMILY_OF_FLAVOR: Readonly<Record<RequestFlavor, TokenizerFamily>> = {
   openai: 'openai',
@@ -81,7 +90,7 @@ function asBuffer(body: Uint8Array): Buffer {
   return Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
 }
 
-function occurrences(buf: Buffer, needle: string): number {
+function occurrences(buf: Buffer, needle: Buffer): number {
   let n = 0;
   let at = buf.indexOf(needle);
   while (at !== -1) {
@@ -92,11 +101,10 @@ function occurrences(buf: Buffer, needle: string): number {
 }
 
 /**
- * The largest integer value of a `"<name>": <int>` member anywhere in the body, or undefined. The largest,
+ * The largest integer value of a `<needle>: <int>` member (needle: `"name"`) anywhere in the body, or undefined. The largest,
  * not the first: a nested member of the same name (a tool's schema) must not lower the bound.
  */
-function largestIntMember(buf: Buffer, name: string): number | undefined {
-  const needle = `"${name}"`;
+function largestIntMember(buf: Buffer, needle: Buffer): number | undefined {
   let best: number | undefined;
   let at = buf.indexOf(needle);
   while (at !== -1) {
@@ -128,7 +136,7 @@ function outputBoundOf(buf: Buffer, model: string | null): { tokens: number; fro
     if (v !== undefined && (bound === undefined || v > bound)) bound = v;
   }
   const modelMax = maxOutputTokensOf(model);
-  const choices = Math.min(MAX_CHOICES, Math.max(1, largestIntMember(buf, 'n') ?? 1));
+  const choices = Math.min(MAX_CHOICES, Math.max(1, largestIntMember(buf, CHOICES_FIELD) ?? 1));
   // A bound above the model's maximum cannot be generated; the model's maximum is the tighter truth.
   if (bound === undefined || bound <= 0) return { tokens: modelMax * choices, from: 'model' };
   return { tokens: Math.min(bound, modelMax) * choices, from: 'request' };
@@ -191,9 +199,13 @@ export function preciseWorstCase(call: CallToBound, counter: TokenCounter | unde
     return cheapWorstCase(call);
   }
   const family = familyOfModel(call.model, FAMILY_OF_FLAVOR[call.flavor]);
-  const byRatio = estimateRequestTokens(call.flavor, parsed, family, undefined);
+  // The text by the family's ratio, without chat framing; the tokenizer's exact count with it. The larger
+  // of the two: the ratio guards against a tokenizer denser than the model's own, the framing tokens are
+  // what OpenAI bills per message. For English prose the ratio's count is the larger one (o200k averages
+  // about 4.5 characters per token), so the gap between the two is the margin.
+  const byRatio = estimateRequestTokens(call.flavor, parsed, family, undefined) - framingTokens(parsed);
   const counted = counter === undefined ? 0 : estimateRequestTokens(call.flavor, parsed, family, counter);
-  const inputTokens = Math.max(byRatio, counted) + imageTokens(buf) + INPUT_MARGIN_TOKENS;
+  const inputTokens = Math.max(byRatio, counted) + imageTokens(buf);
   const out = outputBoundOf(buf, call.model);
   return {
     inputTokens,
@@ -202,6 +214,18 @@ export function preciseWorstCase(call: CallToBound, counter: TokenCounter | unde
     outputBound: out.from,
     precise: true,
   };
+}
+
+/** The per-message and reply-priming tokens estimateRequestTokens adds (same turn fields). */
+function framingTokens(parsed: unknown): number {
+  if (typeof parsed !== 'object' || parsed === null) return 0;
+  let turns = 0;
+  for (const name of ['messages', 'contents', 'input']) {
+    const v = (parsed as Record<string, unknown>)[name];
+    if (Array.isArray(v))
+      turns += v.filter((t) => typeof t === 'object' && t !== null && !Array.isArray(t)).length;
+  }
+  return turns === 0 ? 0 : turns * MESSAGE_OVERHEAD_TOKENS + REPLY_PRIMING_TOKENS;
 }
 
 /** What an input of `inputTokens` costs alone (the settlement of a call that failed without usage). */

@@ -10,7 +10,7 @@ import https from 'node:https';
 import type { EventEnvelope } from '../../core/events/telemetry-event';
 import { constantTimeEqual } from '../../core/keys';
 import type { TelemetryEvent } from '../../core/events/telemetry-event';
-import { calculateCost, formatNanosAsUsd, nanosToUsd, usdToNanos } from '../../core/pricing';
+import { calculateCost, nanosToUsd, usdToNanos } from '../../core/pricing';
 import { providerBySlug, requestFlavorOf, type ProviderEntry } from '../../core/providers';
 import type { NormalizedUsage, TokenCounter } from '../../core/usage';
 import { noopMetrics, type MetricsSink } from '../edge-guard/metrics';
@@ -616,7 +616,7 @@ function refuseOverBudget(
   d: Extract<AdmissionDecision, { kind: 'refused' }>,
 ): RelayOutcome {
   const label = d.period === 'day' ? 'daily' : 'monthly';
-  const cap = d.capNanos === null ? '' : ` ($${formatNanosAsUsd(d.capNanos)})`;
+  const cap = d.capNanos === null ? '' : ` ($${nanosToUsd(d.capNanos)})`;
   const body = JSON.stringify({
     error: {
       message:

@@ -94,3 +94,26 @@ export class DynamoBudgetLeaseStore implements BudgetLeaseStore {
     }
   }
 }
+
+/**
+ * The store in memory, with the same version condition (tests, the benchmark). Counts its operations so a
+ * caller can show how many store round trips a request cost.
+ */
+export class MemoryBudgetLeaseStore implements BudgetLeaseStore {
+  private readonly items = new Map<string, LeaseState>();
+  loads = 0;
+  saves = 0;
+
+  load(scope: BudgetScope): Promise<LeaseState | undefined> {
+    this.loads++;
+    return Promise.resolve(this.items.get(scope.orgId));
+  }
+
+  save(scope: BudgetScope, next: LeaseState, expectedVersion: number | undefined): Promise<boolean> {
+    this.saves++;
+    const current = this.items.get(scope.orgId);
+    if (current?.version !== expectedVersion) return Promise.resolve(false);
+    this.items.set(scope.orgId, next);
+    return Promise.resolve(true);
+  }
+}

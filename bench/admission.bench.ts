@@ -1,0 +1,129 @@
+/**
+ * The hold-out of issue 12, on the stand-ins: a $0.30 daily `block` cap, a fleet sending waves of
+ * concurrent ~$0.006 calls (gpt-4o, 2,144 prompt tokens + 64 output tokens = 2,144 × $2.50/MTok +
+ * 64 × $10/MTok = $0.006 exactly) through the local proxy with the official OpenAI client, lease items in
+ * dynalite. Before admission: concurrency 32 spent $1.67 and concurrency 128 spent $6.66 on the $0.30 cap.
+ * Targets: spend past the cap ≤ one call ($0.006); no refusal while a call still fits (at the first
+ * refusal, cap − spend < one call).
+ */
+import { randomBytes } from 'node:crypto';
+import OpenAI from 'openai';
+import { generateApiKey, hashApiKey } from '../core/keys';
+import { StaticSecret } from '../lambdas/shared/secrets';
+import { createServices } from '../lambdas/shared/services';
+import { LOCAL_RESOURCE_NAMES } from '../lambdas/shared/table-definitions';
+import { startMockProviders } from '../local/mock-providers';
+import { createLocalProxy } from '../local/proxy/local-proxy';
+import { createLocalAwsClients, provisionLocalResources, startStandIns } from '../local/runtime';
+
+const CALL_NANOS = 2_144 * 2_500 + 64 * 10_000; // 6,000,000 = $0.006
+const CAP_NANOS = 300_000_000; // $0.30
+const PROMPT = 'The quick brown fox jumps over the lazy dog. '.repeat(200).slice(0, 2_144 * 4);
+const WAVES = 4;
+
+export default async function admissionBench(): Promise<void> {
+  const standIns = await startStandIns({ memory: true });
+  const clients = createLocalAwsClients(standIns);
+  await provisionLocalResources({ dynamo: clients.dynamo, kinesis: clients.kinesis });
+  const pepper = randomBytes(32).toString('base64url');
+  const services = createServices({
+    doc: clients.documentClient,
+    kinesis: clients.kinesis,
+    dataTable: LOCAL_RESOURCE_NAMES.dataTable,
+    flagsTable: LOCAL_RESOURCE_NAMES.flagsTable,
+    streamName: LOCAL_RESOURCE_NAMES.eventsStream,
+    pepper: new StaticSecret(pepper),
+    notifier: { notify: async () => undefined },
+  });
+  const mock = await startMockProviders({ port: 0, recordBodies: false });
+  const proxy = await createLocalProxy({
+    port: 0,
+    flags: services.flags,
+    apiKeys: services.apiKeys,
+    // The pipeline is not under test: events are counted and dropped.
+    sink: { put: async () => undefined },
+    pepper,
+    upstreams: mock.baseUrls,
+    budgetLeases: services.budgetLeases,
+  });
+  try {
+    console.log(
+      `$0.30 daily block cap; waves of concurrent $0.006 calls (gpt-4o via the local proxy, leases in dynalite)`,
+    );
+    const header =
+      'concurrency  served  refused  spend $   past cap $  room at 1st refusal $  wall s  verdict';
+    console.log(header);
+    console.log('-'.repeat(header.length));
+    for (const concurrency of [32, 128]) {
+      const orgId = `org_holdout_${concurrency}`;
+      const k = generateApiKey((n) => randomBytes(n));
+      await services.orgs.ensure(orgId, new Date().toISOString());
+      await services.keys.create({
+        publicId: k.publicId,
+        orgId,
+        prefix: k.prefix,
+        hash: hashApiKey(k.apiKey, pepper),
+        name: 'bench',
+        createdAt: new Date().toISOString(),
+        revokedAt: null,
+      });
+      await services.config.put(orgId, {
+        budget: { dailyLimitUsd: 0.3, action: 'block' },
+        policy: {},
+        updatedAt: new Date().toISOString(),
+      });
+      const client = new OpenAI({
+        apiKey: 'sk-bench',
+        baseURL: `${proxy.url}/openai/v1`,
+        defaultHeaders: { 'Service-API-Key': k.apiKey },
+      });
+      const before = mock.requests().length;
+      let served = 0;
+      let refused = 0;
+      let roomAtFirstRefusal: number | null = null;
+      const t0 = performance.now();
+      for (let wave = 0; wave < WAVES; wave++) {
+        const results = await Promise.all(
+          Array.from({ length: concurrency }, () =>
+            client.chat.completions
+              .create({ model: 'gpt-4o', max_tokens: 64, messages: [{ role: 'user', content: PROMPT }] })
+              .then(
+                () => true,
+                (err: unknown) => {
+                  if (err instanceof OpenAI.APIError && err.status === 429) return false;
+                  throw err;
+                },
+              ),
+          ),
+        );
+        const ok = results.filter(Boolean).length;
+        served += ok;
+        refused += results.length - ok;
+        if (roomAtFirstRefusal === null && ok < results.length)
+          roomAtFirstRefusal = CAP_NANOS - served * CALL_NANOS;
+      }
+      const wall = (performance.now() - t0) / 1000;
+      const reached = mock.requests().length - before;
+      const spend = reached * CALL_NANOS;
+      const past = Math.max(0, spend - CAP_NANOS);
+      const ok = past <= CALL_NANOS && roomAtFirstRefusal !== null && roomAtFirstRefusal < CALL_NANOS;
+      console.log(
+        [
+          String(concurrency).padEnd(11),
+          String(served).padEnd(7),
+          String(refused).padEnd(8),
+          (spend / 1e9).toFixed(3).padEnd(9),
+          (past / 1e9).toFixed(3).padEnd(11),
+          (roomAtFirstRefusal === null ? 'n/a' : (roomAtFirstRefusal / 1e9).toFixed(4)).padEnd(22),
+          wall.toFixed(1).padEnd(7),
+          ok ? 'ok' : 'MISSED',
+        ].join(' '),
+      );
+    }
+  } finally {
+    await proxy.close();
+    await mock.close();
+    clients.destroy();
+    await standIns.close();
+  }
+}

@@ -1,0 +1,174 @@
+/**
+ * The relay's admission hook through the local proxy, lease items in memory: the 429 contract, settlement
+ * with the actual cost (answered, cut, failed calls), and failing open when the lease store is down.
+ * Prices are OpenAI's published gpt-4o-mini rates: $0.15 / MTok input (150 nanos per token), $0.60 / MTok
+ * output (600 nanos per token).
+ */
+import http from 'node:http';
+import { startProxyHarness, TEST_ORG, type ProxyHarness } from '../../local/proxy/test-support';
+import { mockPromptTokens } from '../../local/mock-providers/tokens';
+import { BudgetLeases } from '../shared/budget-leases';
+import { MemoryBudgetLeaseStore, type BudgetLeaseStore } from '../shared/stores/budget-lease-store';
+import type { OrgConfigStore } from '../shared/stores/org-config-store';
+
+const IN_NANOS = 150;
+const OUT_NANOS = 600;
+
+function configWith(dailyLimitUsd: number | undefined): OrgConfigStore {
+  return {
+    get: () =>
+      Promise.resolve({
+        budget: dailyLimitUsd === undefined ? {} : { dailyLimitUsd, action: 'block' },
+        policy: {},
+        updatedAt: '2026-11-23T00:00:00.000Z',
+      }),
+    put: () => Promise.resolve(),
+  };
+}
+
+async function harness(store: BudgetLeaseStore, dailyLimitUsd: number | undefined): Promise<ProxyHarness> {
+  const budgetLeases = new BudgetLeases({ store, config: configWith(dailyLimitUsd), now: Date.now });
+  return startProxyHarness({ proxy: { budgetLeases } });
+}
+
+interface Raw {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+function post(h: ProxyHarness, body: unknown, headers: Record<string, string> = {}): Promise<Raw> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      `${h.proxy.url}/openai/v1/chat/completions`,
+      {
+        method: 'POST',
+        agent: false,
+        headers: { 'content-type': 'application/json', 'service-api-key': h.apiKey, ...headers },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
+const CHAT = {
+  model: 'gpt-4o-mini',
+  max_tokens: 20,
+  messages: [{ role: 'user', content: 'Count the sheep in this field, please, one by one.' }],
+};
+
+describe('relay admission', () => {
+  let h: ProxyHarness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+
+  it('refuses a call whose worst case does not fit with the budget 429, never contacting the provider', async () => {
+    h = await harness(new MemoryBudgetLeaseStore(), 0.000001);
+    const res = await post(h, CHAT);
+    expect(res.status).toBe(429);
+    expect(res.headers['x-should-retry']).toBe('false');
+    const retryAfter = Number(res.headers['retry-after']);
+    const toMidnight = Math.ceil((Date.UTC(...utcTomorrow()) - Date.now()) / 1000);
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(Math.abs(retryAfter - toMidnight)).toBeLessThanOrEqual(2);
+    expect(JSON.parse(res.body)).toEqual({
+      error: {
+        message: expect.stringContaining('daily hard cap ($0.000001)'),
+        type: 'budget_exceeded',
+        code: 'budget_daily_hard',
+      },
+    });
+    expect(h.mock.requests()).toHaveLength(0);
+    expect(h.sink.envelopes).toHaveLength(0);
+  });
+
+  it('settles an answered call at its actual cost and keeps nothing reserved', async () => {
+    h = await harness(new MemoryBudgetLeaseStore(), 10);
+    const res = await post(h, CHAT);
+    expect(res.status).toBe(200);
+    await h.proxy.idle();
+    const holder = h.proxy.admission!.holderOf(TEST_ORG)!;
+    expect(holder.reservations).toBe(0);
+    expect(holder.reservedNanos).toBe(0);
+    // the mock bills ceil(characters / 4) prompt tokens and exactly max_tokens completion tokens
+    expect(holder.unreportedNanos).toBe(mockPromptTokens(CHAT) * IN_NANOS + 20 * OUT_NANOS);
+  });
+
+  it('settles a provider error at zero (providers do not bill errors)', async () => {
+    h = await harness(new MemoryBudgetLeaseStore(), 10);
+    const res = await post(h, CHAT, { 'x-mock-status': '500' });
+    expect(res.status).toBe(500);
+    await h.proxy.idle();
+    const holder = h.proxy.admission!.holderOf(TEST_ORG)!;
+    expect(holder.reservations).toBe(0);
+    expect(holder.unreportedNanos).toBe(0);
+  });
+
+  it('settles a stream the client cut: the reservation ends, the estimated part counts', async () => {
+    h = await harness(new MemoryBudgetLeaseStore(), 10);
+    const controller = new AbortController();
+    const res = await fetch(`${h.proxy.url}/openai/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'service-api-key': h.apiKey, 'x-mock-chunks': '200', 'x-mock-chunk-delay-ms': '10' },
+      body: JSON.stringify({ ...CHAT, max_tokens: 1000, stream: true }),
+      signal: controller.signal,
+    });
+    const reader = res.body!.getReader();
+    let received = 0;
+    while (received < 1500) received += (await reader.read()).value?.byteLength ?? 0;
+    expect(h.proxy.admission!.holderOf(TEST_ORG)!.reservations).toBe(1);
+    controller.abort();
+    await reader.cancel().catch(() => undefined);
+    await h.proxy.idle();
+    const holder = h.proxy.admission!.holderOf(TEST_ORG)!;
+    expect(holder.reservations).toBe(0);
+    expect(holder.reservedNanos).toBe(0);
+    // at least the prompt, less than the 1,000-token worst case
+    expect(holder.unreportedNanos).toBeGreaterThanOrEqual(mockPromptTokens(CHAT) * IN_NANOS);
+    expect(holder.unreportedNanos).toBeLessThan(mockPromptTokens(CHAT) * IN_NANOS + 1000 * OUT_NANOS);
+  });
+
+  it('fails open when the lease store is down: the call goes through and AdmissionFailOpen is counted', async () => {
+    const down: BudgetLeaseStore = {
+      load: () => Promise.reject(new Error('ECONNREFUSED')),
+      save: () => Promise.reject(new Error('ECONNREFUSED')),
+    };
+    h = await harness(down, 0.5);
+    const a = await post(h, CHAT);
+    const b = await post(h, CHAT);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect(h.mock.requests()).toHaveLength(2);
+    expect(h.metrics.get('AdmissionFailOpen')).toBe(2);
+  });
+
+  it('admits without any lease write when no block cap applies', async () => {
+    const store = new MemoryBudgetLeaseStore();
+    h = await harness(store, undefined);
+    for (let i = 0; i < 5; i++) expect((await post(h, CHAT)).status).toBe(200);
+    expect(store.saves).toBe(0);
+    expect(store.loads).toBe(0);
+  });
+
+  it('makes no store round trip per call far from the cap', async () => {
+    const store = new MemoryBudgetLeaseStore();
+    h = await harness(store, 100);
+    for (let i = 0; i < 30; i++) expect((await post(h, CHAT)).status).toBe(200);
+    // the first call takes the lease (one read of the absent item, one write); the slice covers the rest
+    expect(store.saves).toBe(1);
+    expect(store.loads).toBe(1);
+  });
+});
+
+function utcTomorrow(): [number, number, number] {
+  const d = new Date();
+  return [d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1];
+}
