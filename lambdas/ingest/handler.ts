@@ -6,6 +6,7 @@ import { fromClientEvent, fromIngestEvent } from '../../core/events/from-wire';
 import type { EventEnvelope, TelemetryEvent } from '../../core/events/telemetry-event';
 import { clientEventBatchSchema, formatZodIssues, ingestRequestSchema } from '../../core/schemas';
 import { enforcementFor } from '../shared/enforcement-state';
+import { KeyedTokenBuckets } from '../../core/rate-limit/token-bucket';
 import { SinkUnavailableError } from '../shared/event-sink';
 import { bodyText, httpErrors, json } from '../shared/http';
 import { httpErrorHandler } from '../shared/middleware/http-error-handler';
@@ -17,10 +18,19 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 /** What ingest tells a client to wait when the stream cannot take the batch. */
 const RETRY_AFTER_SECONDS = 5;
 
+/**
+ * Per-key ingest rate limit (issue 15.11), per container: a burst of 40 requests, then 20 per second
+ * sustained, for each API key (up to 100 events each, so 2,000 events/s). The SDK flushes every few
+ * seconds, so only a runaway or hostile client meets it; the 429 carries `Retry-After`.
+ */
+export const INGEST_RATE_LIMIT = Object.freeze({ burst: 40, perSecond: 20 });
+
 export interface IngestDeps {
   services: Services;
   logger: Logger;
   metrics: Metrics;
+  /** Per-key buckets. @default one {@link KeyedTokenBuckets} of {@link INGEST_RATE_LIMIT} per handler (container) */
+  rateLimit?: KeyedTokenBuckets;
 }
 
 /**
@@ -31,6 +41,7 @@ export interface IngestDeps {
  */
 export function createIngestHandler(deps: IngestDeps) {
   const { services, metrics } = deps;
+  const buckets = deps.rateLimit ?? new KeyedTokenBuckets(INGEST_RATE_LIMIT);
 
   const handle = async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
     const text = bodyText(event);
@@ -57,6 +68,15 @@ export function createIngestHandler(deps: IngestDeps) {
         ? body.apiKey
         : undefined;
     const principal = await services.apiKeys.require(presented, 'ingest');
+    // After authentication: an unauthenticated caller cannot spend someone else's bucket.
+    const admitted = buckets.take(principal.publicId, services.now());
+    if (!admitted.allowed) {
+      metrics.addMetric('IngestRateLimited', MetricUnit.Count, 1);
+      throw httpErrors.tooManyRequests(
+        `this API key sends more than ${INGEST_RATE_LIMIT.perSecond} requests per second; retry after ${admitted.retryAfterSeconds} s`,
+        admitted.retryAfterSeconds,
+      );
+    }
 
     const receivedAt = services.now();
     let telemetry: TelemetryEvent[];

@@ -7,6 +7,7 @@
 import { Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import type { ProviderEntry } from '../../core/providers';
+import { MAX_RESPONSE_PARSE_BYTES, usageEssentials } from './large-response';
 import { parseableRequestBody } from './request-info';
 import {
   createUsageStream,
@@ -140,7 +141,15 @@ export class UsageTap {
     if (this.failure !== undefined) return { ok: false, reason: this.failure };
     if (this.parser !== undefined) return this.parser.end();
     const parts = this.json ?? [];
-    const body = parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts);
+    const whole = parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts);
+    // A large body is never parsed whole on the shared event loop: only its usage-bearing ends are.
+    const body = whole.byteLength > MAX_RESPONSE_PARSE_BYTES ? usageEssentials(whole) : whole;
+    if (body === null) {
+      return {
+        ok: false,
+        reason: `response over ${MAX_RESPONSE_PARSE_BYTES} bytes with no usage at its end`,
+      };
+    }
     return usageFromResponse({
       provider: this.opts.provider,
       body,

@@ -35,6 +35,8 @@ export const httpErrors = {
     new HttpError(403, 'scope_missing', message, undefined, undefined, 'permission_error'),
   notFound: (message = 'not found') => new HttpError(404, 'not_found', message),
   tooLarge: (message: string) => new HttpError(413, 'payload_too_large', message),
+  tooManyRequests: (message: string, retryAfterSeconds: number) =>
+    new HttpError(429, 'rate_limited', message, undefined, { 'retry-after': String(retryAfterSeconds) }),
   unavailable: (message: string, retryAfterSeconds: number) =>
     new HttpError(503, 'unavailable', message, undefined, { 'retry-after': String(retryAfterSeconds) }),
 } as const;
