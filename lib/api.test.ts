@@ -33,6 +33,7 @@ describeWithHandlers('SpendguardApi', () => {
       'PUT /v1/budget',
       'GET /v1/guardrails/trips',
       'POST /v1/forecast/run',
+      'GET /v1/forecast/runs/{runId}',
     ];
     for (const [key, route] of routes) {
       if (person.includes(key)) {

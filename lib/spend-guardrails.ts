@@ -279,12 +279,15 @@ export class SpendGuardrails extends Construct {
     this.forecast = new SpendguardForecast(this, 'Forecast', {
       data: this.data,
       secrets: this.secrets,
+      accessLogsBucket: this.observability.accessLogsBucket,
       schedule: props.forecastSchedule,
       logGroupName: names.forecastLogGroup,
       logRetention,
       removalPolicy,
       functionDefaults,
     });
+
+    this.forecast.bindRunStarter(this.api.apiFunction);
 
     this.proxyUrl = this.edge.url;
     this.apiUrl = this.api.url;
