@@ -470,11 +470,18 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     const shown = agents.find((a) => a.orgId === stack.orgId) ?? agents[0];
     if (shown) {
       try {
-        const f = await call<{ forecast: { horizons: ForecastHorizon[] } | null }>(
-          'POST',
-          '/v1/forecast/run',
-          { idToken: shown.idToken },
-        );
+        // The run is asynchronous (202 + run id): poll it, then read the forecast.
+        const started = await call<{ runId: string }>('POST', '/v1/forecast/run', { idToken: shown.idToken });
+        for (let i = 0; i < 120; i++) {
+          const run = await call<{ status: string }>('GET', `/v1/forecast/runs/${started.runId}`, {
+            idToken: shown.idToken,
+          });
+          if (run.status !== 'running') break;
+          await new Promise((resolve) => setTimeout(resolve, 250));
+        }
+        const f = await call<{ forecast: { horizons: ForecastHorizon[] } | null }>('GET', '/v1/forecast', {
+          idToken: shown.idToken,
+        });
         if (f.forecast) {
           forecast = { orgId: shown.orgId, agent: shown.spec.name, horizons: f.forecast.horizons };
           printForecast(print, forecast);

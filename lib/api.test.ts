@@ -40,6 +40,7 @@ describeWithHandlers('SpendguardApi', () => {
       'PUT /v1/reconciliation/credentials',
       'GET /v1/pricing/rates',
       'PUT /v1/pricing/rates',
+      'GET /v1/forecast/runs/{runId}',
     ];
     for (const [key, route] of routes) {
       if (person.includes(key)) {

@@ -47,6 +47,7 @@ export const API_ROUTES: readonly RouteSpec[] = [
   { method: GET, path: '/v1/spend', target: 'api', auth: 'handler' },
   { method: GET, path: '/v1/forecast', target: 'api', auth: 'handler' },
   { method: POST, path: '/v1/forecast/run', target: 'api', auth: 'person' },
+  { method: GET, path: '/v1/forecast/runs/{runId}', target: 'api', auth: 'person' },
   { method: GET, path: '/v1/budget', target: 'api', auth: 'handler' },
   { method: PUT, path: '/v1/budget', target: 'api', auth: 'person' },
   { method: POST, path: '/v1/budget/lease', target: 'api', auth: 'handler' },

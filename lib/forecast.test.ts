@@ -1,5 +1,13 @@
 import { flattenCfnReference } from 'cdk-nag/lib/utils/flatten-cfn-reference';
-import { describeWithHandlers, idAt, resource, synthSpendguard, type Synthesized } from './test-helpers';
+import { Match } from 'aws-cdk-lib/assertions';
+import {
+  describeWithHandlers,
+  functionPermissions,
+  idAt,
+  resource,
+  synthSpendguard,
+  type Synthesized,
+} from './test-helpers';
 
 interface TaskState {
   Type: string;
@@ -19,6 +27,7 @@ describeWithHandlers('SpendguardForecast', () => {
   let s: Synthesized;
   let definition: { StartAt: string; States: Record<string, TaskState> };
   let functionArn: string;
+  let runsBucket: string;
   beforeAll(() => {
     s = synthSpendguard();
     const props = resource(s.template, idAt(s.template, 'Forecast/StateMachine')).Properties as {
@@ -27,43 +36,67 @@ describeWithHandlers('SpendguardForecast', () => {
     const parts = props.DefinitionString['Fn::Join'][1];
     definition = JSON.parse(parts.map((p) => (typeof p === 'string' ? p : flattenCfnReference(p))).join(''));
     functionArn = `<${idAt(s.template, 'Forecast/Function')}.Arn>`;
+    runsBucket = `<${idAt(s.template, 'Forecast/Runs')}>`;
   });
 
-  it('runs load, then a Map over the organization ids it returns, with simulate → store per organization', () => {
+  it('runs load (the list to S3), then a Distributed Map of Express children over batches of 25', () => {
     expect(definition.StartAt).toBe('Load');
     const load = definition.States.Load;
-    const map = definition.States.PerOrganization;
-    expect(load).toMatchObject({ Type: 'Task', Parameters: { task: 'load' }, Next: 'PerOrganization' });
+    const map = definition.States.PerOrganizationBatch as TaskState & Record<string, unknown>;
+    expect(load).toMatchObject({
+      Type: 'Task',
+      Parameters: { task: 'load', 'input.$': '$', 'executionName.$': '$$.Execution.Name' },
+      ResultPath: '$.orgList',
+      Next: 'PerOrganizationBatch',
+    });
     expect(map).toMatchObject({
       Type: 'Map',
-      ItemsPath: '$.orgIds',
-      ItemSelector: { 'orgId.$': '$$.Map.Item.Value' },
-      MaxConcurrency: 10,
+      ItemProcessor: { ProcessorConfig: { Mode: 'DISTRIBUTED', ExecutionType: 'EXPRESS' } },
+      ItemReader: {
+        ReaderConfig: { InputType: 'JSON' },
+        Parameters: { Bucket: runsBucket, 'Key.$': '$.orgList.key' },
+      },
+      ItemBatcher: { MaxItemsPerBatch: 25 },
+      MaxConcurrency: 40,
+      ToleratedFailurePercentage: 5,
+      // Results to S3, never into the parent's 256 KB state.
+      ResultWriter: { Parameters: { Bucket: runsBucket, Prefix: 'results' } },
+      ResultPath: null,
     });
-    const inner = map?.ItemProcessor;
-    expect(inner?.StartAt).toBe('Simulate');
-    // lambdas/forecast: simulate → { orgId, view }; store ← { orgId, view }.
-    expect(inner?.States.Simulate).toMatchObject({
-      Parameters: { task: 'simulate', 'orgId.$': '$.orgId' },
-      ResultPath: '$.simulation',
-      Next: 'Store',
-    });
-    expect(inner?.States.Store).toMatchObject({
-      Parameters: { task: 'store', 'orgId.$': '$.orgId', 'view.$': '$.simulation.view' },
+    expect(map.ItemProcessor?.States.ForecastBatch).toMatchObject({
+      Parameters: { task: 'forecastBatch', 'orgIds.$': '$.Items' },
     });
   });
 
-  it('invokes the one forecast function from every task, with retries on every error, isolating one org’s failure', () => {
-    const inner = definition.States.PerOrganization?.ItemProcessor?.States ?? {};
-    const tasks = [definition.States.Load, inner.Simulate, inner.Store];
+  it('invokes the one forecast function from both tasks, with retries on every error', () => {
+    const tasks = [
+      definition.States.Load,
+      definition.States.PerOrganizationBatch?.ItemProcessor?.States.ForecastBatch,
+    ];
     for (const task of tasks) {
       expect(task?.Resource).toBe(functionArn);
       expect(task?.Retry).toEqual(
         expect.arrayContaining([expect.objectContaining({ ErrorEquals: ['States.ALL'], MaxAttempts: 3 })]),
       );
     }
-    expect(inner.Simulate?.Catch?.[0]?.Next).toBe('OrganizationFailed');
-    expect(inner.Store?.Catch?.[0]?.Next).toBe('OrganizationFailed');
+  });
+
+  it('lets the API start runs and read only on-demand executions', () => {
+    s.template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: {
+        Variables: Match.objectLike({
+          POWERTOOLS_SERVICE_NAME: 'api',
+          FORECAST_STATE_MACHINE_ARN: { Ref: idAt(s.template, 'Forecast/StateMachine') },
+        }),
+      },
+    });
+    const api = functionPermissions(s.template, 'Api/Api').filter((p) => p.startsWith('states:'));
+    expect(api).toEqual([
+      expect.stringMatching(
+        /^states:DescribeExecution arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:<SpendguardForecastStateMachine\w+\.Name>:od-\*$/,
+      ),
+      `states:StartExecution <${idAt(s.template, 'Forecast/StateMachine')}>`,
+    ]);
   });
 
   it('logs every execution event (without data) and traces with X-Ray', () => {

@@ -101,7 +101,8 @@ describeWithHandlers('least-privilege IAM', () => {
     );
   });
 
-  it('api: reads and writes its org’s items (no DeleteItem, no Scan), lists flags, copies org flags onto a new key', () => {
+  it('api: reads and writes its org’s items (no DeleteItem, no Scan), lists flags, copies org flags onto a new key, starts forecast runs', () => {
+    const stateMachine = idAt(s.template, 'Forecast/StateMachine');
     expect(functionPermissions(s.template, 'Api/Api')).toEqual(
       sorted([
         `dynamodb:GetItem ${data()}`,
@@ -122,6 +123,9 @@ describeWithHandlers('least-privilege IAM', () => {
         `sns:Publish <${idAt(s.template, 'Observability/Topic')}>`,
         `kms:Decrypt ${arn('Observability/TopicKey')}`,
         `kms:GenerateDataKey* ${arn('Observability/TopicKey')}`,
+        // POST /v1/forecast/run and GET /v1/forecast/runs/{runId}: on-demand (od-*) executions only.
+        `states:DescribeExecution arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:<${stateMachine}.Name>:od-*`,
+        `states:StartExecution <${stateMachine}>`,
       ]),
     );
   });
@@ -140,13 +144,14 @@ describeWithHandlers('least-privilege IAM', () => {
     );
   });
 
-  it('forecast: organization list and aggregates (Query), config (GetItem), forecast (PutItem); nothing else', () => {
+  it('forecast: organization list and aggregates (Query), config (GetItem), forecast (PutItem), the run’s list to S3; nothing else', () => {
     expect(functionPermissions(s.template, 'Forecast/Function')).toEqual(
       sorted([
         `dynamodb:GetItem ${data()}`,
         `dynamodb:PutItem ${data()}`,
         `dynamodb:Query ${data()}`,
         `dynamodb:Query ${data()}/index/gsi1`,
+        `s3:PutObject ${arn('Forecast/Runs')}/org-lists/*`,
       ]),
     );
   });

@@ -76,17 +76,22 @@ describeWithHandlers('cdk-nag AWS Solutions checks (whole app)', () => {
   it('acknowledges no blanket wildcard on a Spendguard function role except X-Ray’s Resource "*"', () => {
     const ownRoles = acknowledgements.filter((a) => /Support\/Role$/.test(a.path) && a.id.includes('IAM5'));
     const ids = [...new Set(ownRoles.map((a) => a.id.replace(/^\w+::/, '')))].sort();
-    expect(ids).toEqual(
-      [
-        'AwsSolutions-IAM5[Action::kms:GenerateDataKey*]',
-        expect.stringMatching(
-          /^AwsSolutions-IAM5\[Resource::<SpendguardPricesBucket\w+\.Arn>\/prices\/\*\]$/,
-        ),
-        'AwsSolutions-IAM5[Resource::*]',
-        // lib/reconciliation.ts: one admin-credential secret per organization and provider, under the stack's prefix.
-        'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:Spendguard/reconciliation/*]',
-      ].sort(),
-    );
+    // Each a narrow prefix of one resource, or a service that accepts only "*".
+    const expected = [
+      'AwsSolutions-IAM5[Action::kms:GenerateDataKey*]',
+      'AwsSolutions-IAM5[Resource::*]',
+      expect.stringMatching(/^AwsSolutions-IAM5\[Resource::<SpendguardPricesBucket\w+\.Arn>\/prices\/\*\]$/),
+      expect.stringMatching(
+        /^AwsSolutions-IAM5\[Resource::<SpendguardForecastRuns\w+\.Arn>\/org-lists\/\*\]$/,
+      ),
+      expect.stringMatching(
+        /^AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:<SpendguardForecastStateMachine\w+\.Name>:od-\*\]$/,
+      ),
+      // lib/reconciliation.ts: one admin-credential secret per organization and provider, under the stack's prefix.
+      'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:Spendguard/reconciliation/*]',
+    ];
+    expect(ids).toHaveLength(expected.length);
+    expect(ids).toEqual(expect.arrayContaining(expected));
   });
 });
 

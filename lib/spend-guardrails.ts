@@ -281,6 +281,7 @@ export class SpendGuardrails extends Construct {
     this.forecast = new SpendguardForecast(this, 'Forecast', {
       data: this.data,
       secrets: this.secrets,
+      accessLogsBucket: this.observability.accessLogsBucket,
       schedule: props.forecastSchedule,
       logGroupName: names.forecastLogGroup,
       logRetention,
@@ -295,6 +296,7 @@ export class SpendGuardrails extends Construct {
       apiFunction: this.api.apiFunction,
       functionDefaults,
     });
+    this.forecast.bindRunStarter(this.api.apiFunction);
 
     this.proxyUrl = this.edge.url;
     this.apiUrl = this.api.url;

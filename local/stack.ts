@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { createApiHandler, ROUTES } from '../lambdas/api/handler';
 import { createEnforceHandler } from '../lambdas/enforce/handler';
 import { createForecastRunner } from '../lambdas/forecast/runner';
+import { BackgroundForecastRuns } from '../lambdas/forecast/runs';
 import { createGuardrailConsumer } from '../lambdas/guardrail-consumer/handler';
 import { createIngestHandler } from '../lambdas/ingest/handler';
 import { createPricingConsumer } from '../lambdas/pricing-consumer/handler';
@@ -164,6 +165,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       ...(adminUpstreams.openrouter ? { openrouter: adminUpstreams.openrouter } : {}),
     },
   });
+  // POST /v1/forecast/run answers 202 at once; the run goes on in the background (Step Functions in AWS).
+  const forecastRuns = new BackgroundForecastRuns((orgId) => forecast.runOrganization(orgId), services.now);
   const ingest = createIngestHandler({ services, logger, metrics });
   const enforce = createEnforceHandler({ services, idTokens, logger, metrics });
   const api = createApiHandler({
@@ -171,8 +174,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     idTokens,
     registry,
     logger,
-    runForecast: (orgId) => forecast.runOrganization(orgId),
     runReconciliation: (orgId) => reconciliation.runOrganization(orgId),
+    forecastRuns,
     version: 'local',
   });
   const routes: GatewayRoute[] = [
@@ -310,6 +313,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       await proxy.close();
       await gateway.close();
       await mock?.close();
+      await forecastRuns.settled();
       await drain();
       await Promise.all(pollers.map((p) => p.stop()));
       clients.destroy();

@@ -63,7 +63,7 @@ async function api(event: APIGatewayProxyEventV2) {
     idTokens,
     registry: h.registry,
     logger: h.logger,
-    runForecast: async () => undefined,
+    forecastRuns: { start: async () => Promise.reject(new Error('not used')), get: async () => undefined },
     version: 'test',
   });
   const res = (await handler(event, ctx)) as APIGatewayProxyStructuredResultV2;

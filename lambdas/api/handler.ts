@@ -7,7 +7,7 @@ import { type Principal, requirePrincipal } from '../shared/principal';
 import { getBudget, putBudget } from './routes/budget';
 import { releaseBudgetLease, takeBudgetLease } from './routes/budget-lease';
 import { listFlags, listTrips } from './routes/flags';
-import { getForecast, runForecast } from './routes/forecast';
+import { getForecast, getForecastRun, runForecast } from './routes/forecast';
 import { getHealth } from './routes/health';
 import { createKey, listKeys, revokeKey } from './routes/keys';
 import { getLedger } from './routes/ledger';
@@ -35,6 +35,7 @@ export const ROUTES: Readonly<Record<string, Route>> = {
   'GET /v1/spend': getSpend,
   'GET /v1/forecast': getForecast,
   'POST /v1/forecast/run': runForecast,
+  'GET /v1/forecast/runs/{runId}': getForecastRun,
   'GET /v1/budget': getBudget,
   'PUT /v1/budget': putBudget,
   'POST /v1/budget/lease': takeBudgetLease,

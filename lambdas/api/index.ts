@@ -1,5 +1,6 @@
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import { simulateOrganization, storeForecast } from '../forecast/tasks';
+import { SFNClient } from '@aws-sdk/client-sfn';
+import { StepFunctionsForecastRuns } from '../forecast/runs';
 import {
   idTokenVerifierFromEnvironment,
   logger,
@@ -11,12 +12,18 @@ import { createApiHandler } from './handler';
 
 const services = servicesFromEnvironment();
 
-/** AWS entry: every /v1 route of the HTTP API. POST /v1/forecast/run runs the forecast tasks in-process. */
+/**
+ * AWS entry: every /v1 route of the HTTP API. POST /v1/forecast/run starts the forecast state machine
+ * (`FORECAST_STATE_MACHINE_ARN`) for the caller's organization.
+ */
 export const handler = createApiHandler({
   services,
   idTokens: idTokenVerifierFromEnvironment(),
   registry: priceRegistryFromEnvironment(),
   logger,
-  runForecast: async (orgId) => storeForecast(services, orgId, await simulateOrganization(services, orgId)),
+  forecastRuns: new StepFunctionsForecastRuns(
+    new SFNClient({}),
+    process.env.FORECAST_STATE_MACHINE_ARN ?? 'FORECAST_STATE_MACHINE_ARN is not set',
+  ),
   version: process.env.SPENDGUARD_VERSION ?? '0.1.0',
 }).use(logMetrics(metrics));

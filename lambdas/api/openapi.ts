@@ -39,6 +39,8 @@ import {
   flagListResponseSchema,
   flagViewSchema,
   forecastResponseSchema,
+  forecastRunPathSchema,
+  forecastRunSchema,
   forecastViewSchema,
   gatewayErrorSchema,
   healthResponseSchema,
@@ -101,6 +103,7 @@ export const RESPONSE_SCHEMAS = {
   LedgerEntry: ledgerEntryViewSchema,
   SpendResponse: spendResponseSchema,
   ForecastResponse: forecastResponseSchema,
+  ForecastRun: forecastRunSchema,
   Forecast: forecastViewSchema,
   BudgetStatus: budgetStatusSchema,
   BudgetLease: budgetLeaseResponseSchema,
@@ -174,7 +177,7 @@ const TAGS = {
 type Tag = keyof typeof TAGS;
 
 /** Non-error statuses an operation answers with. */
-export type SuccessStatus = 200 | 201 | 503;
+export type SuccessStatus = 200 | 201 | 202 | 503;
 
 /** One operation: what the document says of it beyond what the route table already says. */
 export interface OperationSpec {
@@ -280,10 +283,23 @@ export const V1_OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   },
   'POST /v1/forecast/run': {
     operationId: 'runForecast',
-    summary: 'Recompute the forecast now',
+    summary: 'Recompute the forecast now (asynchronous)',
     tag: 'Forecast',
-    responses: ok('ForecastResponse', 'The new forecast, as GET /v1/forecast.'),
+    responses: {
+      202: {
+        schema: 'ForecastRun',
+        description: 'Started: poll GET /v1/forecast/runs/{runId}, then read GET /v1/forecast.',
+      },
+    },
     errors: [],
+  },
+  'GET /v1/forecast/runs/{runId}': {
+    operationId: 'getForecastRun',
+    summary: 'The status of an on-demand forecast run',
+    tag: 'Forecast',
+    path: forecastRunPathSchema,
+    responses: ok('ForecastRun', 'The run.'),
+    errors: [400, 404],
   },
   'GET /v1/budget': {
     operationId: 'getBudget',

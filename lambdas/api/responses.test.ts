@@ -13,6 +13,7 @@ import { createLambdaContext, createLocalIssuer, type LocalIssuer } from '../../
 import { startBackendHarness, type BackendHarness } from '../../test/backend-harness';
 import { createEnforceHandler } from '../enforce/handler';
 import { createForecastRunner } from '../forecast/runner';
+import { BackgroundForecastRuns } from '../forecast/runs';
 import { createIngestHandler } from '../ingest/handler';
 import type { IdTokenVerifier } from '../shared/services';
 import { createApiHandler, ROUTES } from './handler';
@@ -66,6 +67,9 @@ async function call(handler: Handler, routeKey: string, opts: RequestOptions = {
   return { status: res.statusCode ?? 0, body: JSON.parse(res.body ?? 'null') as unknown };
 }
 
+let forecastRuns: BackgroundForecastRuns;
+let forecastRunId = '';
+
 const api = (routeKey: string, opts: RequestOptions = {}) =>
   call(
     createApiHandler({
@@ -73,12 +77,7 @@ const api = (routeKey: string, opts: RequestOptions = {}) =>
       idTokens,
       registry: h.registry,
       logger: h.logger,
-      runForecast: (orgId) =>
-        createForecastRunner({
-          services: h.services,
-          registry: h.registry,
-          logger: h.logger,
-        }).runOrganization(orgId),
+      forecastRuns,
       version: 'test',
     }),
     routeKey,
@@ -140,6 +139,8 @@ function ledgerEntry(i: number): LedgerEntry {
 
 beforeAll(async () => {
   h = await startBackendHarness();
+  const runner = createForecastRunner({ services: h.services, registry: h.registry, logger: h.logger });
+  forecastRuns = new BackgroundForecastRuns((orgId) => runner.runOrganization(orgId));
   h.setNow(NOW);
   issuer = await createLocalIssuer({ memory: true, issuerUrl: 'http://127.0.0.1:1/local-issuer' });
   const verifier = issuer.createVerifier();
@@ -236,6 +237,10 @@ describe('every GET route answers as the OpenAPI document says', () => {
       opts: () => ({ token }),
       filled: (b: { rates: { models?: object } }) => b.rates.models !== undefined,
     },
+    'GET /v1/forecast/runs/{runId}': {
+      opts: () => ({ token, params: { runId: forecastRunId } }),
+      filled: (b: { status: string; stoppedAt: unknown }) => b.status === 'succeeded' && b.stoppedAt !== null,
+    },
   };
 
   beforeAll(async () => {
@@ -279,7 +284,9 @@ describe('every GET route answers as the OpenAPI document says', () => {
     const pushed = await call(enforce, 'POST /api/guardrails/enforce', { token, body: push });
     expect([pushed.status, nonConformance('POST /api/guardrails/enforce', pushed)]).toEqual([200, []]);
     const run = await api('POST /v1/forecast/run', { token });
-    expect([run.status, nonConformance('POST /v1/forecast/run', run)]).toEqual([200, []]);
+        expect([run.status, nonConformance('POST /v1/forecast/run', run)]).toEqual([202, []]);
+    forecastRunId = (run.body as { runId: string }).runId;
+    await forecastRuns.settled();
     const cred = await api('PUT /v1/reconciliation/credentials', {
       token,
       body: { provider: 'anthropic', adminKey: 'sk-ant-admin01-conformance' },

@@ -137,3 +137,35 @@ function seedFor(orgId: string, now: number): number {
   for (let i = 0; i < orgId.length; i++) h = Math.imul(h ^ orgId.charCodeAt(i), 0x01000193) >>> 0;
   return h;
 }
+
+/** What one batch of the Distributed Map reports (small, so the map's results stay small). */
+export interface BatchOutcome {
+  stored: number;
+  failed: number;
+}
+
+/**
+ * The Distributed Map's child task: simulate → store for each organization of one batch, in turn. One
+ * organization's failure is reported and does not stop the others; only a batch where every
+ * organization failed throws (a broken dependency: Step Functions retries the batch).
+ */
+export async function forecastBatch(
+  services: Pick<Services, 'aggregates' | 'config' | 'now' | 'forecasts'>,
+  orgIds: readonly string[],
+  onFailure: (orgId: string, err: unknown) => void,
+): Promise<BatchOutcome> {
+  const outcome: BatchOutcome = { stored: 0, failed: 0 };
+  let lastError: unknown;
+  for (const orgId of orgIds) {
+    try {
+      await storeForecast(services, orgId, await simulateOrganization(services, orgId));
+      outcome.stored++;
+    } catch (err) {
+      outcome.failed++;
+      lastError = err;
+      onFailure(orgId, err);
+    }
+  }
+  if (orgIds.length > 0 && outcome.stored === 0) throw lastError;
+  return outcome;
+}

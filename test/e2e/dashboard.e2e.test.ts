@@ -22,8 +22,9 @@ const DASHBOARD_DIR = join(ROOT, 'dashboard', 'dist');
 const SCREENSHOTS = join(ROOT, 'test-output', 'screenshots');
 /** Playwright's auto-waiting bound for anything the page has to fetch and draw. */
 const UI_TIMEOUT = 8_000;
-// Per test (beforeAll has its own): the whole file runs in ~11 s and must stay well under a minute.
-jest.setTimeout(15_000);
+// Per test (beforeAll has its own): the file's tests take ~15 s on an idle 2-core machine; the bound
+// leaves room for a machine busy with other work (the loop test alone took 15 s at load 20).
+jest.setTimeout(30_000);
 
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };

@@ -126,5 +126,29 @@ export const forecastResponseSchema = z
     computedAt: timestamp('When the forecast was computed; null before the first run.').nullable(),
     forecast: forecastViewSchema.nullable(),
   })
-  .meta({ description: 'Response of GET /v1/forecast and POST /v1/forecast/run.' });
+  .meta({ description: 'Response of GET /v1/forecast.' });
 export type ForecastResponse = z.infer<typeof forecastResponseSchema>;
+
+/** Response of POST /v1/forecast/run (202) and GET /v1/forecast/runs/{runId}. */
+export const forecastRunSchema = z
+  .strictObject({
+    runId: z
+      .string()
+      .regex(/^od-[0-9a-f]{16}-[0-9a-f-]{36}$/)
+      .meta({
+        description: 'The run to poll.',
+        example: 'od-5f2b1c0d9e8a7b6c-1b4e28ba-2fa1-11d2-883f-0016d3cca427',
+      }),
+    status: z
+      .enum(['running', 'succeeded', 'failed'])
+      .meta({ description: 'succeeded: GET /v1/forecast has the new forecast.' }),
+    startedAt: timestamp('When the run started.'),
+    stoppedAt: timestamp('When it finished; null while running.').nullable(),
+  })
+  .meta({ description: 'An on-demand forecast run (Monte Carlo, the same work as the hourly run).' });
+export type ForecastRunBody = z.infer<typeof forecastRunSchema>;
+
+/** Path of GET /v1/forecast/runs/{runId}. */
+export const forecastRunPathSchema = z.strictObject({
+  runId: z.string().min(1).max(80).meta({ description: 'From POST /v1/forecast/run.' }),
+});

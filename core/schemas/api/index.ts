@@ -32,9 +32,12 @@ export {
   forecastHorizonViewSchema,
   forecastResponseSchema,
   forecastResultSchema,
+  forecastRunPathSchema,
+  forecastRunSchema,
   forecastViewSchema,
   horizonForecastSchema,
   type ForecastResponse,
+  type ForecastRunBody,
   type ForecastViewBody,
 } from './forecast';
 export {

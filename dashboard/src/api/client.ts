@@ -133,8 +133,25 @@ export function createApiClient(options: ApiClientOptions) {
     async getForecast(signal?: AbortSignal): Promise<ForecastResponse> {
       return normalizeForecast(await request<unknown>('GET', '/v1/forecast', { signal }));
     },
+    /**
+     * Starts an on-demand run (202 with a run id), polls it until it has finished, then reads the
+     * forecast. A run takes seconds (one organization); the poll gives up after five minutes.
+     */
     async runForecast(): Promise<ForecastResponse> {
-      return normalizeForecast(await request<unknown>('POST', '/v1/forecast/run', { body: {} }));
+      const started = await request<{ runId: string }>('POST', '/v1/forecast/run', { body: {} });
+      const deadline = Date.now() + 5 * 60_000;
+      for (;;) {
+        const run = await request<{ status: string }>(
+          'GET',
+          `/v1/forecast/runs/${encodeURIComponent(started.runId)}`,
+        );
+        if (run.status === 'failed')
+          throw new Error('The forecast run failed; the previous forecast is shown.');
+        if (run.status !== 'running') break;
+        if (Date.now() > deadline) throw new Error('The forecast run is taking longer than five minutes.');
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+      }
+      return normalizeForecast(await request<unknown>('GET', '/v1/forecast'));
     },
     async getLedger(query: LedgerQuery, signal?: AbortSignal): Promise<LedgerPage> {
       const raw = await request<{ entries?: unknown[]; nextCursor?: string | null }>('GET', '/v1/ledger', {

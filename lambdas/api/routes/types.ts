@@ -1,6 +1,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { Principal } from '../../shared/principal';
+import type { ForecastRuns } from '../../forecast/runs';
 import type { IdTokenVerifier, Services } from '../../shared/services';
 import type { PriceRegistry } from '../../../core/pricing';
 import type { KeyScope } from '../../../core/keys/scopes';
@@ -19,8 +20,8 @@ export interface ApiDeps {
   idTokens: IdTokenVerifier;
   registry: () => Promise<PriceRegistry>;
   logger: Logger;
-  /** Runs the forecast of one organization now (POST /v1/forecast/run). */
-  runForecast: (orgId: string) => Promise<void>;
+  /** Starts and reports on-demand forecast runs (POST /v1/forecast/run, GET /v1/forecast/runs/{runId}). */
+  forecastRuns: ForecastRuns;
   /**
    * Reconciles one organization now (POST /v1/reconciliation/run).
    * @default a runner on `services` against the providers' public APIs
