@@ -1,9 +1,11 @@
 /**
- * `@service/sdk` overhead (issue 6, safety rule 3 "adds no latency"):
+ * `@service/sdk` overhead (issue 6, safety rule 3 "adds no latency"; issue 12 targets):
  * - added time per call: `await fetch()` through `wrapFetch` vs the raw fetch, both over an in-process
  *   fake fetch that returns a JSON Response at once (so only SDK work is measured); target p99 ≤ 50 µs;
  * - added time to first byte of a stream (SSE); target ≈ 0;
- * - background work per call (usage, price, fingerprint, event), off the application's path;
+ * - event work per call (usage, price, fingerprint, event), off the application's path: the CPU time
+ *   of the task that does it (target ≤ 200 µs), and the process CPU per call of all SDK work (call
+ *   path, event work, serialization and delivery to an in-process ingest) from wrapped − raw loops;
  * - memory with a full buffer: bounded by `bufferCapacity`, whatever the traffic;
  * - bundle size, minified and gzipped; target ≤ 20 KB.
  *
@@ -15,7 +17,7 @@ import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { esbuildOptions } from '../sdk/scripts/build';
 import { shutdown, wrapFetch } from '../sdk/src';
-import type { Client } from '../sdk/src/client';
+import { Client } from '../sdk/src/client';
 import { sdkState } from '../sdk/src/tracked-fetch';
 
 const URL_OPENAI = 'https://api.openai.com/v1/chat/completions';
@@ -120,14 +122,38 @@ interface PerCall {
   /** Time for `await fetch()` plus reading the whole body. */
   readonly rawRead: number[];
   readonly wrappedRead: number[];
-  /** Settling the event work of the call (a 0 ms timer away, off the application's path). */
+  /** Settling the event work of the call (a task away, off the application's path). */
   readonly background: number[];
+  /** Time inside the task that does the call's event work (usage, price, fingerprint, event). */
+  readonly eventWork: number[];
+}
+
+/** Times every run of the client's deferred event work (the `later` task) into `into`. */
+function timeEventWork(into: number[]): () => void {
+  const proto = Client.prototype as unknown as { runLater: () => void };
+  const original = proto.runLater;
+  proto.runLater = function (this: Client) {
+    const t = performance.now();
+    original.call(this);
+    into.push(performance.now() - t);
+  };
+  return () => {
+    proto.runLater = original;
+  };
 }
 
 /** Alternates raw and wrapped calls (order swapped every iteration); background work settles in between. */
 async function perCall(iterations: number): Promise<PerCall> {
   const wrapped = benchFetch(jsonFetch, 202, 1000);
-  const out: PerCall = { rawCall: [], wrappedCall: [], rawRead: [], wrappedRead: [], background: [] };
+  const out: PerCall = {
+    rawCall: [],
+    wrappedCall: [],
+    rawRead: [],
+    wrappedRead: [],
+    background: [],
+    eventWork: [],
+  };
+  const restore = timeEventWork(out.eventWork);
   const once = async (f: () => Promise<Response>, call: number[], read: number[]): Promise<void> => {
     const t = performance.now();
     const response = await f();
@@ -150,8 +176,40 @@ async function perCall(iterations: number): Promise<PerCall> {
     await client().settle();
     out.background.push(performance.now() - t);
   }
+  restore();
   await shutdown({ timeoutMs: 0 });
   return out;
+}
+
+/**
+ * Process CPU (all threads) per call of everything the SDK does — call path, event work, batching,
+ * JSON serialization and delivery to the in-process ingest — from `n` wrapped calls minus `n` raw
+ * ones, each reading its JSON body; the request bodies differ call to call, as an agent's do.
+ */
+async function cpuPerCall(n: number): Promise<number> {
+  const wrapped = benchFetch(jsonFetch, 202, 1000);
+  const inits = Array.from({ length: 64 }, (_, i) => ({
+    ...INIT,
+    body: REQUEST.replace('Message 7:', `Message 7 (${i}):`),
+  }));
+  const loop = async (f: (i: number) => Promise<Response>): Promise<number> => {
+    const start = process.cpuUsage();
+    for (let i = 0; i < n; i++) await (await f(i)).json();
+    if (f !== rawCall) await client().flush();
+    const used = process.cpuUsage(start);
+    return (used.user + used.system) / 1000; // ms
+  };
+  const rawCall = (): Promise<Response> => jsonFetch();
+  const trackedCall = (i: number): Promise<Response> => wrapped(URL_OPENAI, inits[i % inits.length]);
+  let best = Infinity;
+  // The least disturbed of five rounds (other processes share the CPU).
+  for (let round = 0; round < 5; round++) {
+    const raw = await loop(rawCall);
+    const tracked = await loop(trackedCall);
+    best = Math.min(best, (tracked - raw) / n);
+  }
+  await shutdown({ timeoutMs: 0 });
+  return best;
 }
 
 /** Percentiles of the per-iteration differences (wrapped − raw), and of each side. */
@@ -239,12 +297,29 @@ async function bundleSize(contents: string): Promise<{ min: number; gz: number }
   return { min: code.length, gz: gzipSync(code, { level: 9 }).length };
 }
 
+/** A short run of the per-call numbers only (`SDK_BENCH_QUICK=1`), for profiling. */
+async function quick(): Promise<void> {
+  await perCall(1000);
+  const calls = await perCall(5000);
+  const call = added(calls.rawCall, calls.wrappedCall);
+  const read = added(calls.rawRead, calls.wrappedRead);
+  const work = stats(calls.eventWork);
+  await cpuPerCall(300);
+  const cpu = await cpuPerCall(2000);
+  console.log(`added p50/p99 ${us(call.p50)} / ${us(call.p99)}; read ${us(read.p50)} / ${us(read.p99)}`);
+  console.log(`event work p50/p99 ${us(work.p50)} / ${us(work.p99)}; SDK CPU per call ${us(cpu)}`);
+}
+
 export default async function run(): Promise<void> {
+  if (process.env.SDK_BENCH_QUICK === '1') return quick();
   await perCall(2000); // warm-up (JIT)
   const calls = await perCall(20_000);
   const call = added(calls.rawCall, calls.wrappedCall);
   const read = added(calls.rawRead, calls.wrappedRead);
   const background = stats(calls.background);
+  const eventWork = stats(calls.eventWork);
+  await cpuPerCall(500);
+  const cpu = await cpuPerCall(4000);
   await firstByte(500);
   const ttfb = await firstByte(5000);
   const first = added(ttfb.raw, ttfb.wrapped);
@@ -252,11 +327,12 @@ export default async function run(): Promise<void> {
   const full = await bundleSize("export * from './index';");
   const typical = await bundleSize("export { initServiceAuto, wrapFetch, flush } from './index';");
   const kb = (n: number): string => `${(n / 1024).toFixed(1)} KB`;
+  // The issue 12 baseline ("measured here" before this work): added p99 126 µs, event work 1,235 µs.
   const rows: Array<[string, string, string]> = [
     [
       'added time to the Response (await fetch), p50 / p99 / mean',
       `${us(call.p50)} / ${us(call.p99)} / ${us(call.mean)}`,
-      'p99 ≤ 50 µs',
+      'p99 ≤ 50 µs (baseline p99 126 µs)',
     ],
     ['  raw / wrapped p50 / p99', `${call.raw}; ${call.wrapped}`, ''],
     [
@@ -272,7 +348,13 @@ export default async function run(): Promise<void> {
     ],
     ['  raw / wrapped p50 / p99', `${first.raw}; ${first.wrapped}`, ''],
     [
-      'event work per call, settled p50 / p99 (off path)',
+      'event work per call, CPU of its task p50 / p99 (off path)',
+      `${us(eventWork.p50)} / ${us(eventWork.p99)}`,
+      '≤ 200 µs (baseline 1,235 µs)',
+    ],
+    ['SDK CPU per call, all work (process CPU, wrapped − raw)', us(cpu), '≤ 200 µs'],
+    [
+      '  event work settled p50 / p99 (incl. the task hop)',
       `${us(background.p50)} / ${us(background.p99)}`,
       'off the call path',
     ],

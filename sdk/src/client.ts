@@ -20,6 +20,7 @@ import {
   fingerprintOf,
   usageContextOf,
   usageToRecord,
+  UNPARSED,
   type CallFacts,
   type CallOutcome,
 } from './event';
@@ -30,7 +31,7 @@ import { bodyKindOf, observeJson, tapStream } from './response-tap';
 import { EnforcementState } from './enforcement';
 import { BudgetLease, readLeaseAnswer } from './lease';
 import { RingBuffer } from './ring-buffer';
-import { monotonicNow, setUnrefTimeout, unrefTimer, uuidV4 } from './runtime';
+import { monotonicNow, nextTask, setUnrefTimeout, unrefTimer, uuidV4 } from './runtime';
 import { callApi, describeResult, leaseFailureOf, readOrgStatus, type ApiResult } from './server-status';
 import { DEFAULT_RETRY_POLICY, postBatch, type RetryPolicy } from './transport';
 import type {
@@ -164,6 +165,7 @@ export class Client implements SpendguardClient {
       body: target.body,
       labels: binding.labels,
       startedAt: now,
+      parsed: UNPARSED,
     };
     const blocked = this.checkLimits(facts, now);
     if (blocked !== undefined) {
@@ -261,13 +263,8 @@ export class Client implements SpendguardClient {
   ): void {
     if (priced === null) return;
     this.sync(Date.now());
-    this.track(
-      fingerprintOf(facts)
-        .catch(() => undefined)
-        .then((fingerprint) => {
-          this.push(buildCallEvent(facts, { ...priced, statusCode, latencyMs, stream, fingerprint }));
-        }),
-    );
+    const fingerprint = fingerprintOf(facts);
+    this.push(buildCallEvent(facts, { ...priced, statusCode, latencyMs, stream, fingerprint }));
   }
 
   /** Work queued for the next {@link later} task. */
@@ -282,10 +279,10 @@ export class Client implements SpendguardClient {
     if (this.laterQueue.length > 1) return;
     this.track(
       new Promise<void>((resolve) => {
-        setTimeout(() => {
+        nextTask(() => {
           this.runLater();
           resolve();
-        }, 0);
+        });
       }),
     );
   }
@@ -575,7 +572,7 @@ export class Client implements SpendguardClient {
     if (fetchFn === undefined) return { sent, pending: this.buffer.size, discarded };
     while (this.buffer.size > 0) {
       // Serialize in a task of its own, not inside whatever promise chain resumed this flush.
-      if (mode !== 'page') await new Promise<void>((resolve) => setTimeout(resolve, 0));
+      if (mode !== 'page') await new Promise<void>((resolve) => nextTask(resolve));
       if (this.buffer.size === 0) break;
       const batch = this.buffer.take(this.config.maxBatchSize);
       const dropped = this.buffer.takeDropped();

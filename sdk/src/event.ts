@@ -12,7 +12,7 @@ import { makeUsage, requestedModel, requestJson } from '../../core/usage/normali
 import type { NormalizedUsage, UsageContext, UsageResult } from '../../core/usage/types';
 import type { Labels } from './options';
 import { estimateCost, type ClientCost } from './pricing';
-import { fingerprintBody } from './fingerprint';
+import { fingerprintOfValue, parseRequestBody } from './fingerprint';
 import { uuidV4 } from './runtime';
 import type { ClientEvent } from './types';
 
@@ -28,11 +28,36 @@ export interface CallFacts {
   readonly labels: Labels;
   /** Epoch ms at the call. */
   readonly startedAt: number;
+  /** The body parsed as JSON, once, when first needed ({@link requestValue}); `UNPARSED` until then. */
+  parsed?: unknown;
 }
 
-/** The usage context the core parsers get for a call. */
+/** `CallFacts.parsed` before the body is parsed. */
+export const UNPARSED: unique symbol = Symbol('unparsed');
+
+/** The request body parsed as JSON (undefined when it is not JSON): parsed at most once per call. */
+export function requestValue(call: CallFacts): unknown {
+  if (call.parsed === UNPARSED) call.parsed = parseRequestBody(call.body);
+  return call.parsed;
+}
+
+/**
+ * The usage context the core parsers get for a call: its `requestBody` is the parsed body, read only
+ * if a parser needs it (a response without model or tier, a stream without usage).
+ */
+class CallContext implements UsageContext {
+  readonly url: string;
+  constructor(private readonly call: CallFacts) {
+    this.url = call.url;
+  }
+  get requestBody(): unknown {
+    return requestValue(this.call);
+  }
+}
+
+/** The usage context of a call (see {@link CallContext}). */
 export function usageContextOf(call: CallFacts): UsageContext {
-  return call.body === undefined ? { url: call.url } : { url: call.url, requestBody: call.body };
+  return new CallContext(call);
 }
 
 /**
@@ -62,12 +87,12 @@ export function usageToRecord(
   return makeUsage({ model, inputTokens, estimated: inputTokens > 0 });
 }
 
-/** `sha256:<hex>` of the request's canonical form, or undefined (no JSON body, no WebCrypto). */
-export async function fingerprintOf(call: CallFacts): Promise<string | undefined> {
+/** `sha256:<hex>` of the request's canonical form, or undefined (no JSON body). */
+export function fingerprintOf(call: CallFacts): string | undefined {
   if (call.body === undefined) return undefined;
   const flavor = requestFlavorOf(call.provider, call.url);
   const model = flavor === 'gemini' ? (geminiModelFromPath(call.path) ?? undefined) : undefined;
-  return fingerprintBody(flavor, call.body, model);
+  return fingerprintOfValue(flavor, requestValue(call), model);
 }
 
 /** Inputs of {@link buildCallEvent}. */

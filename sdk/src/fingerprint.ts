@@ -1,7 +1,7 @@
 /**
  * The request fingerprint (guardrail layer 2): `sha256:` + hex SHA-256 of the body's canonical form,
- * identical to core/fingerprint's `fingerprintRequest` (the proxy's and the server's), hashed here with
- * WebCrypto so it runs in every runtime.
+ * identical to core/fingerprint's `fingerprintRequest` (the proxy's and the server's), hashed here
+ * synchronously (`sha256.ts`) so it runs in every runtime without a promise round trip.
  *
  * The canonical form is core's: `{"flavor":…,"model":…,<the flavor's prompt members>}` with sorted
  * keys and no whitespace, the members chosen by core's `FLAVOR_SPECS` (imported). Core builds it with a
@@ -10,12 +10,26 @@
  * `sdk/test/fingerprint.test.ts` checks equality with core on random bodies).
  */
 import { FLAVOR_SPECS, normalizeOptionModel, type RequestFlavor } from '../../core/fingerprint/flavors';
-import { sha256Hex } from './runtime';
+import { sha256Hex } from './sha256';
 
 /** Containers nested deeper than this make a body unusable (core's MAX_JSON_DEPTH). */
 const MAX_DEPTH = 1000;
 
 let strictUtf8: InstanceType<typeof TextDecoder> | undefined;
+
+/** A request body parsed as JSON (bytes must be valid UTF-8), or undefined. Never throws. */
+export function parseRequestBody(body: string | Uint8Array | undefined): unknown {
+  if (body === undefined) return undefined;
+  try {
+    const text =
+      typeof body === 'string'
+        ? body
+        : (strictUtf8 ??= new TextDecoder('utf-8', { fatal: true })).decode(body);
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * The canonical form of a request body, or null when it is not a JSON object, nests too deep, or has
@@ -30,18 +44,19 @@ export function canonicalRequestText(
   body: string | Uint8Array,
   model?: string,
 ): string | null {
+  return canonicalOfValue(flavor, parseRequestBody(body), model);
+}
+
+/** {@link canonicalRequestText} of an already parsed body (the SDK parses each request once). */
+export function canonicalOfValue(flavor: RequestFlavor, value: unknown, model?: string): string | null {
   try {
-    const spec = FLAVOR_SPECS[flavor];
-    const text =
-      typeof body === 'string'
-        ? body
-        : (strictUtf8 ??= new TextDecoder('utf-8', { fatal: true })).decode(body);
-    const value: unknown = JSON.parse(text);
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+    const spec = FLAVOR_SPECS[flavor];
     const members = value as Record<string, unknown>;
-    const present = (v: unknown): boolean => v !== undefined && v !== null;
     const has = (key: string): boolean =>
-      Object.prototype.hasOwnProperty.call(members, key) && present(members[key]);
+      Object.prototype.hasOwnProperty.call(members, key) &&
+      members[key] !== undefined &&
+      members[key] !== null;
     const out: Array<[string, string]> = [['flavor', JSON.stringify(flavor)]];
     if (spec.model === 'body' && has('model')) out.push(['model', canonical(members.model, 1)]);
     else if (model !== undefined) out.push(['model', JSON.stringify(normalizeOptionModel(model))]);
@@ -54,9 +69,11 @@ export function canonicalRequestText(
     }
     if (!hasContent) return null;
     out.sort((a, b) => (a[0] < b[0] ? -1 : 1));
-    return `{${out.map(([k, v]) => `"${k}":${v}`).join(',')}}`;
+    let text = '{';
+    for (let i = 0; i < out.length; i++) text += `${i === 0 ? '' : ','}"${out[i]![0]}":${out[i]![1]}`;
+    return `${text}}`;
   } catch {
-    return null; // not JSON, invalid UTF-8, too deep
+    return null; // too deep
   }
 }
 
@@ -64,22 +81,38 @@ export function canonicalRequestText(
 function canonical(value: unknown, depth: number): string {
   if (typeof value !== 'object' || value === null) return JSON.stringify(value);
   if (depth + 1 > MAX_DEPTH) throw new RangeError('too deep');
-  if (Array.isArray(value)) return `[${value.map((v) => canonical(v, depth + 1)).join(',')}]`;
+  let text: string;
+  if (Array.isArray(value)) {
+    text = '[';
+    for (let i = 0; i < value.length; i++) text += (i === 0 ? '' : ',') + canonical(value[i], depth + 1);
+    return `${text}]`;
+  }
   const obj = value as Record<string, unknown>;
-  return `{${Object.keys(obj)
-    .sort()
-    .map((k) => `${JSON.stringify(k)}:${canonical(obj[k], depth + 1)}`)
-    .join(',')}}`;
+  const keys = Object.keys(obj);
+  if (keys.length > 1) keys.sort();
+  text = '{';
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    text += `${i === 0 ? '' : ','}${JSON.stringify(key)}:${canonical(obj[key], depth + 1)}`;
+  }
+  return `${text}}`;
 }
 
-/** `sha256:<hex>` of a request body, or undefined (not fingerprintable, or no WebCrypto). */
-export async function fingerprintBody(
+/** `sha256:<hex>` of a parsed request body, or undefined when it is not fingerprintable. */
+export function fingerprintOfValue(
+  flavor: RequestFlavor,
+  value: unknown,
+  model?: string,
+): string | undefined {
+  const text = canonicalOfValue(flavor, value, model);
+  return text === null ? undefined : `sha256:${sha256Hex(text)}`;
+}
+
+/** `sha256:<hex>` of a request body, or undefined (not fingerprintable). */
+export function fingerprintBody(
   flavor: RequestFlavor,
   body: string | Uint8Array,
   model?: string,
-): Promise<string | undefined> {
-  const text = canonicalRequestText(flavor, body, model);
-  if (text === null) return undefined;
-  const hex = await sha256Hex(text);
-  return hex === null ? undefined : `sha256:${hex}`;
+): string | undefined {
+  return fingerprintOfValue(flavor, parseRequestBody(body), model);
 }

@@ -23,7 +23,6 @@ interface DocumentLike extends EventTargetLike {
 interface CryptoLike {
   randomUUID?: () => string;
   getRandomValues?: (array: Uint8Array) => Uint8Array;
-  subtle?: { digest?: (algorithm: string, data: Uint8Array) => Promise<ArrayBuffer> };
 }
 
 interface DenoLike {
@@ -81,6 +80,15 @@ export function setUnrefTimeout(fn: () => void, ms: number): () => void {
   unrefTimer(timer);
   return () => clearTimeout(timer);
 }
+
+/**
+ * Runs `fn` in a task of its own, as soon as the current one and its promise callbacks are done:
+ * `setImmediate` where it exists (Node.js, Bun: no 1 ms timer clamp), else a 0 ms timer.
+ */
+export const nextTask: (fn: () => void) => void =
+  typeof (globalThis as { setImmediate?: unknown }).setImmediate === 'function'
+    ? (fn) => void (globalThis as unknown as { setImmediate: (f: () => void) => unknown }).setImmediate(fn)
+    : (fn) => void setTimeout(fn, 0);
 
 /** Monotonic milliseconds (performance.now when available). */
 export const monotonicNow: () => number =
@@ -163,19 +171,4 @@ function formatUuid(bytes: Uint8Array): string {
   let hex = '';
   for (let i = 0; i < 16; i++) hex += (bytes[i] ?? 0).toString(16).padStart(2, '0');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
-
-/** Hex SHA-256 of a string's UTF-8 bytes with WebCrypto, or null where WebCrypto is missing. */
-export async function sha256Hex(text: string): Promise<string | null> {
-  try {
-    const subtle = (globalThis as { crypto?: CryptoLike }).crypto?.subtle;
-    if (subtle === undefined || typeof subtle.digest !== 'function') return null;
-    const digest = await subtle.digest.call(subtle, 'SHA-256', new TextEncoder().encode(text));
-    const bytes = new Uint8Array(digest);
-    let hex = '';
-    for (let i = 0; i < bytes.length; i++) hex += (bytes[i] ?? 0).toString(16).padStart(2, '0');
-    return hex;
-  } catch {
-    return null;
-  }
 }

@@ -1,7 +1,8 @@
 /**
  * The SDK's fingerprint equals core/fingerprint's (the proxy's and the server's) for any body: the
- * same canonical text, hashed with WebCrypto instead of node:crypto.
+ * same canonical text, hashed with the SDK's own SHA-256 instead of node:crypto.
  */
+import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import {
   canonicalRequest,
@@ -10,6 +11,7 @@ import {
   type RequestFlavor,
 } from '../../core/fingerprint';
 import { canonicalRequestText, fingerprintBody } from '../src/fingerprint';
+import { sha256Hex } from '../src/sha256';
 
 const memberArb = fc.oneof(fc.json(), fc.constant('null'), fc.constant('"x"'));
 const bodyArb = fc
@@ -66,13 +68,31 @@ describe('canonicalRequestText', () => {
     expect(canonicalRequestText(flavor, body)).toBe(canonicalRequest(flavor, body));
   });
 
-  it('hashes to the same fingerprint as core', async () => {
+  it('hashes to the same fingerprint as core', () => {
     const body = '{"model":"gpt-4o","temperature":0.2,"messages":[{"role":"user","content":"hi"}]}';
-    await expect(fingerprintBody('openai', body)).resolves.toBe(fingerprintRequest('openai', body));
-    await expect(
+    expect(fingerprintBody('openai', body)).toBe(fingerprintRequest('openai', body));
+    expect(
       fingerprintBody('gemini', '{"contents":[{"parts":[{"text":"hi"}]}]}', 'models/gemini-2.5-pro'),
-    ).resolves.toBe(
+    ).toBe(
       fingerprintRequest('gemini', '{"contents":[{"parts":[{"text":"hi"}]}]}', { model: 'gemini-2.5-pro' }),
     );
+  });
+});
+
+describe('sha256Hex', () => {
+  it('equals node:crypto on random strings, across block boundaries and multi-byte characters', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.string({ maxLength: 300 }), fc.string({ unit: 'grapheme', maxLength: 200 })),
+        (text) => {
+          expect(sha256Hex(text)).toBe(createHash('sha256').update(text, 'utf8').digest('hex'));
+        },
+      ),
+      { numRuns: 1000 },
+    );
+    for (const n of [0, 55, 56, 63, 64, 65, 119, 120, 100_000]) {
+      const text = 'a'.repeat(n);
+      expect(sha256Hex(text)).toBe(createHash('sha256').update(text).digest('hex'));
+    }
   });
 });

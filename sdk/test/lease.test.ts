@@ -114,14 +114,14 @@ describe('a capped budget', () => {
       await sleep(5);
     }
     await client().settle();
-    const renewals = ingest.leaseCalls.filter((c) => c.route === 'lease');
+    const holderId = client().stats().lease!.holderId;
+    const renewals = ingest.leaseCalls.filter((c) => c.route === 'lease' && c.body.holderId === holderId);
     expect(renewals.length).toBeGreaterThanOrEqual(4); // a $0.02 slice holds ~3 calls
     const reported = renewals.reduce((sum, c) => sum + Math.round(c.body.consumedUsd * 1e9), 0);
     expect(reported % CALL_NANOS).toBe(0);
     expect(reported).toBeGreaterThan(0);
     expect(renewals.some((c) => typeof c.body.spendRateUsdPerMin === 'number')).toBe(true);
-    expect(new Set(renewals.map((c) => c.body.holderId)).size).toBe(1);
-    expect(renewals[0]!.body.holderId).toMatch(/^sdk-[0-9a-f-]{36}$/);
+    expect(holderId).toMatch(/^sdk-[0-9a-f-]{36}$/);
   });
 
   it('an exhausted budget refuses every call without contacting the provider', async () => {
