@@ -1,4 +1,5 @@
 import { Logger } from '@aws-lambda-powertools/logger';
+import type { ForecastRuns } from '../lambdas/forecast/runs';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { randomBytes } from 'node:crypto';
 import { generateApiKey, hashApiKey } from '../core/keys';
@@ -77,3 +78,9 @@ export async function startBackendHarness(): Promise<BackendHarness> {
     },
   };
 }
+
+/** `ApiDeps.forecastRuns` for API tests that never start a forecast run. */
+export const UNUSED_FORECAST_RUNS: ForecastRuns = {
+  start: async () => Promise.reject(new Error('forecast runs are not used in this test')),
+  get: async () => undefined,
+};

@@ -2,7 +2,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { flagKeyFor } from '../../core/keys';
 import { orgFlagItemKey, sessionFlagItemKey } from '../shared/flag-item-keys';
 import { createLambdaContext, createLocalIssuer, type LocalIssuer } from '../../local/runtime';
-import { startBackendHarness, type BackendHarness } from '../../test/backend-harness';
+import { startBackendHarness, type BackendHarness, UNUSED_FORECAST_RUNS } from '../../test/backend-harness';
 import { createEnforceHandler } from '../enforce/handler';
 import type { IdTokenVerifier } from '../shared/services';
 import { createApiHandler } from './handler';
@@ -63,7 +63,7 @@ async function api(event: APIGatewayProxyEventV2) {
     idTokens,
     registry: h.registry,
     logger: h.logger,
-    forecastRuns: { start: async () => Promise.reject(new Error('not used')), get: async () => undefined },
+    forecastRuns: UNUSED_FORECAST_RUNS,
     version: 'test',
   });
   const res = (await handler(event, ctx)) as APIGatewayProxyStructuredResultV2;

@@ -5,7 +5,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { errorBodySchema } from '../../core/schemas/api';
 import { createLambdaContext, createLocalIssuer } from '../../local/runtime';
-import { startBackendHarness, type BackendHarness } from '../../test/backend-harness';
+import { startBackendHarness, type BackendHarness, UNUSED_FORECAST_RUNS } from '../../test/backend-harness';
 import { createIngestHandler } from '../ingest/handler';
 import { ApiKeyAuthenticator } from '../shared/api-key-auth';
 import type { EventSink } from '../shared/event-sink';
@@ -71,7 +71,7 @@ const api = (e: APIGatewayProxyEventV2) =>
       idTokens,
       registry: h.registry,
       logger: h.logger,
-      runForecast: async () => undefined,
+      forecastRuns: UNUSED_FORECAST_RUNS,
       version: 'test',
     }),
     e,

@@ -6,7 +6,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import type { LedgerEntry } from '../../core/ledger/ledger-entry';
 import { sessionListResponseSchema } from '../../core/schemas/api';
 import { createLambdaContext, createLocalIssuer } from '../../local/runtime';
-import { startBackendHarness, type BackendHarness } from '../../test/backend-harness';
+import { startBackendHarness, type BackendHarness, UNUSED_FORECAST_RUNS } from '../../test/backend-harness';
 import type { FlagRecord } from '../shared/stores/flag-store';
 import type { IdTokenVerifier } from '../shared/services';
 import { createApiHandler } from './handler';
@@ -113,7 +113,7 @@ async function get(query: Record<string, string>, auth: { token?: string; key?: 
     idTokens,
     registry: h.registry,
     logger: h.logger,
-    runForecast: async () => undefined,
+    forecastRuns: UNUSED_FORECAST_RUNS,
     version: 'test',
   });
   const res = (await handler(

@@ -34,6 +34,7 @@ const entry: LedgerEntry = {
   endpoint: '/api/v1/chat/completions',
   stream: false,
   verified: true,
+  fingerprint: null,
 };
 
 describe('ledger entry view', () => {

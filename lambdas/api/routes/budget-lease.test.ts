@@ -4,7 +4,11 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { budgetLeaseResponseSchema, budgetStatusSchema } from '../../../core/schemas/api';
 import { createLambdaContext, createLocalIssuer, type LocalIssuer } from '../../../local/runtime';
-import { startBackendHarness, type BackendHarness } from '../../../test/backend-harness';
+import {
+  startBackendHarness,
+  type BackendHarness,
+  UNUSED_FORECAST_RUNS,
+} from '../../../test/backend-harness';
 import type { IdTokenVerifier } from '../../shared/services';
 import { createApiHandler } from '../handler';
 
@@ -49,7 +53,7 @@ async function api(routeKey: string, opts: { key?: string; token?: string; body?
     idTokens,
     registry: h.registry,
     logger: h.logger,
-    runForecast: async () => undefined,
+    forecastRuns: UNUSED_FORECAST_RUNS,
     version: 'test',
   });
   const res = (await handler(event(routeKey, opts), ctx)) as APIGatewayProxyStructuredResultV2;

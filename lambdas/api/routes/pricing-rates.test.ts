@@ -1,6 +1,10 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { createLambdaContext, createLocalIssuer, type LocalIssuer } from '../../../local/runtime';
-import { startBackendHarness, type BackendHarness } from '../../../test/backend-harness';
+import {
+  startBackendHarness,
+  type BackendHarness,
+  UNUSED_FORECAST_RUNS,
+} from '../../../test/backend-harness';
 import { envelopeOf, kinesisBatch, telemetryEvent } from '../../../test/fixtures';
 import { createPricingConsumer } from '../../pricing-consumer/handler';
 import { createApiHandler } from '../handler';
@@ -29,7 +33,7 @@ async function call(routeKey: string, opts: { token?: string; key?: string; body
     idTokens: { verify: async (t) => (await verifier.verify(t)) as Record<string, unknown> },
     registry: h.registry,
     logger: h.logger,
-    runForecast: async () => undefined,
+    forecastRuns: UNUSED_FORECAST_RUNS,
     version: 'test',
   });
   const event = {
