@@ -30,7 +30,8 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const context = createLambdaContext({ functionName: 'test' });
+/** A fresh context per invocation, as Lambda gives: one shared context's 30 s deadline ran out mid-file. */
+const context = () => createLambdaContext({ functionName: 'test' });
 const ingest = () =>
   createIngestHandler({ services: { ...h.services, sink }, logger: h.logger, metrics: h.metrics });
 const pricing = () =>
@@ -60,7 +61,7 @@ async function post(path: '/api/ingest' | '/v1/events', body: unknown, apiKey: s
       body: JSON.stringify(path === '/api/ingest' ? { apiKey, ...(body as object) } : body),
       isBase64Encoded: false,
     },
-    context,
+    context(),
   )) as APIGatewayProxyStructuredResultV2;
   return {
     status: res.statusCode ?? 0,
@@ -75,8 +76,8 @@ async function consumeAll(): Promise<string[]> {
   const records = puts.splice(0).map((envelope) => ({ seq: String(++seq), envelope }));
   if (records.length === 0) return [];
   const batch = kinesisBatch(records);
-  const a = await pricing()(batch, context);
-  const b = await guardrails()(batch, context);
+  const a = await pricing()(batch, context());
+  const b = await guardrails()(batch, context());
   return [...a.batchItemFailures, ...b.batchItemFailures].map((f) => f.itemIdentifier);
 }
 
