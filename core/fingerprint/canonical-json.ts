@@ -575,17 +575,34 @@ function isHex(c: number): boolean {
   return (c >= 48 && c <= 57) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70);
 }
 
+/** Objects with at most this many members are sorted by insertion (quadratic, but tiny). */
+const SMALL_OBJECT = 16;
+
 /** Member indexes in key order; of duplicate keys only the last is kept (JSON.parse semantics). */
 function sortedOrder(keys: readonly string[]): number[] {
   const order = keys.map((_, i) => i);
-  // O(n log n) (V8's TimSort); ties broken by source position, so equal keys keep source order and
-  // the last duplicate stays last. (An insertion sort here once made 60,000 reverse-ordered keys
-  // take 9.7 s: issue 15.1.)
-  order.sort((a, b) => {
-    const ka = keys[a]!;
-    const kb = keys[b]!;
-    return ka < kb ? -1 : ka > kb ? 1 : a - b;
-  });
+  if (order.length <= SMALL_OBJECT) {
+    // Insertion sort: the common small object, where it beats a comparator sort; stable.
+    for (let i = 1; i < order.length; i++) {
+      const x = order[i]!;
+      const kx = keys[x]!;
+      let j = i - 1;
+      while (j >= 0 && keys[order[j]!]! > kx) {
+        order[j + 1] = order[j]!;
+        j--;
+      }
+      order[j + 1] = x;
+    }
+  } else {
+    // O(n log n) (V8's TimSort); ties broken by source position, so equal keys keep source order and
+    // the last duplicate stays last. (Insertion sort alone once made 60,000 reverse-ordered keys take
+    // 9.7 s: issue 15.1.)
+    order.sort((a, b) => {
+      const ka = keys[a]!;
+      const kb = keys[b]!;
+      return ka < kb ? -1 : ka > kb ? 1 : a - b;
+    });
+  }
   const out: number[] = [];
   for (let i = 0; i < order.length; i++) {
     const idx = order[i]!;

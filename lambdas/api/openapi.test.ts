@@ -295,6 +295,7 @@ describe('the OpenAPI document: structure (OpenAPI 3.1)', () => {
       httpErrors.scopeMissing('x'),
       httpErrors.notFound(),
       httpErrors.tooLarge('x'),
+      httpErrors.tooManyRequests('x', 1),
       httpErrors.unavailable('x', 1),
     ].map((e) => e.code);
     expect([...codes, 'internal_error'].sort()).toEqual([...ERROR_CODES].sort());

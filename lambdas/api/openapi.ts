@@ -148,6 +148,11 @@ export const ERROR_RESPONSES = {
     name: 'PayloadTooLarge',
     description: `More than ${MAX_INGEST_EVENTS} events, or a body over 1 MB.`,
   },
+  429: {
+    name: 'TooManyRequests',
+    description:
+      'Over the per-key rate limit (ingest: burst 40, 20 requests/s); retry after `Retry-After` seconds.',
+  },
   500: { name: 'InternalError', description: 'An error of ours; the body says nothing more.' },
   503: {
     name: 'Unavailable',
@@ -211,7 +216,7 @@ export const OTHER_OPERATIONS: Readonly<Record<string, OperationSpec & { access:
     tag: 'Ingest',
     body: 'IngestRequest',
     responses: ok('IngestResponse', 'Accepted.'),
-    errors: [400, 413, 503],
+    errors: [400, 413, 429, 503],
   },
   'POST /v1/events': {
     access: 'serviceKey',
@@ -221,7 +226,7 @@ export const OTHER_OPERATIONS: Readonly<Record<string, OperationSpec & { access:
     tag: 'Ingest',
     body: 'ClientEventBatch',
     responses: ok('IngestResponse', 'Accepted.'),
-    errors: [400, 413, 503],
+    errors: [400, 413, 429, 503],
   },
   'POST /api/guardrails/enforce': {
     access: 'person',
@@ -809,6 +814,10 @@ function errorComponents(resolve: Resolve): Record<string, OpenApiResponse> {
     404: httpErrors.notFound(),
     413: httpErrors.tooLarge(
       `a batch holds at most ${MAX_INGEST_EVENTS} events; got ${MAX_INGEST_EVENTS + 1}`,
+    ),
+    429: httpErrors.tooManyRequests(
+      'this API key sends more than 20 requests per second; retry after 1 s',
+      1,
     ),
     503: httpErrors.unavailable('the event stream is unavailable; retry later', 5),
   };

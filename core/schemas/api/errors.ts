@@ -14,13 +14,14 @@ export const ERROR_CODES = [
   'scope_missing',
   'not_found',
   'payload_too_large',
+  'rate_limited',
   'unavailable',
   'internal_error',
 ] as const;
 
 export const errorCodeSchema = z.enum(ERROR_CODES).meta({
   description:
-    'invalid_request (400), unauthorized (401), forbidden (403), scope_missing (403: the API key lacks the scope the route needs), not_found (404), payload_too_large (413), unavailable (503), internal_error (500).',
+    'invalid_request (400), unauthorized (401), forbidden (403), scope_missing (403: the API key lacks the scope the route needs), not_found (404), payload_too_large (413), rate_limited (429), unavailable (503), internal_error (500).',
   example: 'invalid_request',
 });
 export type ErrorCode = z.infer<typeof errorCodeSchema>;
