@@ -269,22 +269,17 @@ export class Client implements SpendguardClient {
 
   /** Work queued for the next {@link later} task. */
   private laterQueue: Array<() => void> = [];
+  /** Resolved when the queued work has run ({@link settle} waits on it; no promise per call otherwise). */
+  private laterDone: Promise<void> | null = null;
+  private resolveLater: (() => void) | null = null;
 
   /**
-   * Runs `work` in a task of its own (one 0 ms timer for everything queued meanwhile), never inside
-   * the application's own chain of promise callbacks; `flush()` waits for it.
+   * Runs `work` in a task of its own (one task for everything queued meanwhile), never inside the
+   * application's own chain of promise callbacks; `flush()` waits for it.
    */
   later(work: () => void): void {
     this.laterQueue.push(work);
-    if (this.laterQueue.length > 1) return;
-    this.track(
-      new Promise<void>((resolve) => {
-        nextTask(() => {
-          this.runLater();
-          resolve();
-        });
-      }),
-    );
+    if (this.laterQueue.length === 1) nextTask(() => this.runLater());
   }
 
   /** Runs the queued {@link later} work now. */
@@ -298,6 +293,14 @@ export class Client implements SpendguardClient {
         this.internalError(err);
       }
     }
+    this.resolveLater?.();
+    this.laterDone = this.resolveLater = null;
+  }
+
+  /** A promise of the queued {@link later} work's end. */
+  private laterSettled(): Promise<void> {
+    if (this.laterQueue.length === 0) return Promise.resolve();
+    return (this.laterDone ??= new Promise<void>((resolve) => (this.resolveLater = resolve)));
   }
 
   /** Keeps a background task so that `flush()` can wait for it. */
@@ -620,13 +623,13 @@ export class Client implements SpendguardClient {
   /** Waits (at most `timeoutMs`) for the events of finished calls to be built. */
   async settle(timeoutMs = DEFAULT_FLUSH_TIMEOUT_MS): Promise<void> {
     const deadline = Date.now() + timeoutMs;
-    // A finishing call adds its next step (the fingerprint) as a new task: wait until none is left.
-    while (this.pending.size > 0 && Date.now() < deadline) {
+    // Queued event work, and the requests it may start (a lease renewal): wait until none is left.
+    while ((this.pending.size > 0 || this.laterQueue.length > 0) && Date.now() < deadline) {
       let cancel: () => void = () => undefined;
       const timeout = new Promise<void>(
         (resolve) => (cancel = setUnrefTimeout(resolve, deadline - Date.now())),
       );
-      await Promise.race([Promise.allSettled([...this.pending]), timeout]);
+      await Promise.race([Promise.allSettled([...this.pending, this.laterSettled()]), timeout]);
       cancel();
     }
   }
