@@ -14,6 +14,8 @@ import { startFakeProvider, type FakeProvider } from './helpers/fake-provider';
 
 const OPENAI_URL = 'https://api.openai.com/v1/chat/completions';
 const FLUSH_MS = 1000;
+/** The documented bound (flushIntervalMs + 1 s), with slack for a loaded test machine. */
+const BOUND_MS = FLUSH_MS + 1000 + 1500;
 
 let ingest: FakeIngest;
 let provider: FakeProvider;
@@ -126,7 +128,7 @@ describe('a loop tripped on the server', () => {
     const resumedAt = Date.now();
     const resumed = await callUntil(looping, 'loop', (r) => r.status === 200, 5000, 100);
     expect(resumed).not.toBeNull();
-    expect(resumed!.at - resumedAt).toBeLessThanOrEqual(FLUSH_MS + 1000 + 500);
+    expect(resumed!.at - resumedAt).toBeLessThanOrEqual(BOUND_MS);
     // Refused calls make no events: the answer came from a lease request, not a flush.
     expect(ingest.events().length).toBe(eventsBefore);
     expect(ingest.leaseCalls.length).toBeGreaterThan(1);
@@ -144,7 +146,7 @@ describe('organization and key flags', () => {
     const setAt = Date.now();
     const refused = await callUntil(a, 'task a', (r) => r.status === 429, 5000);
     expect(refused).not.toBeNull();
-    expect(refused!.at - setAt).toBeLessThanOrEqual(FLUSH_MS + 1000 + 500);
+    expect(refused!.at - setAt).toBeLessThanOrEqual(BOUND_MS);
     expect(await refused!.response.json()).toMatchObject({
       error: { type: 'budget_exceeded', code: 'org_suspended' },
     });
@@ -164,7 +166,7 @@ describe('organization and key flags', () => {
     const setAt = Date.now();
     const refused = await callUntil(a, 'task', (r) => r.status === 429, 5000);
     expect(refused).not.toBeNull();
-    expect(refused!.at - setAt).toBeLessThanOrEqual(FLUSH_MS + 1000 + 500);
+    expect(refused!.at - setAt).toBeLessThanOrEqual(BOUND_MS);
     expect(ingest.budgetRequests).toBeGreaterThan(0);
   }, 20_000);
 });
