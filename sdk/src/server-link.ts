@@ -52,6 +52,8 @@ export class ServerLink {
   private timer: (() => void) | null = null;
   private lastCallAt = 0;
   private pollInFlight = false;
+  /** False once a flush answer came without an `enforcement` block (an older backend): poll instead. */
+  private flushesCarryFlags = true;
 
   constructor(private readonly host: LinkHost) {
     this.enforcement = new EnforcementState(publicIdOf(host.config.apiKey));
@@ -101,7 +103,12 @@ export class ServerLink {
   /** A flush was answered (`answer`: its body, null when unreadable) or failed (undefined). */
   flushed(answer: unknown, now: number): void {
     if (answer === undefined) this.failed(now);
-    else this.applyEnforcement((answer as { enforcement?: unknown } | null)?.enforcement, now);
+    else {
+      this.flushesCarryFlags = this.applyEnforcement(
+        (answer as { enforcement?: unknown } | null)?.enforcement,
+        now,
+      );
+    }
   }
 
   /** Stops the timer (shutdown). */
@@ -176,7 +183,9 @@ export class ServerLink {
     ) {
       return;
     }
-    if (this.host.flushDueBy(now + this.host.config.flushIntervalMs)) return; // its answer carries the flags
+    if (this.flushesCarryFlags && this.host.flushDueBy(now + this.host.config.flushIntervalMs)) {
+      return; // the coming flush's answer carries the flags
+    }
     if (lease?.inFlight === true || this.pollInFlight) return; // an answer is on its way
     if (lease !== null && lease.working) this.requestLease(now);
     else this.pollStatus();

@@ -158,7 +158,9 @@ describe('organization and key flags', () => {
 
   it('an older backend (no enforcement block, no lease routes): GET /v1/budget is read while calls are made', async () => {
     const a = agent('agent-1');
-    expect((await callUntil(a, 'task', (r) => r.status === 200, 2000))?.response.status).toBe(200);
+    // Calls served for a while: flushes answer (without flags), the warm-up read is long past.
+    expect(await callUntil(a, 'task', () => false, 1500)).toBeNull();
+    expect(ingest.batches.length).toBeGreaterThan(0);
     ingest.budget = {
       status: 'suspended',
       flag: { state: 'SUSPENDED', expiresAt: new Date(Date.now() + 3_600_000).toISOString() },
