@@ -1,12 +1,13 @@
 /**
- * One client: the event buffer, its flushing, the local budget and the server-flag cache. Every
- * tracked fetch (the global one of `initServiceAuto`, each `wrapFetch`) is bound to a client; wrappers
- * with the same API key and endpoint share one.
+ * One client: the event buffer, its flushing, the local budget, and its link to the server (kill flags,
+ * budget lease). Every tracked fetch (the global one of `initServiceAuto`, each `wrapFetch`) is bound to
+ * a client; wrappers with the same API key and endpoint share one.
  *
  * Hot path (per provider call, before the provider is contacted): read the URL and method, one catalog
- * lookup, two integer comparisons for the budget, one cached flag read. Everything else — usage
- * parsing, pricing, the fingerprint's SHA-256, event building, delivery — happens after the response
- * arrived, off the application's path.
+ * lookup, memory reads of the server flags and the lease, two integer comparisons for the budget.
+ * Everything else — usage parsing, pricing, the fingerprint's SHA-256, event building, delivery, lease
+ * renewals — happens after the response arrived, off the application's path (with a `block` budget or a
+ * capped lease, the cost is counted as the response completes, so that the next call sees it).
  */
 import { detectProvider, getProvider } from '../../core/providers/catalog';
 import type { ProviderEntry } from '../../core/providers/types';
@@ -28,11 +29,9 @@ import { inspectRequest } from './inspect';
 import { createLogger, describe, type Logger } from './log';
 import type { ClientConfig, Labels } from './options';
 import { bodyKindOf, observeJson, tapStream } from './response-tap';
-import { EnforcementState } from './enforcement';
-import { BudgetLease, readLeaseAnswer } from './lease';
 import { RingBuffer } from './ring-buffer';
-import { monotonicNow, nextTask, setUnrefTimeout, unrefTimer, uuidV4 } from './runtime';
-import { callApi, describeResult, leaseFailureOf, readOrgStatus, type ApiResult } from './server-status';
+import { monotonicNow, nextTask, setUnrefTimeout, unrefTimer } from './runtime';
+import { API_TIMEOUT_MS, ServerLink } from './server-link';
 import { DEFAULT_RETRY_POLICY, postBatch, type RetryPolicy } from './transport';
 import type {
   ClientEvent,
@@ -61,18 +60,6 @@ type FlushMode = 'explicit' | 'background' | 'page';
 
 /** Default time a flush may take. */
 const DEFAULT_FLUSH_TIMEOUT_MS = 10_000;
-/** Timeout of a lease or status request. */
-const API_TIMEOUT_MS = 5000;
-/** Longest wait between two checks of the server state while calls are made. */
-const MAX_SYNC_DELAY_MS = 10_000;
-/** Calls in the last minute make a client active: its lease is kept and renewed. */
-const ACTIVE_WINDOW_MS = 60_000;
-
-/** The public id of an `abn_<publicId>_<secret>` key (a session flag naming it covers calls without a session). */
-function publicIdOf(apiKey: string | null): string | null {
-  const parts = apiKey?.split('_');
-  return parts !== undefined && parts.length === 3 ? (parts[1] ?? null) : null;
-}
 
 export class Client implements SpendguardClient {
   config: ClientConfig;
@@ -82,13 +69,8 @@ export class Client implements SpendguardClient {
   private buffer: RingBuffer<ClientEvent>;
   private readonly spend = new SpendCounter();
   private readonly notices = new Set<string>();
-  /** The server's kill flags, from flush and lease answers (or `GET /v1/budget`). */
-  private enforcement: EnforcementState;
-  /** This process's share of the organization's hard cap; null with `serverBudget: false`. */
-  private lease: BudgetLease | null;
-  private syncTimer: (() => void) | null = null;
-  private lastCallAt = 0;
-  private pollInFlight = false;
+  /** The server's flags and the budget lease. */
+  private readonly link: ServerLink;
   private readonly pending = new Set<Promise<void>>();
   private timer: { cancel: () => void; due: number } | null = null;
   private flushChain: Promise<unknown> = Promise.resolve();
@@ -105,9 +87,23 @@ export class Client implements SpendguardClient {
   ) {
     this.config = config;
     this.log = createLogger(() => this.config.debug);
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- live getters for the link
+    const self = this;
     this.buffer = new RingBuffer(config.bufferCapacity);
-    this.enforcement = new EnforcementState(publicIdOf(config.apiKey));
-    this.lease = config.serverBudget ? new BudgetLease(`sdk-${uuidV4()}`) : null;
+    this.link = new ServerLink({
+      get config() {
+        return self.config;
+      },
+      log: this.log,
+      get closed() {
+        return self.closed;
+      },
+      baseFetch: () => this.baseFetch(),
+      track: (task) => this.track(task),
+      internalError: (err) => this.internalError(err),
+      settle: (ms) => this.settle(ms),
+      flushDueBy: (at) => this.buffer.size > 0 && this.timer !== null && this.timer.due <= at,
+    });
   }
 
   /** Applies new settings (a second `initServiceAuto`, a `wrapFetch` with the same key). */
@@ -121,12 +117,7 @@ export class Client implements SpendguardClient {
       for (const item of items) next.push(item);
       this.buffer = next;
     }
-    if (config.apiKey !== old.apiKey || config.serverBudget !== old.serverBudget) {
-      // Another key: another organization's flags and budget.
-      this.enforcement = new EnforcementState(publicIdOf(config.apiKey));
-      this.lease = config.serverBudget ? new BudgetLease(`sdk-${uuidV4()}`) : null;
-      this.warmUp();
-    }
+    if (config.apiKey !== old.apiKey || config.serverBudget !== old.serverBudget) this.link.reset();
   }
 
   /**
@@ -134,9 +125,7 @@ export class Client implements SpendguardClient {
    * the first calls already see a SUSPENDED flag or an exhausted budget.
    */
   warmUp(): void {
-    const now = Date.now();
-    if (this.lease !== null && this.lease.mode === 'none') this.requestLease(now);
-    else if (this.config.serverFlags) this.pollStatus();
+    this.link.warmUp();
   }
 
   get isClosed(): boolean {
@@ -156,8 +145,6 @@ export class Client implements SpendguardClient {
     if (provider === undefined) return undefined;
     this.counters.calls++;
     const now = Date.now();
-    this.lastCallAt = now;
-    if (this.syncTimer === null) this.armSync(now);
     const facts: CallFacts = {
       provider,
       url: target.url,
@@ -177,25 +164,8 @@ export class Client implements SpendguardClient {
 
   /** Server flags first, then the shared budget's lease, then the local budget. Memory reads only. */
   private checkLimits(facts: CallFacts, now: number): Response | undefined {
-    if (this.config.serverFlags) {
-      const flag = this.enforcement.refusal(facts.labels.sessionId, now);
-      if (flag !== null) {
-        this.log.debug(`blocked: ${flag.scope} SUSPENDED`);
-        return blockedResponse({ kind: 'flag', flag }, now);
-      }
-    }
-    const decision = this.lease?.admit(now) ?? null;
-    if (decision !== null) {
-      if (decision.kind === 'pending') this.armSync(now, 0);
-      this.log.debug(`blocked: budget lease ${decision.kind}`);
-      return blockedResponse(
-        {
-          kind: 'lease',
-          retryAfterSeconds: decision.kind === 'exhausted' ? decision.retryAfterSeconds : null,
-        },
-        now,
-      );
-    }
+    const refused = this.link.check(facts.labels.sessionId, now);
+    if (refused !== undefined) return refused;
     const budget = this.config.budget;
     if (budget === null) return undefined;
     const breach = this.spend.breach(budget, now);
@@ -233,7 +203,7 @@ export class Client implements SpendguardClient {
    * start its next call: a `block` budget or a capped lease (otherwise pricing waits for a later task).
    */
   get exactCost(): boolean {
-    return this.config.budget?.action === 'block' || this.lease?.mode === 'capped';
+    return this.config.budget?.action === 'block' || this.link.lease?.mode === 'capped';
   }
 
   /** Prices a finished call and counts its cost (local budget, lease). Never throws. */
@@ -242,7 +212,7 @@ export class Client implements SpendguardClient {
       const usage = usageToRecord(facts, result, statusCode);
       const cost = costOf(facts, usage);
       this.spend.add(cost.costNanos, Date.now());
-      this.lease?.record(cost.costNanos);
+      this.link.lease?.record(cost.costNanos);
       if (result !== null && !result.ok && statusCode >= 200 && statusCode < 300) {
         this.log.debug(`usage not read from ${facts.provider.id} response: ${result.reason}`);
       }
@@ -262,29 +232,24 @@ export class Client implements SpendguardClient {
     latencyMs: number,
   ): void {
     if (priced === null) return;
-    this.sync(Date.now());
+    this.link.sync(Date.now());
     const fingerprint = fingerprintOf(facts);
     this.push(buildCallEvent(facts, { ...priced, statusCode, latencyMs, stream, fingerprint }));
   }
 
   /** Work queued for the next {@link later} task. */
   private laterQueue: Array<() => void> = [];
+  /** Resolved when the queued work has run ({@link settle} waits on it; no promise per call otherwise). */
+  private laterDone: Promise<void> | null = null;
+  private resolveLater: (() => void) | null = null;
 
   /**
-   * Runs `work` in a task of its own (one 0 ms timer for everything queued meanwhile), never inside
-   * the application's own chain of promise callbacks; `flush()` waits for it.
+   * Runs `work` in a task of its own (one task for everything queued meanwhile), never inside the
+   * application's own chain of promise callbacks; `flush()` waits for it.
    */
   later(work: () => void): void {
     this.laterQueue.push(work);
-    if (this.laterQueue.length > 1) return;
-    this.track(
-      new Promise<void>((resolve) => {
-        nextTask(() => {
-          this.runLater();
-          resolve();
-        });
-      }),
-    );
+    if (this.laterQueue.length === 1) nextTask(() => this.runLater());
   }
 
   /** Runs the queued {@link later} work now. */
@@ -298,6 +263,14 @@ export class Client implements SpendguardClient {
         this.internalError(err);
       }
     }
+    this.resolveLater?.();
+    this.laterDone = this.resolveLater = null;
+  }
+
+  /** A promise of the queued {@link later} work's end. */
+  private laterSettled(): Promise<void> {
+    if (this.laterQueue.length === 0) return Promise.resolve();
+    return (this.laterDone ??= new Promise<void>((resolve) => (this.resolveLater = resolve)));
   }
 
   /** Keeps a background task so that `flush()` can wait for it. */
@@ -342,163 +315,6 @@ export class Client implements SpendguardClient {
   private ingestTarget(): { url: string; apiKey: string } | null {
     const { endpoint, apiKey } = this.config;
     return endpoint === null || apiKey === null ? null : { url: `${endpoint}/v1/events`, apiKey };
-  }
-
-  /**
-   * Arms the check of the server state (at most one timer): `delayMs`, else when the last answer is a
-   * flush interval old (capped at {@link MAX_SYNC_DELAY_MS}, so lease expiry is seen in time).
-   */
-  private armSync(now: number, delayMs?: number): void {
-    if (this.closed || this.config.endpoint === null || this.config.apiKey === null) return;
-    const interval = this.config.flushIntervalMs;
-    const delay =
-      delayMs ??
-      Math.max(0, Math.min(MAX_SYNC_DELAY_MS, interval, this.enforcement.lastAnswerAt + interval - now));
-    if (this.syncTimer !== null) {
-      if (delay > 0) return;
-      this.syncTimer();
-    }
-    this.syncTimer = setUnrefTimeout(() => {
-      this.syncTimer = null;
-      try {
-        this.sync(Date.now());
-      } catch (err) {
-        this.internalError(err);
-      }
-    }, delay);
-  }
-
-  /**
-   * Keeps the server state fresh while calls are made (never on the call path): renews the lease when
-   * it is due; when the last answer is a flush interval old and no flush is coming (every call refused:
-   * nothing to send), asks anyway — the lease route, else `GET /v1/budget` — so that a flag set or
-   * cleared on the server is seen within a flush interval.
-   */
-  private sync(now: number): void {
-    if (this.closed || this.config.endpoint === null || this.config.apiKey === null) return;
-    const lease = this.lease;
-    const active = this.lastCallAt > 0 && now - this.lastCallAt < ACTIVE_WINDOW_MS;
-    if (lease !== null && lease.due(now, active)) {
-      this.requestLease(now);
-      return;
-    }
-    const answered = this.enforcement.lastAnswerAt;
-    if (
-      !this.config.serverFlags ||
-      now - answered < this.config.flushIntervalMs ||
-      this.lastCallAt <= answered
-    ) {
-      return;
-    }
-    if (this.buffer.size > 0 && this.timer !== null && this.timer.due <= now + this.config.flushIntervalMs) {
-      return; // the coming flush's answer carries the flags
-    }
-    if (lease?.inFlight === true || this.pollInFlight) return; // an answer is on its way
-    if (lease !== null && lease.working) this.requestLease(now);
-    else this.pollStatus();
-  }
-
-  /** An API request with the key, through the original fetch; null without endpoint, key or fetch. */
-  private api(path: string, body: unknown, timeoutMs = API_TIMEOUT_MS): Promise<ApiResult> | null {
-    const fetchFn = this.baseFetch();
-    const { endpoint, apiKey } = this.config;
-    if (fetchFn === undefined || endpoint === null || apiKey === null) return null;
-    return callApi(fetchFn, endpoint + path, apiKey, body, timeoutMs);
-  }
-
-  /** `POST /v1/budget/lease`: reports consumption, takes or renews the slice, refreshes the flags. */
-  private requestLease(now: number): void {
-    const lease = this.lease;
-    if (lease === null || lease.inFlight) return;
-    const request = this.api('/v1/budget/lease', lease.begin(now));
-    if (request === null) return lease.failed('unreachable', now);
-    this.track(
-      request.then((result) => {
-        const at = Date.now();
-        const answer = result.kind === 'ok' ? readLeaseAnswer(result.body, at) : null;
-        if (answer !== null) {
-          lease.answered(answer, at);
-          this.applyEnforcement((result as { body: { enforcement?: unknown } }).body.enforcement, at);
-          return;
-        }
-        const failure = leaseFailureOf(result);
-        lease.failed(failure, at);
-        this.log.debug(
-          `lease request failed (${describeResult(result)}): fail open, ${lease.failOpenCalls} calls`,
-        );
-        if (failure === 'unreachable') this.enforcementFailed(at);
-        else if (this.config.serverFlags) this.pollStatus();
-      }),
-    );
-  }
-
-  /** `GET /v1/budget`: the organization flag, when no lease answer carries the flags. */
-  private pollStatus(): void {
-    const request = this.pollInFlight ? null : this.api('/v1/budget', undefined);
-    if (request === null) return;
-    this.pollInFlight = true;
-    this.track(
-      request
-        .then((result) => {
-          const at = Date.now();
-          if (result.kind !== 'ok') {
-            this.log.debug(`status read failed (${describeResult(result)})`);
-            return this.enforcementFailed(at);
-          }
-          const body = result.body as { enforcement?: unknown } | undefined;
-          if (this.applyEnforcement(body?.enforcement, at)) return;
-          const org = readOrgStatus(body);
-          // An older backend: the organization flag only.
-          const flags =
-            org.kind === 'ok' && org.flagState === 'SUSPENDED'
-              ? [
-                  {
-                    scope: 'organization',
-                    state: 'SUSPENDED',
-                    expiresAt: new Date(org.flagExpiresAtMs ?? at + 60_000).toISOString(),
-                  },
-                ]
-              : [];
-          this.applyEnforcement({ flags }, at);
-        })
-        .finally(() => {
-          this.pollInFlight = false;
-        }),
-    );
-  }
-
-  /** Applies an `enforcement` block; false when the value is not one (an older backend sends none). */
-  private applyEnforcement(block: unknown, now: number): boolean {
-    const before = this.enforcement.summary(now);
-    if (!this.enforcement.apply(block, now)) return false;
-    const after = this.enforcement.summary(now);
-    if (after !== before && after !== '') this.log.warn(`SUSPENDED on the server (${after}): calls refused`);
-    return true;
-  }
-
-  /** The backend could not be reached: after a while the flags are dropped (fail open, spec Law 4). */
-  private enforcementFailed(now: number): void {
-    if (this.enforcement.failed(now, Math.max(60_000, 3 * this.config.flushIntervalMs))) {
-      this.log.warn('backend unreachable: server flags dropped (fail open)');
-    }
-  }
-
-  /**
-   * `POST /v1/budget/lease/release`: the final report; returns the unused slice (shutdown, end of a
-   * Lambda invocation). Never rejects.
-   */
-  async releaseLease(timeoutMs = API_TIMEOUT_MS): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    await this.settle(timeoutMs / 2); // the last calls' costs go into the final report
-    const lease = this.lease;
-    if (lease === null || !lease.holding) return;
-    const result = await this.api(
-      '/v1/budget/lease/release',
-      lease.release(),
-      Math.max(1, deadline - Date.now()),
-    );
-    if (result !== null && result.kind !== 'ok')
-      this.log.debug(`lease release failed (${describeResult(result)})`);
   }
 
   /**
@@ -591,10 +407,7 @@ export class Client implements SpendguardClient {
         wait: (ms) => this.wait(ms, mode === 'explicit'),
       });
       if (outcome.kind === 'sent') {
-        this.applyEnforcement(
-          (outcome.answer as { enforcement?: unknown } | undefined)?.enforcement,
-          Date.now(),
-        );
+        this.link.flushed(outcome.answer ?? null, Date.now());
         this.backoffUntil = 0;
         sent += batch.length;
         this.counters.sent += batch.length;
@@ -607,7 +420,7 @@ export class Client implements SpendguardClient {
       } else {
         this.buffer.requeue(batch);
         this.buffer.restoreDropped(dropped);
-        this.enforcementFailed(Date.now());
+        this.link.flushed(undefined, Date.now());
         this.backoffUntil = Date.now() + Math.max(this.config.flushIntervalMs, outcome.retryAfterMs ?? 0);
         this.log.debug(`flush postponed: ${outcome.reason}`);
         break;
@@ -620,13 +433,13 @@ export class Client implements SpendguardClient {
   /** Waits (at most `timeoutMs`) for the events of finished calls to be built. */
   async settle(timeoutMs = DEFAULT_FLUSH_TIMEOUT_MS): Promise<void> {
     const deadline = Date.now() + timeoutMs;
-    // A finishing call adds its next step (the fingerprint) as a new task: wait until none is left.
-    while (this.pending.size > 0 && Date.now() < deadline) {
+    // Queued event work, and the requests it may start (a lease renewal): wait until none is left.
+    while ((this.pending.size > 0 || this.laterQueue.length > 0) && Date.now() < deadline) {
       let cancel: () => void = () => undefined;
       const timeout = new Promise<void>(
         (resolve) => (cancel = setUnrefTimeout(resolve, deadline - Date.now())),
       );
-      await Promise.race([Promise.allSettled([...this.pending]), timeout]);
+      await Promise.race([Promise.allSettled([...this.pending, this.laterSettled()]), timeout]);
       cancel();
     }
   }
@@ -635,21 +448,19 @@ export class Client implements SpendguardClient {
     const timeout = options?.timeoutMs;
     const [result] = await Promise.all([
       this.flush(options),
-      this.releaseLease(
+      this.link.release(
         typeof timeout === 'number' && timeout >= 0 ? Math.min(timeout, API_TIMEOUT_MS) : API_TIMEOUT_MS,
       ),
     ]);
     this.closed = true;
     this.timer?.cancel();
     this.timer = null;
-    this.syncTimer?.();
-    this.syncTimer = null;
+    this.link.stop();
     return result;
   }
 
   stats(): ClientStats {
     const now = Date.now();
-    const lease = this.lease;
     return {
       calls: this.counters.calls,
       blocked: this.counters.blocked,
@@ -659,20 +470,13 @@ export class Client implements SpendguardClient {
       sent: this.counters.sent,
       discarded: this.counters.discarded,
       internalErrors: this.counters.internalErrors,
-      serverSuspended: this.enforcement.blocked(now),
-      suspendedSessions: this.enforcement.suspendedSessions(now),
-      failOpen: lease?.failOpenCalls ?? 0,
-      lease:
-        lease === null
-          ? null
-          : {
-              holderId: lease.holderId,
-              state: lease.mode,
-              grantedUsd: lease.grantedNanos / 1e9,
-              usedUsd: lease.usedNanos / 1e9,
-              errors: lease.errors,
-            },
+      ...this.link.stats(now),
     };
+  }
+
+  /** Returns the budget lease's unused slice with the final report (end of a Lambda invocation). Never rejects. */
+  releaseLease(timeoutMs?: number): Promise<void> {
+    return this.link.release(timeoutMs).catch((err: unknown) => this.internalError(err));
   }
 
   /** Spend counted by the local budget (nano-USD), for tests. */
@@ -682,7 +486,7 @@ export class Client implements SpendguardClient {
 
   /** Reads `GET /v1/budget` now and waits for the answer (tests). */
   async refreshServerStatus(): Promise<void> {
-    this.pollStatus();
+    this.link.pollStatus();
     await this.settle();
   }
 }

@@ -14,6 +14,8 @@ import { startFakeProvider, type FakeProvider } from './helpers/fake-provider';
 
 const OPENAI_URL = 'https://api.openai.com/v1/chat/completions';
 const FLUSH_MS = 1000;
+/** The documented bound (flushIntervalMs + 1 s), with slack for a loaded test machine. */
+const BOUND_MS = FLUSH_MS + 1000 + 1500;
 
 let ingest: FakeIngest;
 let provider: FakeProvider;
@@ -126,7 +128,7 @@ describe('a loop tripped on the server', () => {
     const resumedAt = Date.now();
     const resumed = await callUntil(looping, 'loop', (r) => r.status === 200, 5000, 100);
     expect(resumed).not.toBeNull();
-    expect(resumed!.at - resumedAt).toBeLessThanOrEqual(FLUSH_MS + 1000 + 500);
+    expect(resumed!.at - resumedAt).toBeLessThanOrEqual(BOUND_MS);
     // Refused calls make no events: the answer came from a lease request, not a flush.
     expect(ingest.events().length).toBe(eventsBefore);
     expect(ingest.leaseCalls.length).toBeGreaterThan(1);
@@ -144,7 +146,7 @@ describe('organization and key flags', () => {
     const setAt = Date.now();
     const refused = await callUntil(a, 'task a', (r) => r.status === 429, 5000);
     expect(refused).not.toBeNull();
-    expect(refused!.at - setAt).toBeLessThanOrEqual(FLUSH_MS + 1000 + 500);
+    expect(refused!.at - setAt).toBeLessThanOrEqual(BOUND_MS);
     expect(await refused!.response.json()).toMatchObject({
       error: { type: 'budget_exceeded', code: 'org_suspended' },
     });
@@ -156,7 +158,9 @@ describe('organization and key flags', () => {
 
   it('an older backend (no enforcement block, no lease routes): GET /v1/budget is read while calls are made', async () => {
     const a = agent('agent-1');
-    expect((await callUntil(a, 'task', (r) => r.status === 200, 2000))?.response.status).toBe(200);
+    // Calls served for a while: flushes answer (without flags), the warm-up read is long past.
+    expect(await callUntil(a, 'task', () => false, 1500)).toBeNull();
+    expect(ingest.batches.length).toBeGreaterThan(0);
     ingest.budget = {
       status: 'suspended',
       flag: { state: 'SUSPENDED', expiresAt: new Date(Date.now() + 3_600_000).toISOString() },
@@ -164,7 +168,7 @@ describe('organization and key flags', () => {
     const setAt = Date.now();
     const refused = await callUntil(a, 'task', (r) => r.status === 429, 5000);
     expect(refused).not.toBeNull();
-    expect(refused!.at - setAt).toBeLessThanOrEqual(FLUSH_MS + 1000 + 500);
+    expect(refused!.at - setAt).toBeLessThanOrEqual(BOUND_MS);
     expect(ingest.budgetRequests).toBeGreaterThan(0);
   }, 20_000);
 });
