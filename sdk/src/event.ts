@@ -110,8 +110,11 @@ export function costOf(call: CallFacts, usage: NormalizedUsage): ClientCost {
   return estimateCost(call.provider.id, usage.model ?? '', usage, call.startedAt);
 }
 
-/** Bounds of the wire schema (core/schemas/common.ts): one out-of-range field would fail the whole batch. */
-const MAX_TOKENS = 1_000_000_000;
+/**
+ * Bounds of the wire schema (core/schemas/common.ts `MAX_CALL_TOKENS`, copied because that module pulls in
+ * zod; sdk/test/event-bounds.test.ts keeps them equal): one out-of-range field would fail the whole batch.
+ */
+export const MAX_TOKENS = 20_000_000;
 const MAX_EVENT_USD = 1_000_000;
 const MAX_LATENCY_MS = 86_400_000;
 // eslint-disable-next-line no-control-regex -- control characters are what must go
@@ -134,7 +137,8 @@ export function buildCallEvent(call: CallFacts, outcome: CallOutcome): ClientEve
   const { usage, cost } = outcome;
   const labels = call.labels;
   const promptTokens = count(usage.inputTokens);
-  const completionTokens = count(usage.outputTokens);
+  // Ingest refuses prompt + completion above the bound too: clamp the completion to what is left.
+  const completionTokens = Math.min(count(usage.outputTokens), MAX_TOKENS - promptTokens);
   const event: ClientEvent = {
     id: uuidV4(),
     timestamp: new Date(call.startedAt).toISOString(),

@@ -4,6 +4,8 @@
  */
 import { flush, getServiceClient, initServiceAuto, shutdown, wrapFetch } from '../src';
 import type { Client } from '../src/client';
+import { MAX_CALL_TOKENS } from '../../core/schemas/common';
+import { MAX_TOKENS } from '../src/event';
 import { RingBuffer } from '../src/ring-buffer';
 import { sdkState } from '../src/tracked-fetch';
 import { parseRetryAfter } from '../src/transport';
@@ -122,6 +124,30 @@ describe('flushing', () => {
     const events = await ingest.waitForEvents(3, 3000);
     expect(ingest.batches).toHaveLength(1);
     expect(events).toHaveLength(3);
+  });
+
+  it('clamps token counts to the server bound, so one implausible usage cannot get its whole batch refused', async () => {
+    // A provider (or a proxy in front of one) reporting 15M + 10M tokens: ingest refuses any field above
+    // MAX_CALL_TOKENS and prompt + completion above it (issue 15.2), which would 400 the whole batch.
+    const huge = async () =>
+      new Response(
+        JSON.stringify({
+          id: 'chatcmpl-huge',
+          object: 'chat.completion',
+          created: 1_763_900_000,
+          model: 'gpt-4o-mini-2024-07-18',
+          choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+          usage: { prompt_tokens: 15_000_000, completion_tokens: 10_000_000, total_tokens: 25_000_000 },
+        }),
+        { status: 200, headers: { 'content-type': 'application/json' } },
+      );
+    const f = wrapFetch(huge, { ...base, endpoint: ingest.url });
+    await (await f(OPENAI_URL, chatInit())).json();
+    await flush();
+    const [event] = await ingest.waitForEvents(1, 3000);
+    expectValidClientEvents(ingest.batches.map((b) => b.body));
+    expect(MAX_TOKENS).toBe(MAX_CALL_TOKENS);
+    expect(event).toMatchObject({ promptTokens: 15_000_000, completionTokens: MAX_CALL_TOKENS - 15_000_000 });
   });
 
   it('flushes on the interval', async () => {
