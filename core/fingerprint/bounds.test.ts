@@ -42,7 +42,8 @@ describe('fingerprint bounds (issue 15.1)', () => {
   it('falls back to the raw-bytes hash, flagged, past the value bound (60,000 keys: 9.7 s before the fix)', () => {
     const body = Buffer.from(reverseKeys(60_000));
     let result: ReturnType<typeof fingerprintRequestBounded> = null;
-    expect(elapsedMs(() => (result = fingerprintRequestBounded('openai', body)))).toBeLessThan(500);
+    // Generous (the quadratic sort took 9.7 s here; 2 s seen on a machine at load 15): "no stall", not a benchmark.
+    expect(elapsedMs(() => (result = fingerprintRequestBounded('openai', body)))).toBeLessThan(4000);
     expect(result).toEqual({ kind: 'raw', fingerprint: sha(body) });
     expect(canonicalRequest('openai', body)).toBeNull();
   });

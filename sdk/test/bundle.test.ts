@@ -75,7 +75,8 @@ describe('the bundles', () => {
   });
 
   // Target 20 KB; ~23.4 KB before issue 12, ~26 KB with the budget lease client and the server-flag
-  // state (+2.6 KB); ~13.7 KB are core/usage parsers and core/pricing (see docs/sdk.md).
+  // state (+2.6 KB), ~27.5 KB with provider-reported costs and web-search fees in the pricing code (issue 13);
+  // ~14 KB are core/usage parsers and core/pricing (see docs/sdk.md).
   // A regression guard: the size must not grow unnoticed.
   it('stays within its size budget, minified and gzipped, for the functions an application imports', async () => {
     const result = await build({
@@ -90,7 +91,7 @@ describe('the bundles', () => {
       write: false,
     });
     const gz = gzipSync(result.outputFiles[0]!.contents, { level: 9 }).length;
-    expect(gz).toBeLessThan(27 * 1024);
+    expect(gz).toBeLessThan(28.5 * 1024);
   });
 
   it('the built CommonJS bundle records a call and delivers a valid event', async () => {
