@@ -342,12 +342,12 @@ describe('the dashboard in Chromium against the local stack', () => {
     await expect(card.getByTestId('session-calls').textContent()).resolves.toBe('5');
     await expect(card.getByTestId('session-repeats').textContent()).resolves.toMatch(/× 4/);
     await expect(card.getByTestId('session-trip').textContent()).resolves.toContain('Identical-prompt loop');
-    await card
-      .getByTestId('prompt-growth-chart')
-      .locator(DATA_SHAPES)
-      .filter({ visible: true })
-      .first()
-      .waitFor({ timeout: UI_TIMEOUT });
+    // Identical prompts draw a flat line, whose SVG box has no height (never "visible" to Playwright):
+    // wait for the line's point markers instead, one per call.
+    const chart = card.getByTestId('prompt-growth-chart');
+    await chart.locator('circle.recharts-line-dot').first().waitFor({ timeout: UI_TIMEOUT });
+    await expect(chart.locator('circle.recharts-line-dot').count()).resolves.toBe(5);
+    await expect(chart.locator('path.recharts-line-curve').count()).resolves.toBe(1);
     await screenshot('sessions');
   });
 
