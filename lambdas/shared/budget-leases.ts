@@ -25,7 +25,12 @@ import type { BudgetLeaseStore } from './stores/budget-lease-store';
 import type { OrgConfigStore } from './stores/org-config-store';
 
 /** Attempts of one lease operation before giving up (each lost race re-reads the item). */
-const MAX_ATTEMPTS = 8;
+const MAX_ATTEMPTS = 10;
+
+/** After a lost race: a jittered wait (full jitter, 2^attempt ms up to 64 ms) so racers spread out. */
+function backoff(attempt: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(64, 2 ** attempt)));
+}
 
 /** Raised when the item kept changing under us; callers treat it as a store failure (fail open). */
 export class LeaseContentionError extends Error {
@@ -89,6 +94,7 @@ export class BudgetLeases {
         return { grant, state, caps };
       }
       current = undefined;
+      await backoff(attempt);
     }
     throw new LeaseContentionError(scope);
   }
@@ -100,6 +106,7 @@ export class BudgetLeases {
       if (!stored.exists && consumedNanos === 0) return;
       const next = releaseLease(stored.state, holderId, consumedNanos, this.opts.now());
       if (await this.opts.store.save(scope, next, stored.exists ? stored.state.version : undefined)) return;
+      await backoff(attempt);
     }
     throw new LeaseContentionError(scope);
   }
