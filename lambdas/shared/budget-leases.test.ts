@@ -72,6 +72,38 @@ describe('BudgetLeases on dynalite', () => {
     expect(grant).toMatchObject({ exhausted: true, settledLeavesNoRoom: true, freeNanos: 300_000_000 });
   });
 
+  it('re-seeds at the first write of a new day from the aggregates of that day', async () => {
+    await cap('org_nextday', 1);
+    const scope = { kind: 'organization' as const, orgId: 'org_nextday' };
+    const yesterday = await h.services.budgetLeases.take(scope, { ...request('h', 0), consumedNanos: 0 });
+    expect(yesterday.grant.capped).toBe(true);
+    const tomorrow = NOW + 86_400_000;
+    h.setNow(tomorrow);
+    try {
+      await h.services.aggregates.applyRecord('org_nextday', '2', [
+        ...aggregateDeltas([
+          {
+            ts: tomorrow - 60_000,
+            provider: 'openai',
+            model: 'gpt-4o',
+            projectId: null,
+            featureId: null,
+            inputTokens: 10,
+            outputTokens: 10,
+            costNanos: 250_000_000,
+          },
+        ]),
+      ]);
+      // the holder's cached copy of yesterday's item is not trusted for today
+      const { grant } = await h.services.budgetLeases.take(scope, request('h', 0), {
+        state: yesterday.state,
+      });
+      expect(grant.roomNanos).toBe(750_000_000);
+    } finally {
+      h.setNow(NOW);
+    }
+  });
+
   it('a release settles the report and returns the slice', async () => {
     await cap('org_release', 1);
     const scope = { kind: 'organization' as const, orgId: 'org_release' };

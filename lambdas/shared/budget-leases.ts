@@ -11,6 +11,7 @@ import {
   grantLease,
   periodsAt,
   releaseLease,
+  rollover,
   type AdmissionPeriodView,
   type BudgetPeriod,
   type CapsNanos,
@@ -86,7 +87,11 @@ export class BudgetLeases {
       const base = known.state ?? emptyLeaseState(now);
       return { ...grantLease(base, req, caps, now, this.policy), state: base, caps };
     }
-    let current = known.state === undefined ? undefined : { state: known.state, exists: true };
+    // A cached item of a past day or month is read again: the new period is seeded from the aggregates.
+    const today = periodsAt(this.opts.now());
+    const fresh =
+      known.state !== undefined && known.state.day === today.day && known.state.month === today.month;
+    let current = fresh ? { state: known.state as LeaseState, exists: true } : undefined;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const stored = current ?? (await this.load(scope));
       const { state, grant } = grantLease(stored.state, req, caps, this.opts.now(), this.policy);
@@ -120,8 +125,24 @@ export class BudgetLeases {
 
   private async load(scope: BudgetScope): Promise<{ state: LeaseState; exists: boolean }> {
     const stored = await this.opts.store.load(scope);
-    if (stored !== undefined) return { state: stored, exists: true };
-    return { state: emptyLeaseState(this.opts.now(), await this.seed(scope)), exists: false };
+    const now = this.opts.now();
+    if (stored === undefined) return { state: emptyLeaseState(now, await this.seed(scope)), exists: false };
+    const p = periodsAt(now);
+    if (stored.day === p.day && stored.month === p.month) return { state: stored, exists: true };
+    // The first write of a new day (month): start from what the pipeline already recorded in it, which
+    // includes spend that no holder reported (calls made before any lease of the period).
+    const rolled = rollover(stored, now);
+    const seed = await this.seed(scope);
+    return {
+      state: {
+        ...rolled,
+        settled: {
+          day: Math.max(rolled.settled.day, seed.day ?? 0),
+          month: Math.max(rolled.settled.month, seed.month ?? 0),
+        },
+      },
+      exists: true,
+    };
   }
 
   /** Spend already recorded by the pipeline in the current day and month (a cap set mid-day counts it). */
