@@ -227,7 +227,13 @@ export class Relay {
       }
       if (check.kind === 'unverified') this.metrics.count('RelayUnverified');
       let ticket: AdmissionTicket | undefined;
-      if (this.opts.admission !== undefined && check.principal !== undefined) {
+      // Only requests that can generate are admitted (a GET of the model list costs nothing).
+      if (
+        this.opts.admission !== undefined &&
+        check.principal !== undefined &&
+        req.method === 'POST' &&
+        req.body.byteLength > 0
+      ) {
         const decision = await this.admit(this.opts.admission, req, route, check.principal.orgId);
         if (decision.kind === 'refused') return refuseOverBudget(res, decision);
         ticket = decision.ticket;

@@ -11,6 +11,7 @@ import {
   grantLease,
   periodsAt,
   releaseLease,
+  rollover,
   type AdmissionPeriodView,
   type BudgetPeriod,
   type CapsNanos,
@@ -25,7 +26,12 @@ import type { BudgetLeaseStore } from './stores/budget-lease-store';
 import type { OrgConfigStore } from './stores/org-config-store';
 
 /** Attempts of one lease operation before giving up (each lost race re-reads the item). */
-const MAX_ATTEMPTS = 8;
+const MAX_ATTEMPTS = 10;
+
+/** After a lost race: a jittered wait (full jitter, 2^attempt ms up to 64 ms) so racers spread out. */
+function backoff(attempt: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(64, 2 ** attempt)));
+}
 
 /** Raised when the item kept changing under us; callers treat it as a store failure (fail open). */
 export class LeaseContentionError extends Error {
@@ -81,7 +87,11 @@ export class BudgetLeases {
       const base = known.state ?? emptyLeaseState(now);
       return { ...grantLease(base, req, caps, now, this.policy), state: base, caps };
     }
-    let current = known.state === undefined ? undefined : { state: known.state, exists: true };
+    // A cached item of a past day or month is read again: the new period is seeded from the aggregates.
+    const today = periodsAt(this.opts.now());
+    const fresh =
+      known.state !== undefined && known.state.day === today.day && known.state.month === today.month;
+    let current = fresh ? { state: known.state as LeaseState, exists: true } : undefined;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const stored = current ?? (await this.load(scope));
       const { state, grant } = grantLease(stored.state, req, caps, this.opts.now(), this.policy);
@@ -89,6 +99,7 @@ export class BudgetLeases {
         return { grant, state, caps };
       }
       current = undefined;
+      await backoff(attempt);
     }
     throw new LeaseContentionError(scope);
   }
@@ -100,6 +111,7 @@ export class BudgetLeases {
       if (!stored.exists && consumedNanos === 0) return;
       const next = releaseLease(stored.state, holderId, consumedNanos, this.opts.now());
       if (await this.opts.store.save(scope, next, stored.exists ? stored.state.version : undefined)) return;
+      await backoff(attempt);
     }
     throw new LeaseContentionError(scope);
   }
@@ -113,8 +125,24 @@ export class BudgetLeases {
 
   private async load(scope: BudgetScope): Promise<{ state: LeaseState; exists: boolean }> {
     const stored = await this.opts.store.load(scope);
-    if (stored !== undefined) return { state: stored, exists: true };
-    return { state: emptyLeaseState(this.opts.now(), await this.seed(scope)), exists: false };
+    const now = this.opts.now();
+    if (stored === undefined) return { state: emptyLeaseState(now, await this.seed(scope)), exists: false };
+    const p = periodsAt(now);
+    if (stored.day === p.day && stored.month === p.month) return { state: stored, exists: true };
+    // The first write of a new day (month): start from what the pipeline already recorded in it, which
+    // includes spend that no holder reported (calls made before any lease of the period).
+    const rolled = rollover(stored, now);
+    const seed = await this.seed(scope);
+    return {
+      state: {
+        ...rolled,
+        settled: {
+          day: Math.max(rolled.settled.day, seed.day ?? 0),
+          month: Math.max(rolled.settled.month, seed.month ?? 0),
+        },
+      },
+      exists: true,
+    };
   }
 
   /** Spend already recorded by the pipeline in the current day and month (a cap set mid-day counts it). */

@@ -29,6 +29,11 @@ export const budgetLeaseRequestSchema = z
     holderId,
     consumedUsd: amount('What the holder spent since its previous lease call.', 0.0123).default(0),
     spendRateUsdPerMin: amount('The holder’s recent spend rate (sizes the slice).', 0.5).default(0),
+    reservedUsd: amount(
+      'Optional: worst cases of calls still in flight at the holder. The new slice keeps covering them ' +
+        '(grantedUsd includes them); without it, calls in flight when a lease is renewed are not covered.',
+      0.006,
+    ).default(0),
   })
   .meta({ description: 'Body of POST /v1/budget/lease: take or renew a lease, reporting spend.' });
 export type BudgetLeaseRequest = z.infer<typeof budgetLeaseRequestSchema>;
@@ -70,22 +75,16 @@ export const budgetLeaseResponseSchema = z
   .strictObject({
     holderId,
     capped: z.boolean().meta({ description: 'False: no block cap applies; admit everything, only report.' }),
-    exhausted: z
-      .boolean()
-      .meta({
-        description: 'True: nothing more fits; refuse calls until retryAfterSeconds or a later lease.',
-      }),
+    exhausted: z.boolean().meta({
+      description: 'True: nothing more fits; refuse calls until retryAfterSeconds or a later lease.',
+    }),
     grantedUsd: usd('The whole slice now held (a renewal replaces the previous one).', 0.05),
     expiresAt: timestamp('When the slice lapses unless renewed (never after the period ends).'),
     ttlSeconds: z.int().min(0).meta({ description: 'Seconds until expiresAt.', example: 30 }),
-    retryAfterSeconds: z
-      .int()
-      .min(1)
-      .nullable()
-      .meta({
-        description: 'When exhausted: seconds to the end of the capped period; else null.',
-        example: null,
-      }),
+    retryAfterSeconds: z.int().min(1).nullable().meta({
+      description: 'When exhausted: seconds to the end of the capped period; else null.',
+      example: null,
+    }),
     enforcement: leaseEnforcementSchema,
   })
   .meta({ description: 'A budget lease.' });

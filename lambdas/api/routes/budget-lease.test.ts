@@ -122,6 +122,22 @@ describe('POST /v1/budget/lease', () => {
     expect(other.body).toMatchObject({ exhausted: true, grantedUsd: 0 });
   });
 
+  it('keeps covering calls the holder still has in flight (reservedUsd) on top of the headroom', async () => {
+    const key = await capped('org_inflight', 1);
+    const res = await api('POST /v1/budget/lease', {
+      key,
+      body: { holderId: 'sdk-f', reservedUsd: 0.25 },
+    });
+    // $0.25 in flight + the default $0.01 headroom
+    expect(res.body).toMatchObject({ exhausted: false, grantedUsd: 0.26 });
+    const during = await api('GET /v1/budget', { key });
+    expect(during.body.admission.day).toMatchObject({
+      reservedUsd: 0.25,
+      outstandingReservations: 1,
+      leasedUsd: 0.26,
+    });
+  });
+
   it('answers capped: false and grants nothing without a block cap', async () => {
     const key = await h.createKey('org_free');
     const res = await api('POST /v1/budget/lease', { key: key.apiKey, body: { holderId: 'sdk-1' } });

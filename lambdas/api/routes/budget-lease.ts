@@ -76,9 +76,9 @@ export const takeBudgetLease: Route = {
         services.budgetLeases.take(orgScope(program.orgId), {
           holderId: body.holderId,
           consumedNanos: usdToNanos(body.consumedUsd),
-          // An SDK process reports no in-flight calls: it settles each call locally within its slice.
-          reservedNanos: 0,
-          reservations: 0,
+          // Calls in flight at the holder stay covered by the new slice (committed money).
+          reservedNanos: usdToNanos(body.reservedUsd),
+          reservations: body.reservedUsd > 0 ? 1 : 0,
           needNanos: 0,
           rateNanosPerSecond: usdToNanos(body.spendRateUsdPerMin) / 60,
         }),

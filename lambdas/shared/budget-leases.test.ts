@@ -1,0 +1,166 @@
+/**
+ * Lease operations on dynalite through the real DynamoDB store: the version condition under racing holders,
+ * seeding a new item from the pipeline's aggregates, release.
+ */
+import { aggregateDeltas } from '../../core/ledger/aggregate-deltas';
+import { LeaseHolderState } from '../../core/leases/lease-holder';
+import { startBackendHarness, type BackendHarness } from '../../test/backend-harness';
+
+let h: BackendHarness;
+const NOW = Date.parse('2026-11-22T10:00:00.000Z');
+
+beforeAll(async () => {
+  h = await startBackendHarness();
+  h.setNow(NOW);
+});
+afterAll(() => h.close());
+
+async function cap(orgId: string, dailyLimitUsd: number): Promise<void> {
+  await h.services.config.put(orgId, {
+    budget: { dailyLimitUsd, action: 'block' },
+    policy: {},
+    updatedAt: new Date(NOW).toISOString(),
+  });
+}
+
+const request = (holderId: string, needNanos: number) => ({
+  holderId,
+  consumedNanos: 0,
+  reservedNanos: 0,
+  reservations: 0,
+  needNanos,
+  rateNanosPerSecond: 0,
+});
+
+describe('BudgetLeases on dynalite', () => {
+  it('never grants more than the cap to holders racing for the same item', async () => {
+    await cap('org_race', 0.1); // 100,000,000 nanos
+    const scope = { kind: 'organization' as const, orgId: 'org_race' };
+    const outcomes = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => h.services.budgetLeases.take(scope, request(`h${i}`, 15_000_000))),
+    );
+    const granted = outcomes.reduce((n, o) => n + o.grant.sliceNanos, 0);
+    expect(granted).toBeLessThanOrEqual(100_000_000);
+    // every slice that was granted covers its need
+    for (const o of outcomes)
+      if (!o.grant.exhausted) expect(o.grant.sliceNanos).toBeGreaterThanOrEqual(15_000_000);
+    // at most floor(100 / 15) = 6 needs fit at once
+    expect(outcomes.filter((o) => !o.grant.exhausted).length).toBeLessThanOrEqual(6);
+    const stored = await h.services.budgetLeases.view(scope, { day: 100_000_000, month: null });
+    expect(stored.day.leasedNanos).toBe(granted);
+  });
+
+  it('seeds a new item with what the pipeline already recorded today', async () => {
+    await cap('org_seeded', 1);
+    await h.services.aggregates.applyRecord('org_seeded', '1', [
+      ...aggregateDeltas([
+        {
+          ts: NOW - 3_600_000,
+          provider: 'openai',
+          model: 'gpt-4o',
+          projectId: null,
+          featureId: null,
+          inputTokens: 1000,
+          outputTokens: 100,
+          costNanos: 700_000_000,
+        },
+      ]),
+    ]);
+    const scope = { kind: 'organization' as const, orgId: 'org_seeded' };
+    const { grant } = await h.services.budgetLeases.take(scope, request('h', 400_000_000));
+    // $1 cap − $0.70 already spent: a $0.40 call cannot fit, and only because of settled spend
+    expect(grant).toMatchObject({ exhausted: true, settledLeavesNoRoom: true, freeNanos: 300_000_000 });
+  });
+
+  it('re-seeds at the first write of a new day from the aggregates of that day', async () => {
+    await cap('org_nextday', 1);
+    const scope = { kind: 'organization' as const, orgId: 'org_nextday' };
+    const yesterday = await h.services.budgetLeases.take(scope, { ...request('h', 0), consumedNanos: 0 });
+    expect(yesterday.grant.capped).toBe(true);
+    const tomorrow = NOW + 86_400_000;
+    h.setNow(tomorrow);
+    try {
+      await h.services.aggregates.applyRecord('org_nextday', '2', [
+        ...aggregateDeltas([
+          {
+            ts: tomorrow - 60_000,
+            provider: 'openai',
+            model: 'gpt-4o',
+            projectId: null,
+            featureId: null,
+            inputTokens: 10,
+            outputTokens: 10,
+            costNanos: 250_000_000,
+          },
+        ]),
+      ]);
+      // the holder's cached copy of yesterday's item is not trusted for today
+      const { grant } = await h.services.budgetLeases.take(scope, request('h', 0), {
+        state: yesterday.state,
+      });
+      expect(grant.roomNanos).toBe(750_000_000);
+    } finally {
+      h.setNow(NOW);
+    }
+  });
+
+  it('a release settles the report and returns the slice', async () => {
+    await cap('org_release', 1);
+    const scope = { kind: 'organization' as const, orgId: 'org_release' };
+    const holder = new LeaseHolderState('relay-1');
+    const first = holder.report(50_000_000, NOW);
+    holder.applyGrant(first, (await h.services.budgetLeases.take(scope, first.request)).grant, NOW);
+    expect(holder.tryReserve(50_000_000, NOW)).toBe(true);
+    holder.settle(50_000_000, 42_000_000, NOW);
+    await h.services.budgetLeases.release(scope, 'relay-1', holder.unreportedNanos);
+    const view = await h.services.budgetLeases.view(scope, { day: 1_000_000_000, month: null });
+    expect(view.day).toMatchObject({ settledNanos: 42_000_000, leasedNanos: 0, holders: 0 });
+    expect(view.month).toMatchObject({ settledNanos: 42_000_000 });
+  });
+});
+
+describe('LeaseHolderState', () => {
+  it('reserves nothing while a renewal is in flight (the new slice covers only what the report listed)', () => {
+    const holder = new LeaseHolderState('h');
+    const report = holder.report(10, NOW);
+    holder.applyGrant(
+      report,
+      {
+        capped: true,
+        sliceNanos: 1_000,
+        exhausted: false,
+        settledLeavesNoRoom: false,
+        expiresAtMs: NOW + 30_000,
+        retryAtMs: null,
+        refusedBy: null,
+        roomNanos: 1_000_000,
+        freeNanos: 1_000_000,
+      },
+      NOW,
+    );
+    expect(holder.tryReserve(100, NOW)).toBe(true);
+    holder.report(0, NOW);
+    expect(holder.tryReserve(100, NOW)).toBe(false);
+  });
+
+  it('stops using a slice two seconds before it expires', () => {
+    const holder = new LeaseHolderState('h');
+    holder.applyGrant(
+      holder.report(0, NOW),
+      {
+        capped: true,
+        sliceNanos: 1_000,
+        exhausted: false,
+        settledLeavesNoRoom: false,
+        expiresAtMs: NOW + 30_000,
+        retryAtMs: null,
+        refusedBy: null,
+        roomNanos: 1_000_000,
+        freeNanos: 1_000_000,
+      },
+      NOW,
+    );
+    expect(holder.tryReserve(1, NOW + 27_999)).toBe(true);
+    expect(holder.tryReserve(1, NOW + 28_000)).toBe(false);
+  });
+});
