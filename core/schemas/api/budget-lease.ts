@@ -5,6 +5,7 @@
  * @module
  */
 import { z } from 'zod';
+import { enforcementStateSchema, type EnforcementState } from '../enforcement-state';
 import { MAX_BUDGET_USD } from '../budget';
 import { expected } from '../common';
 import { timestamp, usd } from './common';
@@ -48,27 +49,9 @@ export const budgetLeaseReleaseRequestSchema = z
 export type BudgetLeaseReleaseRequest = z.infer<typeof budgetLeaseReleaseRequestSchema>;
 
 /** One flag that applies to the calling key (CONTRACTS.md §1, the `enforcement` block). */
-export const leaseEnforcementFlagSchema = z
-  .strictObject({
-    scope: z.enum(['organization', 'key', 'session']).meta({ description: 'What the flag stops.' }),
-    state: z.enum(['SUSPENDED', 'THROTTLED']).meta({ description: 'Flag state.', example: 'SUSPENDED' }),
-    keyId: z.string().nullable().optional().meta({ description: 'Key of a key or session flag.' }),
-    sessionId: z.string().nullable().optional().meta({ description: 'Session of a session flag.' }),
-    triggerType: z.string().meta({ description: 'Why.', example: 'token_loop_identical' }),
-    expiresAt: timestamp('When the flag lapses.'),
-    retryAfterSeconds: z.int().min(0).meta({ description: 'Seconds until it lapses.', example: 7100 }),
-  })
-  .meta({ description: 'A flag that applies to the calling key.' });
-
-export const leaseEnforcementSchema = z
-  .strictObject({
-    blocked: z.boolean().meta({ description: 'An organization- or key-scope SUSPENDED flag applies.' }),
-    flags: z
-      .array(leaseEnforcementFlagSchema)
-      .meta({ description: 'Unexpired flags that apply to the key.' }),
-  })
-  .meta({ description: 'The key’s enforcement state (as in every ingest answer).' });
-export type LeaseEnforcement = z.infer<typeof leaseEnforcementSchema>;
+/** The lease answer carries the same enforcement block as every ingest answer (CONTRACTS.md §1). */
+export const leaseEnforcementSchema = enforcementStateSchema;
+export type LeaseEnforcement = EnforcementState;
 
 /** Response of POST /v1/budget/lease (CONTRACTS.md §2). */
 export const budgetLeaseResponseSchema = z

@@ -4,6 +4,7 @@
  * the same caps as proxied ones. `Service-API-Key` only: a lease belongs to a running program.
  */
 import { budgetScopesFor, type BudgetScope } from '../../../core/admission/budget-scopes';
+import { LEASE_SCOPES } from '../../../core/keys';
 import { nanosToUsd, usdToNanos } from '../../../core/pricing';
 import { formatZodIssues } from '../../../core/schemas';
 import {
@@ -13,10 +14,10 @@ import {
   type LeaseEnforcement,
 } from '../../../core/schemas/api/budget-lease';
 import { LeaseContentionError } from '../../shared/budget-leases';
+import { enforcementFor } from '../../shared/enforcement-state';
 import { httpErrors, json, parseJsonBody } from '../../shared/http';
 import type { Principal } from '../../shared/principal';
 import type { Services } from '../../shared/services';
-import { flagViews } from '../views';
 import type { Route } from './types';
 
 /** The organization scope (the one scope today: core/admission/budget-scopes). */
@@ -41,31 +42,10 @@ function requireProgram(principal: Principal): Principal & { kind: 'program' } {
   return principal;
 }
 
-/**
- * The calling key's enforcement state. A stand-in with the shape of CONTRACTS.md §1 until
- * `enforcementFor` (lambdas/shared/enforcement-state.ts, kill scopes) is merged: today's flags are
- * organization-wide (one per key, all alike), so each distinct one is reported at organization scope.
- */
-async function enforcementOf(
-  services: Services,
-  orgId: string,
-  _keyId: string,
-  nowMs: number,
-): Promise<LeaseEnforcement> {
-  const flags = flagViews(await services.flags.listByOrg(orgId, nowMs)).map((f) => ({
-    scope: 'organization' as const,
-    state: f.state,
-    keyId: null,
-    sessionId: null,
-    triggerType: f.triggerType,
-    expiresAt: f.expiresAt,
-    retryAfterSeconds: Math.max(0, Math.ceil((Date.parse(f.expiresAt) - nowMs) / 1000)),
-  }));
-  return { blocked: flags.some((f) => f.state === 'SUSPENDED'), flags };
-}
-
 export const takeBudgetLease: Route = {
   auth: 'any',
+  // A program that sends telemetry or proxied calls holds leases; a read-only key does not.
+  keyScopes: LEASE_SCOPES,
   handle: async ({ event, principal, services }) => {
     const program = requireProgram(principal);
     const parsed = budgetLeaseRequestSchema.safeParse(parseJsonBody(event));
@@ -83,7 +63,7 @@ export const takeBudgetLease: Route = {
           rateNanosPerSecond: usdToNanos(body.spendRateUsdPerMin) / 60,
         }),
       ),
-      enforcementOf(services, program.orgId, program.keyId, services.now()),
+      enforcementFor(services, program.orgId, program.keyId, services.now()),
     ]);
     const now = services.now();
     const answer: BudgetLeaseResponse = {
@@ -103,6 +83,8 @@ export const takeBudgetLease: Route = {
 
 export const releaseBudgetLease: Route = {
   auth: 'any',
+  // A program that sends telemetry or proxied calls holds leases; a read-only key does not.
+  keyScopes: LEASE_SCOPES,
   handle: async ({ event, principal, services }) => {
     const program = requireProgram(principal);
     const parsed = budgetLeaseReleaseRequestSchema.safeParse(parseJsonBody(event));
