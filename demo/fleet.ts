@@ -68,6 +68,8 @@ export interface AgentOutcome {
   readonly session: string | null;
   /** Calls the provider served (for a concurrent agent, fewer than `calls` minus one). */
   readonly served: number;
+  /** A healthy agent: the calls it made after every runaway was done (its neighbours' kills spared it). */
+  readonly callsAfterRunaways?: number;
   readonly status: 'finished' | 'stopped' | 'failed' | 'timed_out';
   /** Calls made, the blocked one included. */
   readonly calls: number;
@@ -159,6 +161,8 @@ interface AgentRuntime {
   maxCallUsd: number;
   servedUsd: number;
   spendUsd: number;
+  /** Healthy agents: calls made when the last runaway was done. */
+  callsWhenRunawaysDone?: number;
   stoppedAtCall?: number;
   stoppedBy?: AgentOutcome['stoppedBy'];
   trip?: AgentOutcome['trip'];
@@ -256,6 +260,7 @@ function rowOf(a: AgentRuntime, final: boolean): AgentRow {
   const { state, tone } = stateText(a);
   return {
     name: a.spec.name,
+    org: a.spec.org.label,
     path: a.spec.path,
     expected: a.spec.expectedLayer === null ? 'healthy' : `layer ${a.spec.expectedLayer}`,
     calls: a.calls,
@@ -496,8 +501,14 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
       /** One worker: calls until refused, failed, the bound, or (healthy) the runaways are done. */
       const worker = async (): Promise<void> => {
         for (let own = 1; end.kind !== 'failed'; own++) {
+          // A healthy agent ends once every runaway is done and it has made a call since: its
+          // neighbours' kills did not stop it.
+          if (a.spec.expectedLayer === null && a.callsWhenRunawaysDone === undefined && runawaysDone())
+            a.callsWhenRunawaysDone = a.calls;
           const healthyDone =
-            a.spec.expectedLayer === null && a.calls >= (a.spec.minCalls ?? 1) && runawaysDone();
+            a.callsWhenRunawaysDone !== undefined &&
+            a.calls > a.callsWhenRunawaysDone &&
+            a.calls >= (a.spec.minCalls ?? 1);
           if (a.calls >= a.spec.maxCalls || healthyDone) {
             end.kind ??= 'bounded';
             return;
@@ -651,14 +662,16 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
         : `${a.spec.name}: ${stateText(a).state}`;
       print(`  ${head}`);
       if (a.trip) print(`      trip: ${a.trip.message}`);
-      const neighbours = agents.filter((o) => o !== a && o.orgId === a.orgId);
-      if (neighbours.length > 0 && by && by.scope !== 'organization' && by.scope !== 'admission') {
-        const said = neighbours.map(
-          (o) =>
-            `${o.spec.name} (${o.keyId === a.keyId ? 'same key' : 'other key'}${o.spec.session ? `, session ${o.spec.session}` : ''}): ` +
-            (o.status === 'finished' ? `finished, ${o.calls} calls` : stateText(o).state),
-        );
-        print(`      same organization: ${said.join('; ')}`);
+      // A kill narrower than the organization: which of its neighbours kept working to the end.
+      if (by && (by.scope === 'session' || by.scope === 'key')) {
+        const kept = agents
+          .filter((o) => o !== a && o.orgId === a.orgId && o.status === 'finished')
+          .map(
+            (o) =>
+              `${o.spec.name} (${o.keyId === a.keyId ? 'same key' : 'other key'}` +
+              `${o.spec.session ? `, session ${o.spec.session}` : ''}, ${o.calls} calls)`,
+          );
+        if (kept.length > 0) print(`      kept working to the end: ${kept.join('; ')}`);
       }
     }
 
@@ -694,6 +707,9 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
       status: a.status === 'waiting' || a.status === 'running' ? 'timed_out' : a.status,
       calls: a.calls,
       served: a.served,
+      ...(a.callsWhenRunawaysDone !== undefined
+        ? { callsAfterRunaways: a.calls - a.callsWhenRunawaysDone }
+        : {}),
       spendUsd: a.spendUsd,
       ...(a.stoppedAtCall !== undefined ? { stoppedAtCall: a.stoppedAtCall } : {}),
       ...(a.stoppedBy ? { stoppedBy: a.stoppedBy } : {}),
