@@ -204,7 +204,7 @@ const LOREM =
  * The team's organization: four agents on two keys, plus a batch key. Loops (layers 2 and 3) are stopped
  * in their session, a burst (layer 4) on its key, so the runaways here must not stop their neighbours.
  * Its layer 4 allows 30 requests a minute per key: two agents share each key here (≈ 20 calls a minute
- * on one key at their pace), which the default 10 would call a burst.
+ * on one key at their pace while both run), which the default 10 would call a burst.
  */
 const TEAM: DemoOrg = { label: 'team', policy: { rpsBurst: { maxRequests: 30 } } };
 
@@ -228,10 +228,10 @@ const CAPPED: DemoOrg = {
 /** An organization of its own: layer 5 (premium concentration) stops the whole organization. */
 const PREMIUM: DemoOrg = { label: 'premium' };
 
-/** Healthy, proxy: customer questions on a cheap Anthropic model, one every ~4.5 s. */
+/** Healthy, proxy: customer questions on a cheap Anthropic model, one every ~2.5 s. */
 const supportBot: AgentSpec = {
   name: 'support-bot',
-  behaviour: 'varied customer questions, one every ~4.5 s',
+  behaviour: 'varied customer questions, one every ~2.5 s',
   path: 'proxy',
   client: 'anthropic',
   models: 'claude-haiku-4-5',
@@ -241,7 +241,7 @@ const supportBot: AgentSpec = {
   session: 'support-1',
   maxCalls: 12,
   minCalls: 4,
-  paceMs: (n) => 4000 + (n % 3) * 400,
+  paceMs: (n) => 2200 + (n % 3) * 300,
   create(ctx) {
     const anthropic = anthropicViaProxy(ctx, 'support-1');
     return async (n) => {
@@ -263,7 +263,7 @@ const supportBot: AgentSpec = {
 /** Healthy, SDK: research questions on gpt-4o-mini straight to the provider, recorded by `wrapFetch`. */
 const researchAssistant: AgentSpec = {
   name: 'research-assistant',
-  behaviour: 'varied research questions, one every ~4 s',
+  behaviour: 'varied research questions, one every ~2.5 s',
   path: 'sdk',
   client: 'openai',
   models: 'gpt-4o-mini',
@@ -273,7 +273,7 @@ const researchAssistant: AgentSpec = {
   session: 'research-1',
   maxCalls: 12,
   minCalls: 4,
-  paceMs: (n) => 3700 + (n % 2) * 500,
+  paceMs: (n) => 2300 + (n % 2) * 400,
   create(ctx) {
     const openai = openaiViaSdk(ctx, 'research-1');
     return async (n) => {
@@ -295,14 +295,14 @@ const researchAssistant: AgentSpec = {
 };
 
 /**
- * Layer 2, through the SDK: the same failing request resent in a loop (every 2 s), on the same key as
+ * Layer 2, through the SDK: the same failing request resent in a loop (every 1.5 s), on the same key as
  * `research-assistant`. The SDK fingerprints each request, so the 4th identical one trips layer 2 for
  * this session; the next flush answer carries the session's flag (`enforcement`), and the SDK refuses
  * this session's calls — not research-assistant's, which go on.
  */
 const retryLoop: AgentSpec = {
   name: 'retry-loop',
-  behaviour: 'resends the identical request every 2 s',
+  behaviour: 'resends the identical request every 1.5 s',
   path: 'sdk',
   client: 'openai',
   models: 'gpt-4o-mini',
@@ -311,7 +311,7 @@ const retryLoop: AgentSpec = {
   key: 'agents-sdk',
   session: 'retry-loop-1',
   maxCalls: 14,
-  paceMs: () => 2000,
+  paceMs: () => 1500,
   create(ctx) {
     const openai = openaiViaSdk(ctx, 'retry-loop-1');
     return async () => {
@@ -333,7 +333,7 @@ const retryLoop: AgentSpec = {
 };
 
 /**
- * Layer 3, through the proxy: re-appends the same tool error to a growing context (every 1.5 s), on the
+ * Layer 3, through the proxy: re-appends the same tool error to a growing context (every second), on the
  * same key as `support-bot`; the session flag refuses only its own session.
  */
 const contextGrower: AgentSpec = {
@@ -347,7 +347,7 @@ const contextGrower: AgentSpec = {
   key: 'agents-proxy',
   session: 'migration-agent-7',
   maxCalls: 16,
-  paceMs: () => 1500,
+  paceMs: () => 1000,
   create(ctx) {
     const openai = openaiViaProxy(ctx, 'migration-agent-7');
     const messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [

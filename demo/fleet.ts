@@ -172,7 +172,7 @@ interface AgentRuntime {
 /** The capped fleet's bound (it is held within a few seconds). */
 const CAPPED_PHASE_MS = 15_000;
 /** How long the demo waits for the capped fleet's events to be processed before phase 2. */
-const DRAIN_WAIT_MS = 10_000;
+const DRAIN_WAIT_MS = 6_000;
 
 /** Events per history ingest request. */
 const HISTORY_BATCH = 20;
