@@ -308,6 +308,27 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     );
     const call = api(stack.apiUrl);
 
+    // The dashboard's organization gets two weeks of ordinary past traffic from its existing key, so that
+    // its forecast projects from days of history rather than from the demo's minute. Before its cap is
+    // set: a busy past day above the small cap would otherwise trip layer 1 on history.
+    if (fleet.some((spec) => spec.org.dashboard === true)) {
+      const history = historyEvents(Date.now());
+      // Small batches: on this base a 100-event record fails the pricing consumer's per-event dedupe
+      // claims on dynalite and stalls its shard for ~20 s of retries before the dead-letter queue.
+      for (let i = 0; i < history.length; i += HISTORY_BATCH) {
+        await call(
+          'POST',
+          '/api/ingest',
+          {},
+          { apiKey: stack.apiKey, events: history.slice(i, i + HISTORY_BATCH) },
+        );
+      }
+      await stack.drain();
+      print(
+        `  ${stack.orgId}: ${history.length} past calls of the last 14 days ingested (history for its forecast)`,
+      );
+    }
+
     // The organizations (the dashboard's is the seeded one), their settings, and one key per key name.
     const orgs = new Map<DemoOrg, { orgId: string; idToken: string }>();
     const keys = new Map<string, { apiKey: string; keyId: string }>();
@@ -359,26 +380,6 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
         servedUsd: 0,
         spendUsd: 0,
       });
-    }
-
-    // The dashboard's organization gets two weeks of ordinary past traffic from its existing key, so that
-    // its forecast projects from days of history rather than from the demo's minute.
-    if (agents.some((a) => a.orgId === stack.orgId)) {
-      const history = historyEvents(Date.now());
-      // Small batches: on this base a 100-event record fails the pricing consumer's per-event dedupe
-      // claims on dynalite and stalls its shard for ~20 s of retries before the dead-letter queue.
-      for (let i = 0; i < history.length; i += HISTORY_BATCH) {
-        await call(
-          'POST',
-          '/api/ingest',
-          {},
-          { apiKey: stack.apiKey, events: history.slice(i, i + HISTORY_BATCH) },
-        );
-      }
-      await stack.drain();
-      print(
-        `  ${stack.orgId}: ${history.length} past calls of the last 14 days ingested (history for its forecast)`,
-      );
     }
 
     print();
