@@ -16,7 +16,7 @@ export type AgentPath = 'proxy' | 'sdk';
 
 /** What an agent gets to build its clients. */
 export interface AgentContext {
-  /** The agent's own API key (its own organization). */
+  /** The agent's API key (shared with the other agents that name the same `key` in its organization). */
   readonly apiKey: string;
   /** Spendguard API base URL (the SDK posts its events to `<apiUrl>/v1/events`). */
   readonly apiUrl: string;
@@ -25,8 +25,34 @@ export interface AgentContext {
   readonly providerUrls: Readonly<Record<string, string>>;
 }
 
-/** One call: the model it asked for. A thrown error ends the agent (the runner classifies it). */
-export type AgentCall = (n: number) => Promise<{ model: string }>;
+/**
+ * One call: the model it asked for and, when the agent reports it, the usage the provider answered with.
+ * A thrown error ends the agent's worker (the runner classifies it).
+ */
+export type AgentCall = (n: number) => Promise<{ model: string; usage?: CallUsage }>;
+
+/** Tokens of one served call, as the provider reported them. */
+export interface CallUsage {
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+}
+
+/**
+ * Layers of a guardrail policy to override for an organization (`PUT /v1/budget {policy: {layers}}`,
+ * docs/guardrails.md), e.g. `{ rpsBurst: { maxRequests: 30 } }`.
+ */
+export type PolicyLayers = Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+
+/** An organization of the demo and what its owner configured. */
+export interface DemoOrg {
+  /** Short label for the tables. */
+  readonly label: string;
+  /** Hosts the organization in the stack's seeded one (`org_local`), the one the dashboard shows. */
+  readonly dashboard?: boolean;
+  /** A daily hard cap (`PUT /v1/budget`, action `block`), in USD. */
+  readonly dailyCapUsd?: number;
+  readonly policy?: PolicyLayers;
+}
 
 export interface AgentSpec {
   readonly name: string;
@@ -38,10 +64,17 @@ export interface AgentSpec {
   readonly models: string;
   /** The guardrail layer (1–5) expected to stop it; null for a healthy agent, which must never be stopped. */
   readonly expectedLayer: 1 | 2 | 3 | 4 | 5 | null;
-  /** A daily hard cap for its organization (`PUT /v1/budget`), in USD. */
-  readonly dailyCapUsd?: number;
-  /** Hosts the agent in the stack's seeded organization, the one the dashboard shows. */
-  readonly dashboardOrg?: boolean;
+  /** Its organization; agents naming the same one share it. */
+  readonly org: DemoOrg;
+  /** Name of its API key in the organization; agents naming the same key share it. */
+  readonly key: string;
+  /** The session it names (SDK `sessionId` / proxy `x-spendguard-session`), if any. */
+  readonly session?: string;
+  /**
+   * Concurrent workers (default 1). Each worker loops on its own; the call number is shared, and the
+   * agent is stopped once every worker has been refused.
+   */
+  readonly concurrency?: number;
   /** Upper bound on calls (a runaway not stopped by then has escaped). */
   readonly maxCalls: number;
   /** A healthy agent stops once every runaway is done and it has made at least this many calls. */
@@ -167,19 +200,50 @@ const LOREM =
 // ---------------------------------------------------------------------------------------------------
 // The fleet
 
-/** Healthy, proxy: customer questions on a cheap Anthropic model, one every ~4.5 s. */
+/**
+ * The team's organization: four agents on two keys, plus a batch key. Loops (layers 2 and 3) are stopped
+ * in their session, a burst (layer 4) on its key, so the runaways here must not stop their neighbours.
+ * Its layer 4 allows 30 requests a minute per key: two agents share each key here (≈ 20 calls a minute
+ * on one key at their pace while both run), which the default 10 would call a burst.
+ */
+const TEAM: DemoOrg = { label: 'team', policy: { rpsBurst: { maxRequests: 30 } } };
+
+/**
+ * The dashboard's organization (`org_local`): a $0.30 daily hard cap and a fleet of 32 concurrent workers.
+ * Only layer 1 (and the relay's admission) is on, as a team capping a batch job would have it: the
+ * fleet's 32 parallel calls are a burst to layer 4 by design.
+ */
+const CAPPED: DemoOrg = {
+  label: 'local',
+  dashboard: true,
+  dailyCapUsd: 0.3,
+  policy: {
+    identicalLoop: { enabled: false },
+    contextGrowth: { enabled: false },
+    rpsBurst: { enabled: false },
+    premiumConcentration: { enabled: false },
+  },
+};
+
+/** An organization of its own: layer 5 (premium concentration) stops the whole organization. */
+const PREMIUM: DemoOrg = { label: 'premium' };
+
+/** Healthy, proxy: customer questions on a cheap Anthropic model, one every ~2.5 s. */
 const supportBot: AgentSpec = {
   name: 'support-bot',
-  behaviour: 'varied customer questions, one every ~4.5 s',
+  behaviour: 'varied customer questions, one every ~2.5 s',
   path: 'proxy',
   client: 'anthropic',
   models: 'claude-haiku-4-5',
   expectedLayer: null,
-  maxCalls: 9, // at most 9 a minute: well inside layer 4's 10
+  org: TEAM,
+  key: 'agents-proxy',
+  session: 'support-1',
+  maxCalls: 12,
   minCalls: 4,
-  paceMs: (n) => 4000 + (n % 3) * 400,
+  paceMs: (n) => 2200 + (n % 3) * 300,
   create(ctx) {
-    const anthropic = anthropicViaProxy(ctx);
+    const anthropic = anthropicViaProxy(ctx, 'support-1');
     return async (n) => {
       const model = 'claude-haiku-4-5';
       await anthropic.messages.create(
@@ -199,14 +263,17 @@ const supportBot: AgentSpec = {
 /** Healthy, SDK: research questions on gpt-4o-mini straight to the provider, recorded by `wrapFetch`. */
 const researchAssistant: AgentSpec = {
   name: 'research-assistant',
-  behaviour: 'varied research questions, one every ~4 s',
+  behaviour: 'varied research questions, one every ~2.5 s',
   path: 'sdk',
   client: 'openai',
   models: 'gpt-4o-mini',
   expectedLayer: null,
-  maxCalls: 9,
+  org: TEAM,
+  key: 'agents-sdk',
+  session: 'research-1',
+  maxCalls: 12,
   minCalls: 4,
-  paceMs: (n) => 3700 + (n % 2) * 500,
+  paceMs: (n) => 2300 + (n % 2) * 400,
   create(ctx) {
     const openai = openaiViaSdk(ctx, 'research-1');
     return async (n) => {
@@ -228,20 +295,23 @@ const researchAssistant: AgentSpec = {
 };
 
 /**
- * Layer 2, through the SDK: the same failing request resent in a loop (every 4 s). The SDK fingerprints
- * each request, so the 4th identical one trips layer 2; the SDK blocks the agent once its background
- * read of the flag (`GET /v1/budget`, at most every 30 s) sees it.
+ * Layer 2, through the SDK: the same failing request resent in a loop (every 1.5 s), on the same key as
+ * `research-assistant`. The SDK fingerprints each request, so the 4th identical one trips layer 2 for
+ * this session; the next flush answer carries the session's flag (`enforcement`), and the SDK refuses
+ * this session's calls — not research-assistant's, which go on.
  */
 const retryLoop: AgentSpec = {
   name: 'retry-loop',
-  behaviour: 'resends the identical request every 4 s',
+  behaviour: 'resends the identical request every 1.5 s',
   path: 'sdk',
   client: 'openai',
   models: 'gpt-4o-mini',
   expectedLayer: 2,
-  // ≤ 10 calls in the ~36 s until the SDK's flag read: layer 4 (> 10 a minute) stays out of it.
+  org: TEAM,
+  key: 'agents-sdk',
+  session: 'retry-loop-1',
   maxCalls: 14,
-  paceMs: () => 4000,
+  paceMs: () => 1500,
   create(ctx) {
     const openai = openaiViaSdk(ctx, 'retry-loop-1');
     return async () => {
@@ -262,7 +332,10 @@ const retryLoop: AgentSpec = {
   },
 };
 
-/** Layer 3, through the proxy: re-appends the same tool error to a growing context (every 1.5 s). */
+/**
+ * Layer 3, through the proxy: re-appends the same tool error to a growing context (every second), on the
+ * same key as `support-bot`; the session flag refuses only its own session.
+ */
 const contextGrower: AgentSpec = {
   name: 'context-grower',
   behaviour: 're-appends the same tool error to its context',
@@ -270,8 +343,11 @@ const contextGrower: AgentSpec = {
   client: 'openai',
   models: 'gpt-4o-mini',
   expectedLayer: 3,
+  org: TEAM,
+  key: 'agents-proxy',
+  session: 'migration-agent-7',
   maxCalls: 16,
-  paceMs: () => 1500,
+  paceMs: () => 1000,
   create(ctx) {
     const openai = openaiViaProxy(ctx, 'migration-agent-7');
     const messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [
@@ -292,7 +368,7 @@ const contextGrower: AgentSpec = {
   },
 };
 
-/** Layer 4, through the proxy: fires distinct small requests every 60 ms. */
+/** Layer 4, through the proxy: fires distinct small requests every 60 ms on its own key. */
 const burstSender: AgentSpec = {
   name: 'burst-sender',
   behaviour: 'a request every 60 ms (a fan-out gone wrong)',
@@ -300,7 +376,9 @@ const burstSender: AgentSpec = {
   client: 'openai',
   models: 'gpt-4o-mini',
   expectedLayer: 4,
-  maxCalls: 200, // stopped after ~20 in practice; the bound only ends an escaped burst
+  org: TEAM,
+  key: 'batch-classifier',
+  maxCalls: 300, // stopped after ~40 in practice; the bound only ends an escaped burst
   paceMs: () => 60,
   create(ctx) {
     const openai = openaiViaProxy(ctx);
@@ -330,6 +408,9 @@ const premiumHijack: AgentSpec = {
   client: 'anthropic',
   models: 'claude-haiku-4-5 → claude-opus-4-1',
   expectedLayer: 5,
+  org: PREMIUM,
+  key: 'planner',
+  session: 'planner-3',
   maxCalls: 12,
   paceMs: () => 1000,
   create(ctx) {
@@ -352,37 +433,48 @@ const premiumHijack: AgentSpec = {
   },
 };
 
+/** Completion tokens of one `budget-fleet` call: `max_tokens`, and what the mock answers. */
+export const FLEET_COMPLETION_TOKENS = 500;
+
 /**
- * Layer 1, through the proxy: large answers on gpt-4o (60,000 output tokens ≈ $0.60 a call) against a
- * $2 daily hard cap. It runs in the stack's seeded organization, so the dashboard shows its budget,
- * flag and trip.
+ * Layer 1, through the proxy: 32 concurrent workers on gpt-4o, 500-token answers (≈ $0.005 a call), in
+ * the dashboard's organization with a $0.30 daily hard cap. `max_tokens` equals the answer, so the
+ * relay's worst case is tight; it refuses a call (429 `budget_daily_hard`) once the call's worst case no
+ * longer fits under the cap, so the fleet ends held at its cap.
  */
-const budgetBurner: AgentSpec = {
-  name: 'budget-burner',
-  behaviour: '$0.60 answers every second; cap $2/day',
+const budgetFleet: AgentSpec = {
+  name: 'budget-fleet',
+  behaviour: '32 concurrent gpt-4o calls of ≈ $0.005; cap $0.30/day',
   path: 'proxy',
   client: 'openai',
   models: 'gpt-4o',
   expectedLayer: 1,
-  dailyCapUsd: 2,
-  dashboardOrg: true,
-  maxCalls: 12,
-  paceMs: () => 1000,
+  org: CAPPED,
+  key: 'catalog-batch',
+  concurrency: 32,
+  maxCalls: 400,
+  paceMs: () => 50,
   create(ctx) {
-    const openai = openaiViaProxy(ctx, 'catalog-writer');
+    const openai = openaiViaProxy(ctx);
     return async (n) => {
       const model = 'gpt-4o';
-      await openai.chat.completions.create(
+      const reply = await openai.chat.completions.create(
         {
           model,
-          max_tokens: 4096,
+          max_tokens: FLEET_COMPLETION_TOKENS,
           messages: [
-            { role: 'user', content: `Write the long product description for catalog item ${1000 + n}.` },
+            { role: 'user', content: `Write the product description for catalog item ${1000 + n}.` },
           ],
         },
-        mockHeaders(80, 60_000),
+        mockHeaders(150, FLEET_COMPLETION_TOKENS),
       );
-      return { model };
+      return {
+        model,
+        usage: {
+          promptTokens: reply.usage?.prompt_tokens ?? 0,
+          completionTokens: reply.usage?.completion_tokens ?? 0,
+        },
+      };
     };
   },
 };
@@ -391,7 +483,7 @@ const budgetBurner: AgentSpec = {
 export const FLEET: readonly AgentSpec[] = [
   supportBot,
   researchAssistant,
-  budgetBurner,
+  budgetFleet,
   retryLoop,
   contextGrower,
   burstSender,

@@ -3,15 +3,17 @@
  * one runaway per guardrail layer — and a live table of who was stopped by which layer at which call.
  * Then the forecast and the dashboard URL. `runDemo` is the whole demo; demo/run.ts is its CLI.
  *
- * Every agent gets its own organization and API key: a kill flag suspends every key of an organization,
- * so a runaway sharing an organization with a healthy agent would take it down too.
+ * Kills are scoped (docs/guardrails.md, Kill scopes): a loop (layers 2, 3) is stopped in its session, a
+ * burst (layer 4) on its key, so most agents share one organization and two of its keys, and the demo
+ * shows each runaway's neighbours working on. The dashboard's organization runs a fleet of concurrent
+ * calls against a small daily hard cap, which the relay's admission (docs/admission.md) holds.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { GUARDRAIL_LAYERS, LAYER_IDS } from '../core/guardrails';
 import { startLocalStack, type LocalStack, type LocalStackOptions } from '../local/stack';
 import { flush as flushSdk, shutdown as shutdownSdk } from '../sdk/src';
-import { FLEET, type AgentCall, type AgentSpec } from './agents';
+import { FLEET, type AgentCall, type AgentSpec, type CallUsage, type DemoOrg } from './agents';
 import { historyEvents } from './history';
 import {
   agentTable,
@@ -35,12 +37,24 @@ export interface DemoOptions {
   columns?: number;
   /** Leave the stack running after the demo (it is returned in the result; the caller stops it). */
   keep?: boolean;
-  /** Time the agents may run before the demo gives up on them. @default 45 s */
+  /** Time the phase-2 agents (one runaway per layer) may run before the demo gives up on them. @default 35 s */
   agentsTimeoutMs?: number;
   /** Overrides of the stack's options (memory, free ports and mock providers are always on). */
   stack?: Partial<LocalStackOptions>;
   /** The fleet. @default FLEET */
   agents?: readonly AgentSpec[];
+}
+
+/**
+ * What stopped an agent: the layer, and what its refusal covered — a session, a key, the organization
+ * (a guardrail flag), or `admission` (the relay refused the call's worst case against a hard cap).
+ */
+export interface StoppedBy {
+  readonly layer: number | null;
+  readonly layerName: string;
+  readonly triggerType: string;
+  readonly via: 'proxy' | 'sdk';
+  readonly scope: 'session' | 'key' | 'organization' | 'admission' | 'unknown';
 }
 
 /** How an agent ended. */
@@ -49,6 +63,13 @@ export interface AgentOutcome {
   readonly path: AgentSpec['path'];
   readonly expectedLayer: AgentSpec['expectedLayer'];
   readonly orgId: string;
+  /** Name of its API key (agents of one organization may share it) and the session it names. */
+  readonly key: string;
+  readonly session: string | null;
+  /** Calls the provider served (for a concurrent agent, fewer than `calls` minus one). */
+  readonly served: number;
+  /** A healthy agent: the calls it made after every runaway was done (its neighbours' kills spared it). */
+  readonly callsAfterRunaways?: number;
   readonly status: 'finished' | 'stopped' | 'failed' | 'timed_out';
   /** Calls made, the blocked one included. */
   readonly calls: number;
@@ -56,8 +77,8 @@ export interface AgentOutcome {
   readonly spendUsd: number;
   /** When stopped: the call that was refused and the layer that refused it. */
   readonly stoppedAtCall?: number;
-  readonly stoppedBy?: { layer: number | null; layerName: string; triggerType: string; via: 'proxy' | 'sdk' };
-  /** The first guardrail trip recorded for the agent's organization (its message says why). */
+  readonly stoppedBy?: StoppedBy;
+  /** The first guardrail trip recorded for the agent's own key and session (its message says why). */
   readonly trip?: { layer: number | null; triggerType: string; message: string };
   readonly error?: string;
   /** Whether the agent ended as it should: a runaway stopped by its own layer, a healthy agent finished. */
@@ -72,11 +93,39 @@ export interface ForecastHorizon {
   budgets: Array<{ budget: string; capUsd: number; probability: number }>;
 }
 
+/**
+ * The capped fleet's organization after the fleet: the cap, what the relay settled and still holds
+ * (`GET /v1/budget`'s `admission.day`), the ledger's spend, and the served calls' costs computed here
+ * from the provider's usage at gpt-4o's list prices (independent of the server's pricing).
+ */
+export interface AdmissionOutcome {
+  readonly agent: string;
+  readonly orgId: string;
+  readonly concurrency: number;
+  readonly served: number;
+  readonly refused: number;
+  readonly capUsd: number | null;
+  readonly settledUsd: number;
+  readonly reservedUsd: number;
+  readonly outstandingReservations: number;
+  /** Spend today in the ledger (the pipeline's pricing). */
+  readonly spendTodayUsd: number;
+  /** The served calls' costs from their usage: the most expensive one and the sum. */
+  readonly maxCallUsd: number;
+  readonly servedUsd: number;
+  /** max(0, settled − cap): spend past the cap. */
+  readonly overshootUsd: number;
+  /** cap − settled when refusals came: what the cap had left, too little for one more call. */
+  readonly headroomUsd: number;
+}
+
 export interface DemoResult {
   /** Every runaway stopped by its own layer and no healthy agent stopped. */
   readonly ok: boolean;
   readonly agents: readonly AgentOutcome[];
   readonly forecast: { orgId: string; agent: string; horizons: ForecastHorizon[] } | null;
+  /** The fleet held at its cap (null when the fleet has no concurrent capped agent). */
+  readonly admission: AdmissionOutcome | null;
   readonly dashboardUrl: string;
   /** Wall time of the agents' phase. */
   readonly fleetMs: number;
@@ -101,15 +150,32 @@ interface AgentRuntime {
   readonly spec: AgentSpec;
   readonly orgId: string;
   readonly apiKey: string;
+  /** The key's public id (flags and trips name it). */
+  readonly keyId: string;
   readonly idToken: string;
   status: 'waiting' | 'running' | AgentOutcome['status'];
   calls: number;
+  served: number;
+  refused: number;
+  /** Costs of the served calls whose usage the agent reported (gpt-4o list prices). */
+  maxCallUsd: number;
+  servedUsd: number;
   spendUsd: number;
+  /** Healthy agents: calls made when the last runaway was done. */
+  callsWhenRunawaysDone?: number;
   stoppedAtCall?: number;
   stoppedBy?: AgentOutcome['stoppedBy'];
   trip?: AgentOutcome['trip'];
   error?: string;
 }
+
+/** The capped fleet's bound (it is held within a few seconds). */
+const CAPPED_PHASE_MS = 15_000;
+/** How long the demo waits for the capped fleet's events to be processed before phase 2. */
+const DRAIN_WAIT_MS = 6_000;
+
+/** Events per history ingest request. */
+const HISTORY_BATCH = 20;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
@@ -194,6 +260,7 @@ function rowOf(a: AgentRuntime, final: boolean): AgentRow {
   const { state, tone } = stateText(a);
   return {
     name: a.spec.name,
+    org: a.spec.org.label,
     path: a.spec.path,
     expected: a.spec.expectedLayer === null ? 'healthy' : `layer ${a.spec.expectedLayer}`,
     calls: a.calls,
@@ -241,29 +308,20 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     );
     const call = api(stack.apiUrl);
 
-    // One organization and one key per agent; the dashboard's (seeded) organization hosts one of them.
-    const agents: AgentRuntime[] = [];
-    for (const spec of fleet) {
-      const orgId = spec.dashboardOrg ? stack.orgId : `org_demo_${slug(spec.name)}`;
-      const idToken = spec.dashboardOrg ? stack.idToken : await stack.issueIdToken(orgId);
-      const created = await call<{ apiKey: string }>('POST', '/v1/keys', { idToken }, { name: spec.name });
-      if (spec.dailyCapUsd !== undefined) {
-        await call(
-          'PUT',
-          '/v1/budget',
-          { idToken },
-          { budget: { dailyLimitUsd: spec.dailyCapUsd, action: 'block' } },
-        );
-      }
-      agents.push({ spec, orgId, apiKey: created.apiKey, idToken, status: 'waiting', calls: 0, spendUsd: 0 });
-    }
-
     // The dashboard's organization gets two weeks of ordinary past traffic from its existing key, so that
-    // its forecast projects from days of history rather than from the demo's minute.
-    if (agents.some((a) => a.orgId === stack.orgId)) {
+    // its forecast projects from days of history rather than from the demo's minute. Before its cap is
+    // set: a busy past day above the small cap would otherwise trip layer 1 on history.
+    if (fleet.some((spec) => spec.org.dashboard === true)) {
       const history = historyEvents(Date.now());
-      for (let i = 0; i < history.length; i += 100) {
-        await call('POST', '/api/ingest', {}, { apiKey: stack.apiKey, events: history.slice(i, i + 100) });
+      // Small batches: on this base a 100-event record fails the pricing consumer's per-event dedupe
+      // claims on dynalite and stalls its shard for ~20 s of retries before the dead-letter queue.
+      for (let i = 0; i < history.length; i += HISTORY_BATCH) {
+        await call(
+          'POST',
+          '/api/ingest',
+          {},
+          { apiKey: stack.apiKey, events: history.slice(i, i + HISTORY_BATCH) },
+        );
       }
       await stack.drain();
       print(
@@ -271,13 +329,69 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
       );
     }
 
+    // The organizations (the dashboard's is the seeded one), their settings, and one key per key name.
+    const orgs = new Map<DemoOrg, { orgId: string; idToken: string }>();
+    const keys = new Map<string, { apiKey: string; keyId: string }>();
+    const agents: AgentRuntime[] = [];
+    for (const spec of fleet) {
+      let org = orgs.get(spec.org);
+      if (org === undefined) {
+        const orgId = spec.org.dashboard ? stack.orgId : `org_demo_${slug(spec.org.label)}`;
+        org = { orgId, idToken: spec.org.dashboard ? stack.idToken : await stack.issueIdToken(orgId) };
+        orgs.set(spec.org, org);
+        const { dailyCapUsd, policy } = spec.org;
+        if (dailyCapUsd !== undefined || policy !== undefined) {
+          await call(
+            'PUT',
+            '/v1/budget',
+            { idToken: org.idToken },
+            {
+              ...(dailyCapUsd !== undefined
+                ? { budget: { dailyLimitUsd: dailyCapUsd, action: 'block' } }
+                : {}),
+              ...(policy !== undefined ? { policy: { layers: policy } } : {}),
+            },
+          );
+        }
+      }
+      const keyName = `${org.orgId}/${spec.key}`;
+      let key = keys.get(keyName);
+      if (key === undefined) {
+        const created = await call<{ apiKey: string; key: { publicId: string } }>(
+          'POST',
+          '/v1/keys',
+          { idToken: org.idToken },
+          { name: spec.key },
+        );
+        key = { apiKey: created.apiKey, keyId: created.key.publicId };
+        keys.set(keyName, key);
+      }
+      agents.push({
+        spec,
+        orgId: org.orgId,
+        apiKey: key.apiKey,
+        keyId: key.keyId,
+        idToken: org.idToken,
+        status: 'waiting',
+        calls: 0,
+        served: 0,
+        refused: 0,
+        maxCallUsd: 0,
+        servedUsd: 0,
+        spendUsd: 0,
+      });
+    }
+
     print();
-    print(`Fleet: ${agents.length} agents, each in its own organization with its own API key`);
+    print(`Fleet: ${agents.length} agents in ${orgs.size} organizations, on ${keys.size} API keys`);
     print(
       renderTable(
-        ['agent', 'path', 'client', 'model', 'expected', 'behaviour'],
+        ['agent', 'org', 'key', 'session', 'path', 'client', 'model', 'expected', 'behaviour'],
         agents.map(({ spec, orgId }) => [
           spec.name + (orgId === stack.orgId ? ' *' : ''),
+          spec.org.label,
+          spec.key,
+          spec.session ?? '-',
           spec.path,
           spec.client,
           spec.models,
@@ -289,6 +403,13 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
         .join('\n'),
     );
     print(`  * in ${stack.orgId}, the organization the dashboard shows`);
+    for (const [org, { orgId }] of orgs) {
+      const settings = [
+        org.dailyCapUsd !== undefined ? `daily hard cap $${org.dailyCapUsd.toFixed(2)} (block)` : '',
+        ...Object.entries(org.policy ?? {}).map(([layer, v]) => `${layer} ${JSON.stringify(v)}`),
+      ].filter((x) => x !== '');
+      if (settings.length > 0) print(`  ${org.label} (${orgId}): ${settings.join('; ')}`);
+    }
     print();
 
     const live = new LiveView(out, tty, () => agents.map((a) => rowOf(a, false)), {
@@ -318,24 +439,44 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     })();
 
     const fleetStarted = Date.now();
-    const deadline = fleetStarted + (options.agentsTimeoutMs ?? 45_000);
+    let deadline = fleetStarted + CAPPED_PHASE_MS;
     const runawaysDone = () =>
       agents.every(
         (a) => a.spec.expectedLayer === null || (a.status !== 'running' && a.status !== 'waiting'),
       );
 
-    /** Which layer stopped an agent: the proxy's 429 names it; the SDK's block names the flag, read from the API. */
-    const stopReason = async (a: AgentRuntime, code: string): Promise<AgentRuntime['stoppedBy']> => {
-      let triggerType = code;
+    /**
+     * Which layer stopped an agent, and what the refusal covers. The proxy's 429 names the trigger (or,
+     * from admission, the hard cap); the SDK's names the flag's scope. Either way the flag itself, from
+     * `GET /v1/flags`, says its scope and trigger; a `budget_*_hard` refusal with no flag is admission's.
+     */
+    const stopReason = async (a: AgentRuntime, code: string): Promise<StoppedBy> => {
       const via = a.spec.path;
-      if (code === 'org_suspended') {
-        const b = await call<{ flag: { triggerType?: string } | null }>('GET', '/v1/budget', {
-          apiKey: a.apiKey,
-        });
-        triggerType = b.flag?.triggerType ?? 'unknown';
+      const { flags } = await call<{ flags: FlagView[] }>('GET', '/v1/flags', { idToken: a.idToken });
+      const applies = (f: FlagView) =>
+        f.state === 'SUSPENDED' &&
+        (f.scope === 'organization' ||
+          (f.scope === 'key' && f.keyId === a.keyId) ||
+          (f.scope === 'session' && f.keyId === a.keyId && f.sessionId === (a.spec.session ?? null)));
+      const sdkScope = SDK_SCOPE_CODES[code];
+      const flag = flags.find(
+        (f) => applies(f) && (sdkScope !== undefined ? f.scope === sdkScope : f.triggerType === code),
+      );
+      if (flag === undefined) {
+        const admission = /^budget_(daily|monthly)_hard$/.test(code);
+        const triggerType = code === 'hard_cap' ? 'budget_daily_hard' : code;
+        const { layer, name } = layerOfTrigger(triggerType);
+        return {
+          layer,
+          layerName: name,
+          triggerType,
+          via,
+          scope: admission || code === 'hard_cap' ? 'admission' : 'unknown',
+        };
       }
+      const triggerType = flag.triggerType ?? code;
       const { layer, name } = layerOfTrigger(triggerType);
-      return { layer, layerName: name, triggerType, via };
+      return { layer, layerName: name, triggerType, via, scope: flag.scope };
     };
 
     const runAgent = async (a: AgentRuntime): Promise<void> => {
@@ -353,55 +494,108 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
         return;
       }
       a.status = 'running';
-      for (let n = 1; ; n++) {
-        const healthyDone = a.spec.expectedLayer === null && n > (a.spec.minCalls ?? 1) && runawaysDone();
-        if (n > a.spec.maxCalls || healthyDone) {
-          a.status = a.spec.expectedLayer === null ? 'finished' : 'timed_out';
-          break;
-        }
-        if (n > 1) {
-          const pause = a.spec.paceMs(n);
-          if (Date.now() + pause >= deadline) {
-            a.status = a.spec.expectedLayer === null ? 'finished' : 'timed_out';
-            break;
+      // How the agent's workers ended (an object: the workers set it across awaits).
+      const end: { kind?: 'bounded' | 'refused' | 'failed' } = {};
+      const hasFailed = () => end.kind === 'failed';
+      let stopped: Promise<void> | undefined;
+
+      /** One worker: calls until refused, failed, the bound, or (healthy) the runaways are done. */
+      const worker = async (): Promise<void> => {
+        for (let own = 1; end.kind !== 'failed'; own++) {
+          // A healthy agent ends once every runaway is done and it has made a call since: its
+          // neighbours' kills did not stop it.
+          if (a.spec.expectedLayer === null && a.callsWhenRunawaysDone === undefined && runawaysDone())
+            a.callsWhenRunawaysDone = a.calls;
+          const healthyDone =
+            a.callsWhenRunawaysDone !== undefined &&
+            a.calls > a.callsWhenRunawaysDone &&
+            a.calls >= (a.spec.minCalls ?? 1);
+          if (a.calls >= a.spec.maxCalls || healthyDone) {
+            end.kind ??= 'bounded';
+            return;
           }
-          await sleep(pause);
-        }
-        a.calls = n;
-        try {
-          await callFn(n);
-        } catch (err) {
-          const refused = refusal(err);
-          if (refused) {
-            a.stoppedAtCall = n;
-            try {
-              a.stoppedBy = await stopReason(a, refused.code);
-            } catch (e) {
-              a.stoppedBy = {
-                layer: null,
-                layerName: 'unknown',
-                triggerType: refused.code,
-                via: a.spec.path,
-              };
-              a.error = describeError(e);
+          if (own > 1) {
+            const pause = a.spec.paceMs(a.calls + 1);
+            if (Date.now() + pause >= deadline) {
+              end.kind ??= 'bounded';
+              return;
             }
-            a.status = 'stopped';
-            const { state } = stateText(a);
-            live.event(`${a.spec.name}: ${state}${a.spec.path === 'sdk' ? ' (blocked by the SDK)' : ''}`);
-          } else {
-            a.status = 'failed';
-            a.error = describeError(err);
-            live.event(`${a.spec.name}: FAILED at call ${n}: ${a.error}`);
+            await sleep(pause);
+            if (hasFailed() || a.calls >= a.spec.maxCalls) return;
           }
-          break;
+          const n = ++a.calls;
+          try {
+            const r = await callFn(n);
+            a.served++;
+            if (r.usage) {
+              const usd = gpt4oListUsd(r.usage);
+              a.servedUsd += usd;
+              a.maxCallUsd = Math.max(a.maxCallUsd, usd);
+            }
+          } catch (err) {
+            const refused = refusal(err);
+            if (refused === undefined) {
+              end.kind = 'failed';
+              a.error = describeError(err);
+              live.event(`${a.spec.name}: FAILED at call ${n}: ${a.error}`);
+              return;
+            }
+            a.refused++;
+            if (!hasFailed()) end.kind = 'refused';
+            if (a.stoppedAtCall === undefined || n < a.stoppedAtCall) a.stoppedAtCall = n;
+            stopped ??= stopReason(a, refused.code).then(
+              (by) => {
+                a.stoppedBy = by;
+              },
+              (e: unknown) => {
+                a.stoppedBy = {
+                  layer: null,
+                  layerName: 'unknown',
+                  triggerType: refused.code,
+                  via: a.spec.path,
+                  scope: 'unknown',
+                };
+                a.error = describeError(e);
+              },
+            );
+            return;
+          }
         }
-      }
-      if (a.status === 'finished' || a.status === 'timed_out')
+      };
+      await Promise.all(Array.from({ length: a.spec.concurrency ?? 1 }, () => worker()));
+      await stopped;
+      if (end.kind === 'failed') {
+        a.status = 'failed';
+      } else if (end.kind === 'refused') {
+        a.status = 'stopped';
+        const { state } = stateText(a);
+        const where =
+          a.stoppedBy?.scope === 'admission'
+            ? ' (admission)'
+            : a.spec.path === 'sdk'
+              ? ' (blocked by the SDK)'
+              : '';
+        live.event(`${a.spec.name}: ${state}${where}`);
+      } else {
+        a.status = a.spec.expectedLayer === null ? 'finished' : 'timed_out';
         live.event(`${a.spec.name}: ${stateText(a).state}`);
+      }
     };
 
     live.start();
-    await Promise.all(agents.map((a) => runAgent(a)));
+    // Two phases. First the capped fleet: the relay's admission holds it without the pipeline, but its
+    // ~100 events queue ahead of everyone's in the stream; draining them before the runaways start keeps
+    // the guardrails' detection times those of a quiet stream.
+    const capped = agents.filter((a) => (a.spec.concurrency ?? 1) > 1);
+    if (capped.length > 0) {
+      live.event(`phase 1: ${capped.map((a) => a.spec.name).join(', ')} against its hard cap`);
+      await Promise.all(capped.map((a) => runAgent(a)));
+      await Promise.race([stack.drain(), sleep(DRAIN_WAIT_MS)]);
+    }
+    const rest = agents.filter((a) => !capped.includes(a));
+    live.event(`phase 2: ${rest.length} agents, one runaway per layer, kills scoped to what ran away`);
+    deadline = Date.now() + (options.agentsTimeoutMs ?? 35_000);
+    await Promise.all(rest.map((a) => runAgent(a)));
     const fleetMs = Date.now() - fleetStarted;
     polling = false;
     await poller;
@@ -414,9 +608,21 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
       agents.map(async (a) => {
         try {
           const { trips } = await call<{
-            trips: Array<{ triggerType: string; message: string; at: string }>;
-          }>('GET', '/v1/guardrails/trips?limit=10', { idToken: a.idToken });
-          const first = [...trips].sort((x, y) => x.at.localeCompare(y.at))[0];
+            trips: Array<{
+              triggerType: string;
+              message: string;
+              at: string;
+              keyId?: string | null;
+              sessionId?: string | null;
+            }>;
+          }>('GET', '/v1/guardrails/trips?limit=200', { idToken: a.idToken });
+          // The agent's own trips: sent by its key, from its session or from none.
+          const own = trips.filter(
+            (t) =>
+              t.keyId === a.keyId &&
+              (t.sessionId === null || t.sessionId === undefined || t.sessionId === a.spec.session),
+          );
+          const first = own.sort((x, y) => x.at.localeCompare(y.at))[0];
           if (first)
             a.trip = {
               layer: layerOfTrigger(first.triggerType).layer,
@@ -451,19 +657,27 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
       }
       const by = a.stoppedBy;
       const head = by
-        ? `layer ${by.layer ?? '?'} (${by.layerName}) stopped ${a.spec.name} at call ${a.stoppedAtCall ?? '?'}` +
-          (by.via === 'sdk' ? ', blocked by the SDK' : ', refused by the proxy')
+        ? `layer ${by.layer ?? '?'} (${by.layerName}) stopped ${a.spec.name} at call ${a.stoppedAtCall ?? '?'}, ` +
+          `${by.via === 'sdk' ? 'blocked by the SDK' : by.scope === 'admission' ? "refused by the proxy's admission" : 'refused by the proxy'}` +
+          ` (${scopeText(a, by)})`
         : `${a.spec.name}: ${stateText(a).state}`;
       print(`  ${head}`);
       if (a.trip) print(`      trip: ${a.trip.message}`);
+      // A kill narrower than the organization: which of its neighbours kept working to the end.
+      if (by && (by.scope === 'session' || by.scope === 'key')) {
+        const kept = agents
+          .filter((o) => o !== a && o.orgId === a.orgId && o.status === 'finished')
+          .map(
+            (o) =>
+              `${o.spec.name} (${o.keyId === a.keyId ? 'same key' : 'other key'}` +
+              `${o.spec.session ? `, session ${o.spec.session}` : ''}, ${o.calls} calls)`,
+          );
+        if (kept.length > 0) print(`      kept working to the end: ${kept.join('; ')}`);
+      }
     }
-    const sdkRunaway = agents.find((a) => a.spec.path === 'sdk' && a.spec.expectedLayer !== null);
-    if (sdkRunaway) {
-      print(
-        `  (the SDK re-reads its organization's flag at most every 30 s, so ${sdkRunaway.spec.name} runs on ` +
-          'after its trip until that read; the proxy checks the flag on every request)',
-      );
-    }
+
+    const admission = await admissionOutcome(agents, call);
+    if (admission) printAdmission(print, admission);
 
     // The forecast of the dashboard's organization.
     let forecast: DemoResult['forecast'] = null;
@@ -496,8 +710,14 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
       path: a.spec.path,
       expectedLayer: a.spec.expectedLayer,
       orgId: a.orgId,
+      key: a.spec.key,
+      session: a.spec.session ?? null,
       status: a.status === 'waiting' || a.status === 'running' ? 'timed_out' : a.status,
       calls: a.calls,
+      served: a.served,
+      ...(a.callsWhenRunawaysDone !== undefined
+        ? { callsAfterRunaways: a.calls - a.callsWhenRunawaysDone }
+        : {}),
       spendUsd: a.spendUsd,
       ...(a.stoppedAtCall !== undefined ? { stoppedAtCall: a.stoppedAtCall } : {}),
       ...(a.stoppedBy ? { stoppedBy: a.stoppedBy } : {}),
@@ -532,6 +752,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
       ok,
       agents: outcomes,
       forecast,
+      admission,
       dashboardUrl: stack.dashboardUrl,
       fleetMs,
       ...(options.keep ? { stack } : {}),
@@ -542,6 +763,113 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     await stopStack().catch(() => undefined);
     throw err;
   }
+}
+
+/** `GET /v1/flags` rows (CONTRACTS.md §1). */
+interface FlagView {
+  scope: 'organization' | 'key' | 'session';
+  keyId: string | null;
+  sessionId: string | null;
+  state: 'SUSPENDED' | 'THROTTLED';
+  triggerType: string | null;
+}
+
+/** The SDK's synthetic 429 names the flag's scope, not its trigger (sdk/src/budget.ts). */
+const SDK_SCOPE_CODES: Readonly<Record<string, FlagView['scope']>> = {
+  org_suspended: 'organization',
+  key_suspended: 'key',
+  session_suspended: 'session',
+};
+
+/** gpt-4o's list prices (OpenAI, per token): $2.50 / M input, $10.00 / M output. */
+const GPT4O_INPUT_USD = 2.5e-6;
+const GPT4O_OUTPUT_USD = 10e-6;
+
+/** A served call's cost from its usage, at gpt-4o's list prices (the capped fleet's model). */
+function gpt4oListUsd(usage: CallUsage): number {
+  return usage.promptTokens * GPT4O_INPUT_USD + usage.completionTokens * GPT4O_OUTPUT_USD;
+}
+
+function scopeText(a: AgentRuntime, by: StoppedBy): string {
+  switch (by.scope) {
+    case 'session':
+      return `session ${a.spec.session ?? '?'} of key ${a.spec.key}`;
+    case 'key':
+      return `key ${a.spec.key}`;
+    case 'organization':
+      return `organization ${a.orgId}`;
+    case 'admission':
+      return `hard cap of ${a.orgId}`;
+    case 'unknown':
+      return 'scope unknown';
+  }
+}
+
+type ApiCall = ReturnType<typeof api>;
+
+/** The capped concurrent agent's organization after the fleet, from `GET /v1/budget` (admission panel). */
+async function admissionOutcome(
+  agents: readonly AgentRuntime[],
+  call: ApiCall,
+): Promise<AdmissionOutcome | null> {
+  const a = agents.find((x) => (x.spec.concurrency ?? 1) > 1 && x.spec.org.dailyCapUsd !== undefined);
+  if (a === undefined) return null;
+  const b = await call<{
+    spend: { todayUsd: number };
+    admission?: {
+      day: {
+        capUsd: number | null;
+        settledUsd: number;
+        reservedUsd: number;
+        outstandingReservations: number;
+      };
+    };
+  }>('GET', '/v1/budget', { apiKey: a.apiKey });
+  const day = b.admission?.day;
+  // Without the admission panel (an older server), the ledger's spend stands in for the settled spend.
+  const settledUsd = day?.settledUsd ?? b.spend.todayUsd;
+  const capUsd = day?.capUsd ?? a.spec.org.dailyCapUsd ?? null;
+  return {
+    agent: a.spec.name,
+    orgId: a.orgId,
+    concurrency: a.spec.concurrency ?? 1,
+    served: a.served,
+    refused: a.refused,
+    capUsd,
+    settledUsd,
+    reservedUsd: day?.reservedUsd ?? 0,
+    outstandingReservations: day?.outstandingReservations ?? 0,
+    spendTodayUsd: b.spend.todayUsd,
+    maxCallUsd: a.maxCallUsd,
+    servedUsd: a.servedUsd,
+    overshootUsd: capUsd === null ? 0 : Math.max(0, settledUsd - capUsd),
+    headroomUsd: capUsd === null ? 0 : capUsd - settledUsd,
+  };
+}
+
+function printAdmission(print: (line?: string) => void, r: AdmissionOutcome): void {
+  print();
+  print(
+    `Admission: ${r.agent}, ${r.concurrency} concurrent workers in ${r.orgId}, held at its daily hard cap ` +
+      '(GET /v1/budget, admission.day)',
+  );
+  const cap = r.capUsd === null ? 'none' : formatUsd(r.capUsd);
+  const rows: [string, string][] = [
+    ['daily hard cap', cap],
+    ['calls served / refused', `${r.served} / ${r.refused}`],
+    ['settled by the relay', formatUsd(r.settledUsd)],
+    ['still reserved', `${formatUsd(r.reservedUsd)} (${r.outstandingReservations} calls)`],
+    ['ledger spend today', formatUsd(r.spendTodayUsd)],
+    ['served calls at list price', `${formatUsd(r.servedUsd)} (one call ≤ ${formatUsd(r.maxCallUsd)})`],
+    ['spend past the cap', `${formatUsd(r.overshootUsd)} (bound: one call, ${formatUsd(r.maxCallUsd)})`],
+    ['left under the cap', `${formatUsd(r.headroomUsd)} (less than one call's worst case: refused)`],
+  ];
+  print(
+    renderTable(['', ''], rows)
+      .slice(2)
+      .map((l) => `  ${l}`)
+      .join('\n'),
+  );
 }
 
 const HORIZON_NAMES: Record<string, string> = {

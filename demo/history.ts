@@ -24,8 +24,8 @@ const HOURLY_PROFILE = [
 
 /**
  * `days` full UTC days of gpt-4o calls ending at the start of today (UTC): about 10 calls on a weekday
- * and a third of that on weekends, ≈ $0.25 a weekday: well under a $2 daily cap, so history alone trips
- * nothing. Calls are minutes apart and their sizes vary, so no guardrail layer sees a loop or a burst in
+ * and a third of that on weekends, ≈ $0.25 a weekday. It is ingested before the organization's $0.30
+ * daily cap is set (a busy past day may pass it), so history alone trips nothing. Calls are minutes apart and their sizes vary, so no guardrail layer sees a loop or a burst in
  * them. Few events on purpose: each one goes through both consumers (≈ 13 ms) before the fleet starts.
  * Deterministic for a given `now`'s day.
  */

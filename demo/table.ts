@@ -11,6 +11,8 @@ export interface Output {
 /** What the table shows of one agent. */
 export interface AgentRow {
   readonly name: string;
+  /** The agent's organization (its label). */
+  readonly org: string;
   readonly path: string;
   /** 'healthy' or 'layer N'. */
   readonly expected: string;
@@ -66,11 +68,21 @@ export function renderTable(
 
 /** The agents table, one line per agent (plus the header and rule). */
 export function agentTable(rows: readonly AgentRow[], final = false): string[] {
-  const headers = ['agent', 'path', 'expected', 'calls', 'spend', 'state', ...(final ? ['ok'] : [])];
+  const headers = [
+    'agent',
+    'org',
+    'path',
+    'expected',
+    'calls',
+    'org spend',
+    'state',
+    ...(final ? ['ok'] : []),
+  ];
   return renderTable(
     headers,
     rows.map((r) => [
       r.name,
+      r.org,
       r.path,
       r.expected,
       String(r.calls),
@@ -78,7 +90,7 @@ export function agentTable(rows: readonly AgentRow[], final = false): string[] {
       r.state,
       ...(final ? [r.verdict ? 'yes' : 'NO'] : []),
     ]),
-    [3, 4],
+    [4, 5],
   );
 }
 
@@ -139,7 +151,8 @@ export class LiveView {
     const rows = this.rows();
     const count = (tone: AgentRow['tone']) => rows.filter((r) => r.tone === tone).length;
     const calls = rows.reduce((n, r) => n + r.calls, 0);
-    const spend = rows.reduce((n, r) => n + r.spendUsd, 0);
+    // Spend is per organization: agents sharing one count it once.
+    const spend = [...new Map(rows.map((r) => [r.org, r.spendUsd])).values()].reduce((n, v) => n + v, 0);
     this.out.write(
       `[${this.elapsed().padStart(6)}] ${calls} calls, ${formatUsd(spend)} spent; ` +
         `running ${count('running')}, stopped ${count('stopped')}, finished ${count('good')}` +
