@@ -41,7 +41,16 @@ describeWithHandlers('SpendguardSecrets', () => {
     expect(
       withPepper.map((f) => f.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME).sort(),
     ).toEqual(
-      ['api', 'enforce', 'forecast', 'guardrail-consumer', 'ingest', 'pricing-consumer', 'relay'].sort(),
+      [
+        'api',
+        'enforce',
+        'forecast',
+        'guardrail-consumer',
+        'ingest',
+        'pricing-consumer',
+        'reconciliation',
+        'relay',
+      ].sort(),
     );
   });
 });

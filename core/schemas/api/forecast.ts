@@ -150,5 +150,8 @@ export type ForecastRunBody = z.infer<typeof forecastRunSchema>;
 
 /** Path of GET /v1/forecast/runs/{runId}. */
 export const forecastRunPathSchema = z.strictObject({
-  runId: z.string().min(1).max(80).meta({ description: 'From POST /v1/forecast/run.' }),
+  runId: z.string().min(1).max(80).meta({
+    description: 'From POST /v1/forecast/run.',
+    example: 'od-3f2a9c0d1b4e5f60-1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed',
+  }),
 });
