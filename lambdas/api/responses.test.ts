@@ -284,7 +284,7 @@ describe('every GET route answers as the OpenAPI document says', () => {
     const pushed = await call(enforce, 'POST /api/guardrails/enforce', { token, body: push });
     expect([pushed.status, nonConformance('POST /api/guardrails/enforce', pushed)]).toEqual([200, []]);
     const run = await api('POST /v1/forecast/run', { token });
-        expect([run.status, nonConformance('POST /v1/forecast/run', run)]).toEqual([202, []]);
+    expect([run.status, nonConformance('POST /v1/forecast/run', run)]).toEqual([202, []]);
     forecastRunId = (run.body as { runId: string }).runId;
     await forecastRuns.settled();
     const cred = await api('PUT /v1/reconciliation/credentials', {

@@ -10,7 +10,8 @@ import type { Services } from '../shared/services';
 
 export interface PricingConsumerDeps {
   /** `pricingRates` is optional: without it every event is priced from the registry. */
-  services: Pick<Services, 'ledger' | 'aggregates' | 'dedupe' | 'now'> & Partial<Pick<Services, 'pricingRates'>>;
+  services: Pick<Services, 'ledger' | 'aggregates' | 'dedupe' | 'now'> &
+    Partial<Pick<Services, 'pricingRates'>>;
   /** The price registry in force: the latest weekly snapshot where one was fetched, else the bundled data. */
   registry: () => Promise<PriceRegistry>;
   logger: Logger;

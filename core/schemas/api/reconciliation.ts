@@ -68,12 +68,10 @@ export const reconciliationResponseSchema = z
       .array(
         z.strictObject({
           provider,
-          message: z
-            .string()
-            .meta({
-              description: 'What failed (never a credential).',
-              example: 'openai: /v1/organization/costs answered 401',
-            }),
+          message: z.string().meta({
+            description: 'What failed (never a credential).',
+            example: 'openai: /v1/organization/costs answered 401',
+          }),
         }),
       )
       .meta({ description: 'Providers whose reports could not be read in this run.' }),

@@ -11,13 +11,11 @@ import {
   budgetLeaseReleaseRequestSchema,
   budgetLeaseRequestSchema,
   type BudgetLeaseResponse,
-  type LeaseEnforcement,
 } from '../../../core/schemas/api/budget-lease';
 import { LeaseContentionError } from '../../shared/budget-leases';
 import { enforcementFor } from '../../shared/enforcement-state';
 import { httpErrors, json, parseJsonBody } from '../../shared/http';
 import type { Principal } from '../../shared/principal';
-import type { Services } from '../../shared/services';
 import type { Route } from './types';
 
 /** The organization scope (the one scope today: core/admission/budget-scopes). */
