@@ -18,4 +18,9 @@ module.exports = {
   transformIgnorePatterns: ['/node_modules/(?!@middy/)'],
   setupFiles: ['<rootDir>/test/jest/env.js'],
   testTimeout: 30000,
+  // Jest's default is one worker per core less one: a single worker on a 2-core machine. Most suites
+  // wait on I/O (the stand-ins, child processes, a browser), so 150 % of the cores halves the wall time
+  // (measured on 2 cores: 268 s with 1 worker, 127 s with 3) and keeps `npm test` under 4 minutes.
+  // A number, not '150%': that string in a config file was taken as 150 workers.
+  maxWorkers: Math.ceil(require('node:os').availableParallelism() * 1.5),
 };
