@@ -10,7 +10,8 @@ import https from 'node:https';
 import type { EventEnvelope } from '../../core/events/telemetry-event';
 import { constantTimeEqual } from '../../core/keys';
 import type { TelemetryEvent } from '../../core/events/telemetry-event';
-import { calculateCost, nanosToUsd, usdToNanos } from '../../core/pricing';
+import { costOfEvent } from '../../core/ledger/event-cost';
+import { calculateCost, getDefaultPriceRegistry, nanosToUsd } from '../../core/pricing';
 import { providerBySlug, requestFlavorOf, type ProviderEntry } from '../../core/providers';
 import type { NormalizedUsage, TokenCounter } from '../../core/usage';
 import { noopMetrics, type MetricsSink } from '../edge-guard/metrics';
@@ -595,22 +596,8 @@ export function registryPriceUsd(provider: string, usage: NormalizedUsage, tsMs:
  */
 export function actualCostNanos(event: TelemetryEvent): number | null {
   try {
-    if (event.providerCostUsd !== null) return usdToNanos(event.providerCostUsd);
-    return calculateCost({
-      provider: event.provider,
-      at: event.ts,
-      model: event.model,
-      serviceTier: event.serviceTier,
-      usage: {
-        model: event.model,
-        inputTokens: event.inputTokens,
-        cacheReadTokens: event.cacheReadTokens,
-        cacheWrite5mTokens: event.cacheWrite5mTokens,
-        cacheWrite1hTokens: event.cacheWrite1hTokens,
-        outputTokens: event.outputTokens,
-        reasoningTokens: event.reasoningTokens,
-      },
-    }).costNanos;
+    // The pipeline's own cost decision (provider-reported first, tool fees included), on the bundled prices.
+    return costOfEvent(event, getDefaultPriceRegistry()).costNanos;
   } catch {
     return null;
   }
