@@ -61,6 +61,35 @@ function bounds(days: readonly string[]): { start: number; end: number } {
   return { start: Date.parse(`${first}T00:00:00Z`), end: Date.parse(`${last}T00:00:00Z`) + 86_400_000 };
 }
 
+/**
+ * Every page of one report path of `provider`, grouped by `groupBy` (the parameter is `group_by` at OpenAI,
+ * `group_by[]` at Anthropic), following `next_page` through {@link allPages}.
+ */
+function pagedReport(
+  r: ReportRequest,
+  provider: 'openai' | 'anthropic',
+  base: ReadonlyArray<[string, string]>,
+  groupByParam: string,
+  headers: Record<string, string>,
+) {
+  return <P extends ReportPage>(path: string, groupBy: string, schema: z.ZodType<P>) =>
+    allPages(
+      (page) =>
+        getReport(
+          r.fetch,
+          url(r.baseUrl, path, [
+            ...base,
+            [groupByParam, groupBy],
+            ...(page ? [['page', page] as [string, string]] : []),
+          ]),
+          headers,
+          schema,
+          provider,
+        ),
+      provider,
+    );
+}
+
 export async function openAiReport(r: ReportRequest): Promise<ProviderReport> {
   const { start, end } = bounds(r.days);
   const headers = { authorization: `Bearer ${r.adminKey}` };
@@ -71,22 +100,7 @@ export async function openAiReport(r: ReportRequest): Promise<ProviderReport> {
     ['bucket_width', '1d'],
     ['limit', limit],
   ];
-  const paged = <P extends ReportPage>(path: string, groupBy: string, schema: z.ZodType<P>) =>
-    allPages(
-      (page) =>
-        getReport(
-          r.fetch,
-          url(r.baseUrl, path, [
-            ...base,
-            ['group_by', groupBy],
-            ...(page ? [['page', page] as [string, string]] : []),
-          ]),
-          headers,
-          schema,
-          'openai',
-        ),
-      'openai',
-    );
+  const paged = pagedReport(r, 'openai', base, 'group_by', headers);
   const [completions, embeddings, costs] = await Promise.all([
     paged('/v1/organization/usage/completions', 'model', openAiUsagePageSchema),
     paged('/v1/organization/usage/embeddings', 'model', openAiUsagePageSchema),
@@ -109,22 +123,7 @@ export async function anthropicReport(r: ReportRequest): Promise<ProviderReport>
     ['bucket_width', '1d'],
     ['limit', String(r.pageLimit ?? 31)],
   ];
-  const paged = <P extends ReportPage>(path: string, groupBy: string, schema: z.ZodType<P>) =>
-    allPages(
-      (page) =>
-        getReport(
-          r.fetch,
-          url(r.baseUrl, path, [
-            ...base,
-            ['group_by[]', groupBy],
-            ...(page ? [['page', page] as [string, string]] : []),
-          ]),
-          headers,
-          schema,
-          'anthropic',
-        ),
-      'anthropic',
-    );
+  const paged = pagedReport(r, 'anthropic', base, 'group_by[]', headers);
   const [usage, costs] = await Promise.all([
     paged('/v1/organizations/usage_report/messages', 'model', anthropicUsagePageSchema),
     paged('/v1/organizations/cost_report', 'description', anthropicCostPageSchema),
