@@ -15,6 +15,12 @@ const RATE_WINDOW_MS = 10_000;
 /** A holder stops using a slice this long before its expiry (clock skew between holder and store). */
 export const EXPIRY_GUARD_MS = 2_000;
 
+/**
+ * A holder with calls in flight renews, and an idle one with unreported spend returns its slice, this long
+ * before its expiry guard begins: time for one store operation to land while the slice is still live.
+ */
+export const LEASE_REPORT_LEAD_MS = 3_000;
+
 /** A snapshot sent with a renewal; {@link LeaseHolderState.applyGrant} subtracts exactly what it reported. */
 export interface PendingReport {
   readonly request: LeaseRequest;
@@ -52,6 +58,31 @@ export class LeaseHolderState {
   /** Whether the lease (or the uncapped answer) is current at `nowMs`. */
   isCurrent(nowMs: number): boolean {
     return this.capped !== undefined && nowMs < this.expiresAtMs - this.expiryGuardMs;
+  }
+
+  /**
+   * When this holder must next talk to the store without a call asking it to (ms), or null when it holds
+   * nothing that could lapse. Spend a slice covered has to reach the item while the slice is live: once it
+   * expires, its unused part is free to other holders, so calls still in flight (renew) or settled spend
+   * not yet reported (release, when idle) would no longer count against the cap.
+   *
+   * Busy: `expiresAt − guard − lead`, or at once if that has passed (a container thawed late); but a slice
+   * that ends at midnight UTC cannot be extended by renewing before it: just after it, so a renewal at
+   * day's end is not repeated in a loop. Idle: at once if that has passed.
+   */
+  nextLeaseActionAtMs(nowMs: number): number | null {
+    if (this.renewing || this.capped !== true) return null;
+    const at = this.expiresAtMs - this.expiryGuardMs - LEASE_REPORT_LEAD_MS;
+    if (this.reservations > 0) {
+      // Slices never outlive the UTC day (86,400,000 ms in epoch time): renew once the store is in the new
+      // day for sure (past the expiry by the skew guard).
+      if (at <= nowMs && this.expiresAtMs % 86_400_000 === 0) {
+        return Math.max(nowMs, this.expiresAtMs + this.expiryGuardMs);
+      }
+      return Math.max(nowMs, at);
+    }
+    if (this.unreportedNanos > 0) return Math.max(nowMs, at);
+    return null;
   }
 
   /** What a new reservation may use now. */

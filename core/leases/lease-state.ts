@@ -7,7 +7,10 @@
  *
  *     settled[p] + Σ live slices ≤ cap[p]        (a slice is "live" until its expiry)
  *
- * so as long as each holder spends only within its slice, spend never passes the cap. Slices are sized by
+ * so as long as each holder spends only within its slice, spend never passes the cap. "Settled" is the larger of
+ * two figures: what holders reported, and what the pipeline's aggregates recorded as last read by a writer
+ * (spend that no holder reports: telemetry ingest, an SDK without a lease, a holder that vanished before
+ * reporting). Both are lower bounds of the true spend, so their maximum is one too: it never over-refuses. Slices are sized by
  * the holder's spend rate (few writes far from the cap) and shrink with what is left (a fair share of the
  * remainder), so near the cap a slice is exactly the call waiting for it: admission becomes per call and
  * exact. A slice expires at `min(now + ttl, end of the day)`: a holder that vanished strands its slice only
@@ -46,6 +49,11 @@ export interface LeaseState {
   readonly month: string;
   /** Spend reported by holders in the current day and month, nano-USD. */
   readonly settled: Readonly<Record<BudgetPeriod, number>>;
+  /**
+   * The pipeline's day and month aggregates as last observed by a writer, nano-USD (see
+   * {@link observeRecorded}). Admission counts `max(settled, recorded)` per period: see {@link settledSpend}.
+   */
+  readonly recorded: Readonly<Record<BudgetPeriod, number>>;
   readonly holders: Readonly<Record<string, HolderLease>>;
 }
 
@@ -143,15 +151,52 @@ export function periodEndMs(p: BudgetPeriod, nowMs: number): number {
   return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
 }
 
-/** A fresh item for the periods of `nowMs`, settled spend seeded (e.g. from the pipeline's aggregates). */
-export function emptyLeaseState(nowMs: number, seed: Partial<Record<BudgetPeriod, number>> = {}): LeaseState {
+/** A fresh item for the periods of `nowMs`, with the pipeline's recorded spend (its aggregates) if known. */
+export function emptyLeaseState(
+  nowMs: number,
+  recorded: Partial<Record<BudgetPeriod, number>> = {},
+): LeaseState {
   const p = periodsAt(nowMs);
   return {
     version: 0,
     day: p.day,
     month: p.month,
-    settled: { day: seed.day ?? 0, month: seed.month ?? 0 },
+    settled: { day: 0, month: 0 },
+    recorded: { day: recorded.day ?? 0, month: recorded.month ?? 0 },
     holders: {},
+  };
+}
+
+/**
+ * The spend admission counts per period: the larger of what holders reported and what the pipeline
+ * recorded. Each is at most the true spend, so the maximum never counts a call twice; it misses only spend
+ * that neither has seen yet (calls still in flight, or settled in the last moments before the pipeline).
+ */
+export function settledSpend(state: LeaseState): Record<BudgetPeriod, number> {
+  return {
+    day: Math.max(state.settled.day, state.recorded.day),
+    month: Math.max(state.settled.month, state.recorded.month),
+  };
+}
+
+/**
+ * The state with the pipeline's aggregates for the periods of `nowMs` observed (they only grow within a
+ * period; an older, smaller reading changes nothing). Writers call it before granting or releasing, so
+ * spend that never passed a holder still counts against the cap within one aggregate read.
+ */
+export function observeRecorded(
+  state: LeaseState,
+  observed: Partial<Record<BudgetPeriod, number>>,
+  nowMs: number,
+): LeaseState {
+  const rolled = rollover(state, nowMs);
+  const clean = (n: number | undefined) => (typeof n === 'number' && Number.isFinite(n) ? Math.max(0, n) : 0);
+  return {
+    ...rolled,
+    recorded: {
+      day: Math.max(rolled.recorded.day, clean(observed.day)),
+      month: Math.max(rolled.recorded.month, clean(observed.month)),
+    },
   };
 }
 
@@ -170,6 +215,10 @@ export function rollover(state: LeaseState, nowMs: number): LeaseState {
     settled: {
       day: p.day === state.day ? state.settled.day : 0,
       month: p.month === state.month ? state.settled.month : 0,
+    },
+    recorded: {
+      day: p.day === state.day ? state.recorded.day : 0,
+      month: p.month === state.month ? state.recorded.month : 0,
     },
     holders,
   };
@@ -242,18 +291,19 @@ export function grantLease(
   }
 
   const others = othersLeased(rolled, req.holderId);
+  const counted = settledSpend({ ...rolled, settled });
   let free = Number.POSITIVE_INFINITY;
   let roomAfterSettled = Number.POSITIVE_INFINITY;
   let tightest: BudgetPeriod = 'day';
   for (const period of BUDGET_PERIODS) {
     const cap = caps[period];
     if (cap === null) continue;
-    const f = cap - settled[period] - others;
+    const f = cap - counted[period] - others;
     if (f < free) {
       free = f;
       tightest = period;
     }
-    roomAfterSettled = Math.min(roomAfterSettled, cap - settled[period]);
+    roomAfterSettled = Math.min(roomAfterSettled, cap - counted[period]);
   }
   const reserved = Math.max(0, Math.round(req.reservedNanos));
   const need = Math.max(0, Math.round(req.needNanos));
@@ -330,9 +380,10 @@ export function admissionView(
   const rolled = rollover(state, nowMs);
   const live = Object.values(rolled.holders);
   const sum = (f: (h: HolderLease) => number) => live.reduce((n, h) => n + f(h), 0);
+  const counted = settledSpend(rolled);
   const view = (period: BudgetPeriod): AdmissionPeriodView => ({
     capNanos: caps[period],
-    settledNanos: rolled.settled[period],
+    settledNanos: counted[period],
     reservedNanos: sum((h) => h.reservedNanos),
     outstandingReservations: sum((h) => h.reservations),
     leasedNanos: sum((h) => h.sliceNanos),

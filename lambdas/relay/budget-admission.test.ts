@@ -8,6 +8,7 @@ import http from 'node:http';
 import { startProxyHarness, TEST_ORG, type ProxyHarness } from '../../local/proxy/test-support';
 import { mockPromptTokens } from '../../local/mock-providers/tokens';
 import { BudgetLeases } from '../shared/budget-leases';
+import { LeaseAdmission } from './budget-admission';
 import { MemoryBudgetLeaseStore, type BudgetLeaseStore } from '../shared/stores/budget-lease-store';
 import type { OrgConfigStore } from '../shared/stores/org-config-store';
 
@@ -165,6 +166,75 @@ describe('relay admission', () => {
     // the first call takes the lease (one read of the absent item, one write); the slice covers the rest
     expect(store.saves).toBe(1);
     expect(store.loads).toBe(1);
+  });
+});
+
+describe('the lease timer', () => {
+  const T0 = Date.parse('2026-11-23T12:00:00.000Z');
+  const scope = { kind: 'organization' as const, orgId: TEST_ORG };
+  const call = () => ({
+    provider: 'openai',
+    flavor: 'openai' as const,
+    model: 'gpt-4o-mini',
+    body: Buffer.from(JSON.stringify(CHAT)),
+    atMs: Date.now(),
+  });
+  beforeEach(() =>
+    jest.useFakeTimers({ now: T0, doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] }),
+  );
+  afterEach(() => jest.useRealTimers());
+
+  it("reports an idle container's spend before its slice lapses, so no other holder can spend it again", async () => {
+    const store = new MemoryBudgetLeaseStore();
+    const leases = new BudgetLeases({ store, config: configWith(1), now: Date.now });
+    const a = new LeaseAdmission({ leases, holderId: 'relay-a' });
+    const d = await a.admit(TEST_ORG, call());
+    if (d.kind !== 'admitted') throw new Error('expected the call to be admitted');
+    d.ticket.settle(7_000);
+    let view = await leases.view(scope, { day: 1_000_000_000, month: null });
+    expect(view.day).toMatchObject({ settledNanos: 0, holders: 1 }); // far from the cap: no write per call
+    await jest.advanceTimersByTimeAsync(25_000); // 30 s slice − 2 s guard − 3 s lead
+    view = await leases.view(scope, { day: 1_000_000_000, month: null });
+    expect(view.day).toMatchObject({ settledNanos: 7_000, leasedNanos: 0, holders: 0 });
+    expect(a.holderOf(TEST_ORG)?.unreportedNanos).toBe(0);
+    await a.releaseAll();
+  });
+
+  it('keeps the slice of a call longer than the lease alive, so its reservation stays counted', async () => {
+    const store = new MemoryBudgetLeaseStore();
+    const leases = new BudgetLeases({ store, config: configWith(1), now: Date.now });
+    const a = new LeaseAdmission({ leases, holderId: 'relay-a' });
+    const d = await a.admit(TEST_ORG, call());
+    if (d.kind !== 'admitted') throw new Error('expected the call to be admitted');
+    await jest.advanceTimersByTimeAsync(95_000); // a long reasoning call, three lease lifetimes
+    const view = await leases.view(scope, { day: 1_000_000_000, month: null });
+    expect(view.day).toMatchObject({
+      holders: 1,
+      reservedNanos: d.ticket.reservedNanos,
+      outstandingReservations: 1,
+    });
+    d.ticket.settle(5_000);
+    await a.releaseAll();
+  });
+
+  it('backs off while the store is down instead of retrying in a loop', async () => {
+    const store = new MemoryBudgetLeaseStore();
+    const leases = new BudgetLeases({ store, config: configWith(1), now: Date.now });
+    const a = new LeaseAdmission({ leases, holderId: 'relay-a' });
+    const d = await a.admit(TEST_ORG, call());
+    if (d.kind !== 'admitted') throw new Error('expected the call to be admitted');
+    d.ticket.settle(7_000);
+    let attempts = 0;
+    store.save = () => {
+      attempts++;
+      return Promise.reject(new Error('store down'));
+    };
+    await jest.advanceTimersByTimeAsync(25_000 + 60_000);
+    // tries at 25 s, then after 1, 2, 4, 8, 16 and 32 s: seven attempts in the minute, not sixty
+    expect(attempts).toBeGreaterThanOrEqual(1);
+    expect(attempts).toBeLessThanOrEqual(7);
+    expect(a.holderOf(TEST_ORG)?.unreportedNanos).toBe(7_000); // still owed, sent with the next report
+    await a.releaseAll();
   });
 });
 

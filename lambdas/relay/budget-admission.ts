@@ -72,7 +72,13 @@ interface ScopeEntry {
   /** The item as this holder last wrote it (saves a read when nobody else wrote since). */
   state?: LeaseState;
   caps?: { value: CapsNanos; atMs: number };
-  renewal?: Promise<LeaseGrant | 'failed'>;
+  /** The lease operation in flight (a renewal, or the release of an idle slice). */
+  renewal?: Promise<LeaseGrant | 'failed' | 'released'>;
+  /** The lease timer (see {@link LeaseAdmission.armLeaseTimer}) and the instant it is set for. */
+  leaseTimer?: { handle: ReturnType<typeof setTimeout>; atMs: number };
+  /** Store failures in a row; the lease timer backs off exponentially (1 s … 60 s) while they last. */
+  storeFailures: number;
+  timerNotBeforeMs: number;
   lastUseMs: number;
   /** After a store failure, calls fail open at once until then (no timeout paid per call). */
   failedUntilMs: number;
@@ -156,18 +162,11 @@ export class LeaseAdmission implements RelayAdmission {
 
   /** Returns every slice this container holds (process shutdown). Never rejects. */
   async releaseAll(): Promise<void> {
-    await Promise.all(
-      [...this.entries.values()].map(async (e) => {
-        if (e.holder.capped !== true || e.holder.renewing) return;
-        const report = e.holder.report(0, this.now());
-        try {
-          await this.opts.leases.release(e.scope, this.holderId, report.request.consumedNanos);
-          e.holder.applyRelease(report);
-        } catch {
-          e.holder.renewalFailed();
-        }
-      }),
-    );
+    await Promise.all([...this.entries.values()].map((e) => this.release(e)));
+    for (const e of this.entries.values()) {
+      if (e.leaseTimer !== undefined) clearTimeout(e.leaseTimer.handle);
+      e.leaseTimer = undefined;
+    }
   }
 
   /** The in-memory view of a scope (tests, the bench). */
@@ -184,6 +183,8 @@ export class LeaseAdmission implements RelayAdmission {
         holder: new LeaseHolderState(this.holderId),
         lastUseMs: 0,
         failedUntilMs: 0,
+        storeFailures: 0,
+        timerNotBeforeMs: 0,
         waitingNanos: 0,
         waiters: [],
       };
@@ -237,6 +238,7 @@ export class LeaseAdmission implements RelayAdmission {
         await e.renewal; // one renewal at a time; then try the fresh slice
       } else {
         const grant = await this.renew(e, cost, e.waitingNanos - cost);
+        if (grant === 'released') continue; // an idle slice was being returned: ask again
         if (grant === 'failed') {
           this.metrics.count('AdmissionFailOpen');
           return this.unreserved(e);
@@ -280,6 +282,7 @@ export class LeaseAdmission implements RelayAdmission {
   }
 
   private ticket(e: ScopeEntry, reserved: number): AdmissionDecision {
+    this.armLeaseTimer(e);
     let done = false;
     return {
       kind: 'admitted',
@@ -290,7 +293,7 @@ export class LeaseAdmission implements RelayAdmission {
           done = true;
           const now = this.now();
           e.holder.settle(reserved, actual === null ? reserved : actual, now);
-          this.afterSettle(e, now);
+          this.afterSettle(e);
         },
       },
     };
@@ -307,17 +310,88 @@ export class LeaseAdmission implements RelayAdmission {
           if (done || actual === null) return;
           done = true;
           e.holder.record(actual, this.now());
+          this.armLeaseTimer(e);
         },
       },
     };
   }
 
-  private afterSettle(e: ScopeEntry, now: number): void {
+  private afterSettle(e: ScopeEntry): void {
     const waiters = e.waiters.splice(0);
     for (const w of waiters) w();
+    this.armLeaseTimer(e);
+  }
+
+  /**
+   * Off the call path, a timer per scope: before the slice expires, a holder with calls in flight renews it
+   * and an idle one with unreported spend returns it (core/leases nextLeaseActionAtMs). Spend a slice has
+   * covered must reach the item while the slice is live; once it lapses its unused part is free to other
+   * holders. Armed once per slice (re-armed only when the instant changes), unref'd. A frozen Lambda
+   * container fires it late: that window is bound (b) of docs/admission.md.
+   */
+  private armLeaseTimer(e: ScopeEntry): void {
+    const now = this.now();
+    const due = e.holder.nextLeaseActionAtMs(now);
+    // After a store failure, not before the back-off ends (no retry loop against a store that is down).
+    const at = due === null ? null : Math.max(due, e.timerNotBeforeMs);
+    if (at === null) {
+      if (e.leaseTimer !== undefined) clearTimeout(e.leaseTimer.handle);
+      e.leaseTimer = undefined;
+      return;
+    }
+    if (e.leaseTimer?.atMs === at) return;
+    if (e.leaseTimer !== undefined) clearTimeout(e.leaseTimer.handle);
+    const handle = setTimeout(
+      () => {
+        e.leaseTimer = undefined;
+        const h = e.holder;
+        const due = h.nextLeaseActionAtMs(this.now());
+        if (due === null) return;
+        if (Math.max(due, e.timerNotBeforeMs) > this.now()) return this.armLeaseTimer(e);
+        if (h.reservations > 0) void this.renew(e, 0);
+        else void this.release(e);
+      },
+      Math.max(0, at - now),
+    );
+    handle.unref?.();
+    e.leaseTimer = { handle, atMs: at };
+  }
+
+  /** Calls fail open for a second; the lease timer waits 1 s, 2 s, 4 s … up to a minute. */
+  private storeFailed(e: ScopeEntry): void {
+    const now = this.now();
+    e.failedUntilMs = now + FAILED_STORE_BACKOFF_MS;
+    e.timerNotBeforeMs = now + Math.min(60_000, FAILED_STORE_BACKOFF_MS * 2 ** Math.min(6, e.storeFailures));
+    e.storeFailures++;
+  }
+
+  /** Returns the scope's slice and reports its spend, when nothing is in flight. Never rejects. */
+  private release(e: ScopeEntry): Promise<void> {
     const h = e.holder;
-    // Keep a lease with calls in flight alive (and report spend) before it expires; off the call path.
-    if (h.reservations > 0 && !h.renewing && h.expiresAtMs - now < 10_000) void this.renew(e, 0);
+    if (h.capped !== true || h.renewing || h.reservations > 0) return Promise.resolve();
+    const report = h.report(0, this.now());
+    const run = async (): Promise<'released'> => {
+      try {
+        await withTimeout(
+          this.opts.leases.release(e.scope, this.holderId, report.request.consumedNanos),
+          this.storeTimeoutMs,
+        );
+        e.state = undefined;
+        e.storeFailures = 0;
+        h.applyRelease(report);
+      } catch {
+        this.storeFailed(e);
+        h.renewalFailed();
+        e.renewal = undefined;
+        this.armLeaseTimer(e);
+      } finally {
+        e.renewal = undefined;
+      }
+      return 'released';
+    };
+    const p = run();
+    e.renewal = p;
+    return p.then(() => undefined);
   }
 
   private waitForSettlement(e: ScopeEntry, ms: number): Promise<void> {
@@ -340,7 +414,11 @@ export class LeaseAdmission implements RelayAdmission {
   }
 
   /** One lease operation for the scope; concurrent callers share it. */
-  private renew(e: ScopeEntry, needNanos: number, wantNanos = 0): Promise<LeaseGrant | 'failed'> {
+  private renew(
+    e: ScopeEntry,
+    needNanos: number,
+    wantNanos = 0,
+  ): Promise<LeaseGrant | 'failed' | 'released'> {
     if (e.renewal !== undefined) return e.renewal;
     const h = e.holder;
     const report = h.report(needNanos, this.now(), Math.max(0, wantNanos));
@@ -360,12 +438,17 @@ export class LeaseAdmission implements RelayAdmission {
         h.applyGrant(report, out.grant, this.now());
         // An uncapped answer is re-checked as often as the caps are re-read, so a new cap applies at once.
         if (!out.grant.capped) h.expiresAtMs = this.now() + this.capsTtlMs + EXPIRY_GUARD_MS;
+        e.renewal = undefined;
+        e.storeFailures = 0;
+        this.armLeaseTimer(e);
         return out.grant;
       } catch {
         // The slice this holder had stays usable until its expiry; the report is sent again next time.
         e.state = undefined;
-        e.failedUntilMs = this.now() + FAILED_STORE_BACKOFF_MS;
+        this.storeFailed(e);
         h.renewalFailed();
+        e.renewal = undefined;
+        this.armLeaseTimer(e);
         return 'failed';
       } finally {
         e.renewal = undefined;

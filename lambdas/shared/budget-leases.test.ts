@@ -117,6 +117,41 @@ describe('BudgetLeases on dynalite', () => {
     expect(view.day).toMatchObject({ settledNanos: 42_000_000, leasedNanos: 0, holders: 0 });
     expect(view.month).toMatchObject({ settledNanos: 42_000_000 });
   });
+
+  it('counts spend the pipeline recorded without any holder once the item exists, and a reported call once', async () => {
+    await cap('org_ingested', 1);
+    const scope = { kind: 'organization' as const, orgId: 'org_ingested' };
+    const holder = new LeaseHolderState('relay-1');
+    const first = holder.report(100_000_000, NOW);
+    holder.applyGrant(first, (await h.services.budgetLeases.take(scope, first.request)).grant, NOW);
+    expect(holder.tryReserve(100_000_000, NOW)).toBe(true);
+    holder.settle(100_000_000, 100_000_000, NOW);
+    // The relay's call reaches the ledger, and so does $0.50 an SDK without a lease sent to /api/ingest.
+    const event = (costNanos: number) => ({
+      ts: NOW - 1_000,
+      provider: 'openai',
+      model: 'gpt-4o',
+      projectId: null,
+      featureId: null,
+      inputTokens: 10,
+      outputTokens: 10,
+      costNanos,
+    });
+    await h.services.aggregates.applyRecord('org_ingested', '3', [
+      ...aggregateDeltas([event(100_000_000), event(500_000_000)]),
+    ]);
+    h.setNow(NOW + 1_500); // past the aggregates' one-second reuse
+    try {
+      const again = holder.report(300_000_000, NOW + 1_500);
+      const { grant } = await h.services.budgetLeases.take(scope, again.request);
+      // $1 − max(reported $0.10, recorded $0.60): the relay's $0.10 is in both and counts once.
+      expect(grant).toMatchObject({ roomNanos: 400_000_000, exhausted: false });
+      const view = await h.services.budgetLeases.view(scope, { day: 1_000_000_000, month: null });
+      expect(view.day.settledNanos).toBe(600_000_000);
+    } finally {
+      h.setNow(NOW);
+    }
+  });
 });
 
 describe('LeaseHolderState', () => {
@@ -162,5 +197,36 @@ describe('LeaseHolderState', () => {
     );
     expect(holder.tryReserve(1, NOW + 27_999)).toBe(true);
     expect(holder.tryReserve(1, NOW + 28_000)).toBe(false);
+  });
+
+  it('says when to talk to the store before the slice lapses: renew while busy, report when idle', () => {
+    const grant = (expiresAtMs: number) => ({
+      capped: true,
+      sliceNanos: 1_000,
+      exhausted: false,
+      settledLeavesNoRoom: false,
+      expiresAtMs,
+      retryAtMs: null,
+      refusedBy: null,
+      roomNanos: 1_000_000,
+      freeNanos: 1_000_000,
+    });
+    const holder = new LeaseHolderState('h');
+    holder.applyGrant(holder.report(0, NOW), grant(NOW + 30_000), NOW);
+    expect(holder.nextLeaseActionAtMs(NOW)).toBeNull(); // holds nothing anyone could lose
+    expect(holder.tryReserve(100, NOW)).toBe(true);
+    // 30 s slice − 2 s guard − 3 s for the store operation to land
+    expect(holder.nextLeaseActionAtMs(NOW)).toBe(NOW + 25_000);
+    holder.settle(100, 60, NOW + 1_000);
+    expect(holder.nextLeaseActionAtMs(NOW + 1_000)).toBe(NOW + 25_000);
+    expect(holder.nextLeaseActionAtMs(NOW + 26_000)).toBe(NOW + 26_000); // late (a thawed container): now
+    holder.report(0, NOW + 26_000);
+    expect(holder.nextLeaseActionAtMs(NOW + 26_000)).toBeNull(); // the report is on its way
+    // A busy slice that ends with the day: renewed just after midnight, not in a loop before it.
+    const midnight = Date.parse('2026-11-23T00:00:00.000Z');
+    const late = new LeaseHolderState('late');
+    late.applyGrant(late.report(0, midnight - 4_000), grant(midnight), midnight - 4_000);
+    expect(late.tryReserve(100, midnight - 4_000)).toBe(true);
+    expect(late.nextLeaseActionAtMs(midnight - 4_000)).toBe(midnight + 2_000);
   });
 });

@@ -9,6 +9,7 @@ import {
   DEFAULT_LEASE_POLICY,
   emptyLeaseState,
   grantLease,
+  observeRecorded,
   periodsAt,
   releaseLease,
   rollover,
@@ -24,6 +25,13 @@ import { aggregateSk } from '../../core/ledger/aggregate-deltas';
 import type { AggregateStore } from './stores/aggregate-store';
 import type { BudgetLeaseStore } from './stores/budget-lease-store';
 import type { OrgConfigStore } from './stores/org-config-store';
+
+/**
+ * How long one reading of the pipeline's aggregates serves lease writes of a scope. Near the cap every
+ * admission is a write; this keeps the extra read to one a second per container while spend that reached
+ * the pipeline without a holder (telemetry ingest, SDKs without leases) still counts within about a second.
+ */
+const RECORDED_TTL_MS = 1_000;
 
 /** Attempts of one lease operation before giving up (each lost race re-reads the item). */
 const MAX_ATTEMPTS = 10;
@@ -44,7 +52,10 @@ export class LeaseContentionError extends Error {
 export interface BudgetLeasesOptions {
   readonly store: BudgetLeaseStore;
   readonly config: OrgConfigStore;
-  /** Seeds a new item's settled spend from the pipeline's day and month aggregates. */
+  /**
+   * The pipeline's day and month aggregates, observed on every lease write (at most once a second per
+   * scope): settled spend counts what the pipeline recorded even when no holder reported it.
+   */
   readonly aggregates?: AggregateStore;
   readonly now: () => number;
   readonly policy?: LeasePolicy;
@@ -59,6 +70,10 @@ export interface LeaseOutcome {
 
 export class BudgetLeases {
   readonly policy: LeasePolicy;
+  private readonly recordedCache = new Map<
+    string,
+    { atMs: number; day: string; month: string; value: Partial<Record<BudgetPeriod, number>> }
+  >();
 
   constructor(private readonly opts: BudgetLeasesOptions) {
     this.policy = opts.policy ?? DEFAULT_LEASE_POLICY;
@@ -92,9 +107,12 @@ export class BudgetLeases {
     const fresh =
       known.state !== undefined && known.state.day === today.day && known.state.month === today.month;
     let current = fresh ? { state: known.state as LeaseState, exists: true } : undefined;
+    const recorded = await this.recorded(scope);
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const stored = current ?? (await this.load(scope));
-      const { state, grant } = grantLease(stored.state, req, caps, this.opts.now(), this.policy);
+      const now = this.opts.now();
+      const base = observeRecorded(stored.state, recorded, now);
+      const { state, grant } = grantLease(base, req, caps, now, this.policy);
       if (await this.opts.store.save(scope, state, stored.exists ? stored.state.version : undefined)) {
         return { grant, state, caps };
       }
@@ -109,7 +127,9 @@ export class BudgetLeases {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const stored = await this.load(scope);
       if (!stored.exists && consumedNanos === 0) return;
-      const next = releaseLease(stored.state, holderId, consumedNanos, this.opts.now());
+      const now = this.opts.now();
+      const base = observeRecorded(stored.state, await this.recorded(scope), now);
+      const next = releaseLease(base, holderId, consumedNanos, now);
       if (await this.opts.store.save(scope, next, stored.exists ? stored.state.version : undefined)) return;
       await backoff(attempt);
     }
@@ -118,45 +138,46 @@ export class BudgetLeases {
 
   /** The admission panel of `GET /v1/budget` (nano-USD). */
   async view(scope: BudgetScope, caps: CapsNanos): Promise<Record<BudgetPeriod, AdmissionPeriodView>> {
+    const [stored, recorded] = await Promise.all([this.opts.store.load(scope), this.recorded(scope)]);
     const now = this.opts.now();
-    const stored = await this.opts.store.load(scope);
-    return admissionView(stored ?? emptyLeaseState(now), caps, now);
+    return admissionView(observeRecorded(stored ?? emptyLeaseState(now), recorded, now), caps, now);
   }
 
+  /** The item, or a fresh one; an item of a past day (month) is rolled over to the current one. */
   private async load(scope: BudgetScope): Promise<{ state: LeaseState; exists: boolean }> {
     const stored = await this.opts.store.load(scope);
     const now = this.opts.now();
-    if (stored === undefined) return { state: emptyLeaseState(now, await this.seed(scope)), exists: false };
-    const p = periodsAt(now);
-    if (stored.day === p.day && stored.month === p.month) return { state: stored, exists: true };
-    // The first write of a new day (month): start from what the pipeline already recorded in it, which
-    // includes spend that no holder reported (calls made before any lease of the period).
-    const rolled = rollover(stored, now);
-    const seed = await this.seed(scope);
-    return {
-      state: {
-        ...rolled,
-        settled: {
-          day: Math.max(rolled.settled.day, seed.day ?? 0),
-          month: Math.max(rolled.settled.month, seed.month ?? 0),
-        },
-      },
-      exists: true,
-    };
+    if (stored === undefined) return { state: emptyLeaseState(now), exists: false };
+    return { state: rollover(stored, now), exists: true };
   }
 
-  /** Spend already recorded by the pipeline in the current day and month (a cap set mid-day counts it). */
-  private async seed(scope: BudgetScope): Promise<Partial<Record<BudgetPeriod, number>>> {
+  /**
+   * Spend the pipeline recorded in the current day and month, whatever path it came by (a cap set mid-day
+   * counts what was spent before it). Read at most once per {@link RECORDED_TTL_MS}; a failed read
+   * observes nothing new (the item keeps the last figure it saw).
+   */
+  private async recorded(scope: BudgetScope): Promise<Partial<Record<BudgetPeriod, number>>> {
     const aggregates = this.opts.aggregates;
     if (aggregates === undefined) return {};
-    const p = periodsAt(this.opts.now());
-    const [day, month] = await Promise.all([
-      aggregates.list(scope.orgId, aggregateSk.day(p.day)),
-      aggregates.list(scope.orgId, aggregateSk.month(p.month)),
-    ]);
-    return {
-      day: day.find((r) => r.sk === aggregateSk.day(p.day))?.costNanos ?? 0,
-      month: month.find((r) => r.sk === aggregateSk.month(p.month))?.costNanos ?? 0,
-    };
+    const now = this.opts.now();
+    const p = periodsAt(now);
+    const cached = this.recordedCache.get(scope.orgId);
+    if (cached?.day === p.day && cached.month === p.month && now - cached.atMs < RECORDED_TTL_MS) {
+      return cached.value;
+    }
+    try {
+      // A range of one key reads the period's total row only (a prefix would also read its per-model,
+      // per-project and per-feature rows).
+      const total = async (sk: string) => (await aggregates.range(scope.orgId, sk, sk))[0]?.costNanos ?? 0;
+      const [day, month] = await Promise.all([
+        total(aggregateSk.day(p.day)),
+        total(aggregateSk.month(p.month)),
+      ]);
+      const value = { day, month };
+      this.recordedCache.set(scope.orgId, { atMs: now, day: p.day, month: p.month, value });
+      return value;
+    } catch {
+      return {};
+    }
   }
 }

@@ -50,6 +50,7 @@ function fromItem(item: Record<string, unknown>): LeaseState {
     day: String(item.day ?? ''),
     month: String(item.month ?? ''),
     settled: { day: num(item.settledDayNanos), month: num(item.settledMonthNanos) },
+    recorded: { day: num(item.recordedDayNanos), month: num(item.recordedMonthNanos) },
     holders,
   };
 }
@@ -76,6 +77,8 @@ export class DynamoBudgetLeaseStore implements BudgetLeaseStore {
             month: next.month,
             settledDayNanos: next.settled.day,
             settledMonthNanos: next.settled.month,
+            recordedDayNanos: next.recorded.day,
+            recordedMonthNanos: next.recorded.month,
             holders: next.holders,
           },
           ...(expectedVersion === undefined
