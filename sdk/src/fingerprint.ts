@@ -15,11 +15,23 @@ import { sha256Hex } from './sha256';
 /** Containers nested deeper than this make a body unusable (core's MAX_JSON_DEPTH). */
 const MAX_DEPTH = 1000;
 
+/**
+ * Bodies longer than this (bytes, or UTF-16 code units for a string: core's `FINGERPRINT_BOUNDS.maxBytes`)
+ * are neither parsed nor fingerprinted here: the work per call stays bounded in the host's event loop
+ * (JSON.parse and the canonical form of 4 MiB take tens of milliseconds). Such calls are still recorded,
+ * without a fingerprint (layer 2 does not see them; the proxy hashes their raw bytes instead).
+ */
+export const MAX_FINGERPRINT_BODY = 4 * 1024 * 1024;
+
 let strictUtf8: InstanceType<typeof TextDecoder> | undefined;
 
-/** A request body parsed as JSON (bytes must be valid UTF-8), or undefined. Never throws. */
+/**
+ * A request body parsed as JSON (bytes must be valid UTF-8), or undefined (not JSON, or longer than
+ * {@link MAX_FINGERPRINT_BODY}). Never throws.
+ */
 export function parseRequestBody(body: string | Uint8Array | undefined): unknown {
   if (body === undefined) return undefined;
+  if ((typeof body === 'string' ? body.length : body.byteLength) > MAX_FINGERPRINT_BODY) return undefined;
   try {
     const text =
       typeof body === 'string'

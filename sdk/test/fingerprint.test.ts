@@ -10,7 +10,13 @@ import {
   REQUEST_FLAVORS,
   type RequestFlavor,
 } from '../../core/fingerprint';
-import { canonicalRequestText, fingerprintBody } from '../src/fingerprint';
+import { FINGERPRINT_BOUNDS } from '../../core/fingerprint/bounds';
+import {
+  canonicalRequestText,
+  fingerprintBody,
+  MAX_FINGERPRINT_BODY,
+  parseRequestBody,
+} from '../src/fingerprint';
 import { sha256Hex } from '../src/sha256';
 
 const memberArb = fc.oneof(fc.json(), fc.constant('null'), fc.constant('"x"'));
@@ -76,6 +82,34 @@ describe('canonicalRequestText', () => {
     ).toBe(
       fingerprintRequest('gemini', '{"contents":[{"parts":[{"text":"hi"}]}]}', { model: 'gemini-2.5-pro' }),
     );
+  });
+});
+
+describe('the byte bound', () => {
+  const chatOf = (chars: number) =>
+    JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'a'.repeat(chars) }] });
+  const overhead = chatOf(0).length;
+
+  it("is core's: bodies at the bound are fingerprinted as core does, one byte more not at all", () => {
+    expect(MAX_FINGERPRINT_BODY).toBe(FINGERPRINT_BOUNDS.maxBytes);
+    const atBound = chatOf(MAX_FINGERPRINT_BODY - overhead);
+    expect(atBound.length).toBe(MAX_FINGERPRINT_BODY);
+    expect(fingerprintBody('openai', atBound)).toBe(fingerprintRequest('openai', atBound));
+    const over = chatOf(MAX_FINGERPRINT_BODY - overhead + 1);
+    expect(fingerprintBody('openai', over)).toBeUndefined();
+    expect(fingerprintBody('openai', new TextEncoder().encode(over))).toBeUndefined();
+    expect(parseRequestBody(over)).toBeUndefined();
+  });
+
+  it('never parses a 6 MB body (the host would wait for JSON.parse and the canonical form)', () => {
+    const big = chatOf(6 * 1024 * 1024);
+    const parse = jest.spyOn(JSON, 'parse');
+    try {
+      expect(fingerprintBody('openai', big)).toBeUndefined();
+      expect(parse).not.toHaveBeenCalled();
+    } finally {
+      parse.mockRestore();
+    }
   });
 });
 
