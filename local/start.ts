@@ -8,6 +8,7 @@
  *   --notify-webhook URL  (SPENDGUARD_NOTIFY_WEBHOOK)                  soft-cap warnings and trips
  *   SPENDGUARD_UPSTREAM_OPENAI / _ANTHROPIC / _OPENROUTER / …          proxy upstream base URLs
  */
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startLocalStack } from './stack';
 
@@ -40,9 +41,13 @@ async function main(): Promise<void> {
     if (m?.[1] && value) upstreams[m[1].toLowerCase()] = value;
   }
   const started = Date.now();
+  const dataDir = values['data-dir'] ?? env.SPENDGUARD_DATA_DIR ?? '.spendguard';
+  const memory = values.memory ?? env.SPENDGUARD_MEMORY === '1';
+  // With --memory nothing is written, local.json included: the token is printed whole instead.
+  const infoFile = memory ? null : join(dataDir, 'local.json');
   const stack = await startLocalStack({
-    dataDir: values['data-dir'] ?? env.SPENDGUARD_DATA_DIR ?? '.spendguard',
-    memory: values.memory ?? env.SPENDGUARD_MEMORY === '1',
+    dataDir,
+    memory,
     apiPort: port(values.port ?? env.SPENDGUARD_API_PORT, 8787),
     proxyPort: port(values['proxy-port'] ?? env.SPENDGUARD_PROXY_PORT, 8788),
     mockProviders: values['mock-providers'] ?? env.SPENDGUARD_MOCK_PROVIDERS === '1',
@@ -58,10 +63,12 @@ async function main(): Promise<void> {
     `  Dashboard  ${stack.dashboardUrl}`,
     `  Org        ${stack.orgId}`,
     `  API key    ${stack.apiKey}`,
-    `  ID token   ${stack.idToken.slice(0, 24)}… (full token in .spendguard/local.json)`,
+    infoFile === null
+      ? `  ID token   ${stack.idToken}`
+      : `  ID token   ${stack.idToken.slice(0, 24)}… (full token in ${infoFile})`,
     ...(stack.mockProviderUrls
       ? [
-          '  Mock providers (also in local.json as mockProviderUrls):',
+          `  Mock providers${infoFile === null ? '' : ' (also in local.json as mockProviderUrls)'}:`,
           ...Object.entries(stack.mockProviderUrls).map(([name, url]) => `    ${name.padEnd(10)} ${url}`),
         ]
       : []),
