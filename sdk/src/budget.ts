@@ -142,11 +142,20 @@ export function blockedResponse(reason: BlockReason, nowMs: number): Response {
   let code: string;
   let retryAfter: number;
   let retry = false;
+  let type = 'budget_exceeded';
   if (reason.kind === 'budget') {
     const { breach } = reason;
     message = `Spendguard client budget exceeded: ${breach.period} spend $${usd(breach.spentNanos)} reached $${usd(breach.limitNanos)}; the provider was not called.`;
     code = 'client_budget';
     retryAfter = Math.ceil((breach.resetAtMs - nowMs) / 1000);
+  } else if (reason.kind === 'flag' && reason.flag.state === 'THROTTLED') {
+    // THROTTLED slows, it does not stop: the edge's `rate_limited` answer, and retrying then is welcome.
+    const { scope, triggerType } = reason.flag;
+    message = `Spendguard: ${FLAG_SUBJECT[scope]} THROTTLED by a guardrail${triggerType === null ? '' : ` (${triggerType})`}: one call per 6 s; the provider was not called.`;
+    code = `${scope === 'key' ? 'key' : scope === 'session' ? 'session' : 'org'}_throttled`;
+    retryAfter = reason.flag.retryAfterSeconds;
+    retry = true;
+    type = 'rate_limited';
   } else if (reason.kind === 'flag') {
     const { scope, triggerType } = reason.flag;
     message = `Spendguard: ${FLAG_SUBJECT[scope]} SUSPENDED by a guardrail${triggerType === null ? '' : ` (${triggerType})`}; the provider was not called.`;
@@ -162,7 +171,7 @@ export function blockedResponse(reason: BlockReason, nowMs: number): Response {
     retryAfter = 1;
     retry = true;
   }
-  const body = JSON.stringify({ error: { message, type: 'budget_exceeded', code } });
+  const body = JSON.stringify({ error: { message, type, code } });
   return new Response(body, {
     status: 429,
     statusText: 'Too Many Requests',

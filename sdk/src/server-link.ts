@@ -86,7 +86,7 @@ export class ServerLink {
     if (this.host.config.serverFlags) {
       const flag = this.enforcement.refusal(sessionId, now);
       if (flag !== null) {
-        this.host.log.debug(`blocked: ${flag.scope} SUSPENDED`);
+        this.host.log.debug(`blocked: ${flag.scope} ${flag.state}`);
         return blockedResponse({ kind: 'flag', flag }, now);
       }
     }

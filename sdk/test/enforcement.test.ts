@@ -7,7 +7,9 @@
 import fc from 'fast-check';
 import { shutdown, wrapFetch } from '../src';
 import type { Client } from '../src/client';
-import { EnforcementState } from '../src/enforcement';
+import { DEFAULT_THROTTLE_POLICY } from '../../lambdas/edge-guard/throttle';
+import { blockedResponse } from '../src/budget';
+import { EnforcementState, THROTTLE_INTERVAL_MS } from '../src/enforcement';
 import { sdkState } from '../src/tracked-fetch';
 import { startFakeIngest, TEST_API_KEY, type FakeIngest } from './helpers/fake-ingest';
 import { startFakeProvider, type FakeProvider } from './helpers/fake-provider';
@@ -184,7 +186,7 @@ describe('EnforcementState', () => {
     ...over,
   });
 
-  it('refuses exactly the calls an unexpired SUSPENDED flag applies to (property)', () => {
+  it('refuses every call an unexpired SUSPENDED flag applies to, and the second of two calls a THROTTLED one does (property)', () => {
     const sessions = ['s1', 's2', 's3'];
     const arbFlag = fc.record({
       scope: fc.constantFrom('organization', 'key', 'session'),
@@ -205,15 +207,18 @@ describe('EnforcementState', () => {
           };
           expect(state.apply(block, NOW)).toBe(true);
           const at = NOW + later;
-          const applies = flags.some(
-            (f) =>
-              f.state === 'SUSPENDED' &&
-              NOW + f.ttlMs > at &&
-              (f.scope !== 'session' || f.sessionId === sessionId),
-          );
+          const applies = (kind: string, t: number) =>
+            flags.some(
+              (f) =>
+                f.state === kind && NOW + f.ttlMs > t && (f.scope !== 'session' || f.sessionId === sessionId),
+            );
           const refusal = state.refusal(sessionId, at);
-          expect(refusal !== null).toBe(applies);
+          // A throttled scope lets its first call through: only SUSPENDED refuses it.
+          expect(refusal !== null).toBe(applies('SUSPENDED', at));
           if (refusal !== null) expect(refusal.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+          if (refusal !== null || applies('SUSPENDED', at + 1)) return;
+          const second = state.refusal(sessionId, at + 1);
+          expect(second?.state ?? null).toBe(applies('THROTTLED', at + 1) ? 'THROTTLED' : null);
         },
       ),
     );
@@ -245,6 +250,37 @@ describe('EnforcementState', () => {
     expect(state.refusal('any', NOW)).toMatchObject({ scope: 'key' });
     for (const bad of [null, 'x', {}, { flags: 'nope' }]) expect(state.apply(bad, NOW + 1)).toBe(false);
     expect(state.refusal('any', NOW + 1)).not.toBeNull();
+  });
+
+  it('THROTTLED: one call per 6 s per throttled scope, answered with a retryable rate_limited 429', async () => {
+    expect(DEFAULT_THROTTLE_POLICY).toEqual({ capacity: 1, refillIntervalMs: THROTTLE_INTERVAL_MS });
+    const state = new EnforcementState(null);
+    state.apply(
+      { blocked: false, flags: [flag({ state: 'THROTTLED', triggerType: 'request_burst', scope: 'key' })] },
+      NOW,
+    );
+    expect(state.refusal('s1', NOW)).toBeNull();
+    const refused = state.refusal('s2', NOW + 2_000); // the key's allowance is shared by its sessions
+    expect(refused).toMatchObject({ state: 'THROTTLED', scope: 'key', retryAfterSeconds: 4 });
+    expect(state.refusal('s2', NOW + 6_000)).toBeNull();
+    const res = blockedResponse({ kind: 'flag', flag: refused! }, NOW + 2_000);
+    expect(res.status).toBe(429);
+    expect(res.headers.get('retry-after')).toBe('4');
+    expect(res.headers.get('x-should-retry')).toBe('true');
+    expect(await res.json()).toMatchObject({ error: { type: 'rate_limited', code: 'key_throttled' } });
+    // SUSPENDED wins over THROTTLED; a throttled session leaves the key's other sessions alone.
+    state.apply(
+      {
+        blocked: false,
+        flags: [flag({ state: 'THROTTLED' }), flag({ state: 'SUSPENDED', sessionId: 's3' })],
+      },
+      NOW + 7_000,
+    );
+    expect(state.refusal('s3', NOW + 7_000)).toMatchObject({ state: 'SUSPENDED' });
+    expect(state.refusal('s1', NOW + 7_000)).toBeNull();
+    expect(state.refusal('s1', NOW + 7_001)).toMatchObject({ state: 'THROTTLED', scope: 'session' });
+    expect(state.refusal('s2', NOW + 7_001)).toBeNull();
+    expect(state.refusal('s2', NOW + 7_002)).toBeNull();
   });
 
   it('fails open once the backend has been unreachable for the fail-open delay', () => {
