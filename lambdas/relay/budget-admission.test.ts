@@ -184,12 +184,18 @@ describe('the lease timer', () => {
   );
   afterEach(() => jest.useRealTimers());
 
-  it("reports an idle container's spend before its slice lapses, so no other holder can spend it again", async () => {
+  /** A container under a $1 daily cap (far from it) that has admitted one call, its lease in memory. */
+  async function oneAdmittedCall() {
     const store = new MemoryBudgetLeaseStore();
     const leases = new BudgetLeases({ store, config: configWith(1), now: Date.now });
     const a = new LeaseAdmission({ leases, holderId: 'relay-a' });
     const d = await a.admit(TEST_ORG, call());
     if (d.kind !== 'admitted') throw new Error('expected the call to be admitted');
+    return { store, leases, a, d };
+  }
+
+  it("reports an idle container's spend before its slice lapses, so no other holder can spend it again", async () => {
+    const { leases, a, d } = await oneAdmittedCall();
     d.ticket.settle(7_000);
     let view = await leases.view(scope, { day: 1_000_000_000, month: null });
     expect(view.day).toMatchObject({ settledNanos: 0, holders: 1 }); // far from the cap: no write per call
@@ -201,11 +207,7 @@ describe('the lease timer', () => {
   });
 
   it('keeps the slice of a call longer than the lease alive, so its reservation stays counted', async () => {
-    const store = new MemoryBudgetLeaseStore();
-    const leases = new BudgetLeases({ store, config: configWith(1), now: Date.now });
-    const a = new LeaseAdmission({ leases, holderId: 'relay-a' });
-    const d = await a.admit(TEST_ORG, call());
-    if (d.kind !== 'admitted') throw new Error('expected the call to be admitted');
+    const { leases, a, d } = await oneAdmittedCall();
     await jest.advanceTimersByTimeAsync(95_000); // a long reasoning call, three lease lifetimes
     const view = await leases.view(scope, { day: 1_000_000_000, month: null });
     expect(view.day).toMatchObject({
@@ -218,11 +220,7 @@ describe('the lease timer', () => {
   });
 
   it('backs off while the store is down instead of retrying in a loop', async () => {
-    const store = new MemoryBudgetLeaseStore();
-    const leases = new BudgetLeases({ store, config: configWith(1), now: Date.now });
-    const a = new LeaseAdmission({ leases, holderId: 'relay-a' });
-    const d = await a.admit(TEST_ORG, call());
-    if (d.kind !== 'admitted') throw new Error('expected the call to be admitted');
+    const { store, a, d } = await oneAdmittedCall();
     d.ticket.settle(7_000);
     let attempts = 0;
     store.save = () => {

@@ -32,6 +32,26 @@ const request = (holderId: string, needNanos: number) => ({
   rateNanosPerSecond: 0,
 });
 
+/** Spend the pipeline recorded for `orgId` in Kinesis record `seq`: one gpt-4o call per cost, at `ts`. */
+function recordSpend(orgId: string, seq: string, ts: number, ...costs: number[]): Promise<void> {
+  return h.services.aggregates.applyRecord(
+    orgId,
+    seq,
+    aggregateDeltas(
+      costs.map((costNanos) => ({
+        ts,
+        provider: 'openai',
+        model: 'gpt-4o',
+        projectId: null,
+        featureId: null,
+        inputTokens: 10,
+        outputTokens: 10,
+        costNanos,
+      })),
+    ),
+  );
+}
+
 describe('BudgetLeases on dynalite', () => {
   it('never grants more than the cap to holders racing for the same item', async () => {
     await cap('org_race', 0.1); // 100,000,000 nanos
@@ -52,20 +72,7 @@ describe('BudgetLeases on dynalite', () => {
 
   it('seeds a new item with what the pipeline already recorded today', async () => {
     await cap('org_seeded', 1);
-    await h.services.aggregates.applyRecord('org_seeded', '1', [
-      ...aggregateDeltas([
-        {
-          ts: NOW - 3_600_000,
-          provider: 'openai',
-          model: 'gpt-4o',
-          projectId: null,
-          featureId: null,
-          inputTokens: 1000,
-          outputTokens: 100,
-          costNanos: 700_000_000,
-        },
-      ]),
-    ]);
+    await recordSpend('org_seeded', '1', NOW - 3_600_000, 700_000_000);
     const scope = { kind: 'organization' as const, orgId: 'org_seeded' };
     const { grant } = await h.services.budgetLeases.take(scope, request('h', 400_000_000));
     // $1 cap − $0.70 already spent: a $0.40 call cannot fit, and only because of settled spend
@@ -80,20 +87,7 @@ describe('BudgetLeases on dynalite', () => {
     const tomorrow = NOW + 86_400_000;
     h.setNow(tomorrow);
     try {
-      await h.services.aggregates.applyRecord('org_nextday', '2', [
-        ...aggregateDeltas([
-          {
-            ts: tomorrow - 60_000,
-            provider: 'openai',
-            model: 'gpt-4o',
-            projectId: null,
-            featureId: null,
-            inputTokens: 10,
-            outputTokens: 10,
-            costNanos: 250_000_000,
-          },
-        ]),
-      ]);
+      await recordSpend('org_nextday', '2', tomorrow - 60_000, 250_000_000);
       // the holder's cached copy of yesterday's item is not trusted for today
       const { grant } = await h.services.budgetLeases.take(scope, request('h', 0), {
         state: yesterday.state,
@@ -104,14 +98,20 @@ describe('BudgetLeases on dynalite', () => {
     }
   });
 
-  it('a release settles the report and returns the slice', async () => {
-    await cap('org_release', 1);
-    const scope = { kind: 'organization' as const, orgId: 'org_release' };
+  /** A relay holder under a $1 daily cap that reserved `worst` and settled the call at `actual`. */
+  async function settledCall(orgId: string, worst: number, actual: number) {
+    await cap(orgId, 1);
+    const scope = { kind: 'organization' as const, orgId };
     const holder = new LeaseHolderState('relay-1');
-    const first = holder.report(50_000_000, NOW);
+    const first = holder.report(worst, NOW);
     holder.applyGrant(first, (await h.services.budgetLeases.take(scope, first.request)).grant, NOW);
-    expect(holder.tryReserve(50_000_000, NOW)).toBe(true);
-    holder.settle(50_000_000, 42_000_000, NOW);
+    expect(holder.tryReserve(worst, NOW)).toBe(true);
+    holder.settle(worst, actual, NOW);
+    return { scope, holder };
+  }
+
+  it('a release settles the report and returns the slice', async () => {
+    const { scope, holder } = await settledCall('org_release', 50_000_000, 42_000_000);
     await h.services.budgetLeases.release(scope, 'relay-1', holder.unreportedNanos);
     const view = await h.services.budgetLeases.view(scope, { day: 1_000_000_000, month: null });
     expect(view.day).toMatchObject({ settledNanos: 42_000_000, leasedNanos: 0, holders: 0 });
@@ -119,27 +119,9 @@ describe('BudgetLeases on dynalite', () => {
   });
 
   it('counts spend the pipeline recorded without any holder once the item exists, and a reported call once', async () => {
-    await cap('org_ingested', 1);
-    const scope = { kind: 'organization' as const, orgId: 'org_ingested' };
-    const holder = new LeaseHolderState('relay-1');
-    const first = holder.report(100_000_000, NOW);
-    holder.applyGrant(first, (await h.services.budgetLeases.take(scope, first.request)).grant, NOW);
-    expect(holder.tryReserve(100_000_000, NOW)).toBe(true);
-    holder.settle(100_000_000, 100_000_000, NOW);
+    const { scope, holder } = await settledCall('org_ingested', 100_000_000, 100_000_000);
     // The relay's call reaches the ledger, and so does $0.50 an SDK without a lease sent to /api/ingest.
-    const event = (costNanos: number) => ({
-      ts: NOW - 1_000,
-      provider: 'openai',
-      model: 'gpt-4o',
-      projectId: null,
-      featureId: null,
-      inputTokens: 10,
-      outputTokens: 10,
-      costNanos,
-    });
-    await h.services.aggregates.applyRecord('org_ingested', '3', [
-      ...aggregateDeltas([event(100_000_000), event(500_000_000)]),
-    ]);
+    await recordSpend('org_ingested', '3', NOW - 1_000, 100_000_000, 500_000_000);
     h.setNow(NOW + 1_500); // past the aggregates' one-second reuse
     try {
       const again = holder.report(300_000_000, NOW + 1_500);
