@@ -38,6 +38,27 @@ describe('KeyedTokenBuckets', () => {
     );
   });
 
+  it('earns a token exactly every interval at any fractional rate, refused just before (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 60_000 }),
+        fc.array(fc.integer({ min: 1, max: 1_000 }), { maxLength: 20 }),
+        (intervalMs, probes) => {
+          const b = new KeyedTokenBuckets({ burst: 1, perSecond: 1000 / intervalMs });
+          let last = 0;
+          expect(b.take('k', last).allowed).toBe(true);
+          for (const p of probes) {
+            // probes before the next token (refused, and they must not delay it), then the token
+            const early = last + Math.floor(((intervalMs - 1) * p) / 1000);
+            if (early < last + intervalMs) expect(b.take('k', early).allowed).toBe(false);
+            last += intervalMs;
+            expect(b.take('k', last).allowed).toBe(true);
+          }
+        },
+      ),
+    );
+  });
+
   it('remembers at most maxKeys callers (least recently used forgotten)', () => {
     const b = new KeyedTokenBuckets({ burst: 1, perSecond: 0.001, maxKeys: 2 });
     b.take('a', 0);

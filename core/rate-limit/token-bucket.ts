@@ -19,6 +19,9 @@ export interface TokenBucketOptions {
 export type BucketDecision =
   { readonly allowed: true } | { readonly allowed: false; readonly retryAfterSeconds: number };
 
+/** Rounding slack of the fractional refill (far below any real rate's token). */
+const TOKEN_EPSILON = 1e-9;
+
 interface Bucket {
   tokens: number;
   atMs: number;
@@ -61,11 +64,14 @@ export class KeyedTokenBuckets {
       };
     }
     this.buckets.set(key, bucket);
-    if (bucket.tokens >= 1) {
-      bucket.tokens -= 1;
+    // A token earned in several fractional steps (1/6 + 4.999/6 + 0.001/6) can fall a hair short of 1.
+    if (bucket.tokens >= 1 - TOKEN_EPSILON) {
+      bucket.tokens = Math.max(0, bucket.tokens - 1);
       return { allowed: true };
     }
-    return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - bucket.tokens) / perSecond)) };
+    // Whole milliseconds first: (1 − 1/6) / (1/6) is 5.000000000000001 in floating point, not 5.
+    const waitMs = Math.round(((1 - bucket.tokens) / perSecond) * 1000);
+    return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
   }
 
   /** Callers currently remembered. */

@@ -2,7 +2,7 @@ import type { FlagRecord } from '../shared/stores/flag-store';
 import fc from 'fast-check';
 import { outranks } from '../shared/stores/flag-store';
 import { decide, MISSING_KEY_RESPONSE, toFlagLookup, toFlagLookupOfItems } from './decide';
-import { TokenBucketLimiter } from './throttle';
+import { throttleBuckets } from './throttle';
 
 const NOW = Date.UTC(2026, 10, 22, 10, 0, 0);
 
@@ -27,7 +27,7 @@ function flag(
   };
 }
 
-const ctx = () => ({ limiter: new TokenBucketLimiter(), bucketKey: 'k' });
+const ctx = () => ({ limiter: throttleBuckets(), bucketKey: 'k' });
 
 describe('decide', () => {
   it('answers a SUSPENDED flag with the 429 Budget Exceeded contract', () => {
@@ -109,7 +109,7 @@ describe('decide', () => {
   });
 
   it('keeps separate buckets per key', () => {
-    const limiter = new TokenBucketLimiter();
+    const limiter = throttleBuckets();
     const f = flag('THROTTLED', 1800);
     expect(decide(f, NOW, { limiter, bucketKey: 'a' }).action).toBe('forward');
     expect(decide(f, NOW, { limiter, bucketKey: 'b' }).action).toBe('forward');
@@ -124,12 +124,13 @@ describe('decide', () => {
   });
 });
 
-describe('TokenBucketLimiter', () => {
+describe('throttleBuckets', () => {
   it('allows a burst of `capacity`, then one per interval, and stays bounded in keys', () => {
-    const limiter = new TokenBucketLimiter({ capacity: 3, refillIntervalMs: 1000 }, 2);
-    expect([0, 1, 2, 3].map((t) => limiter.take('k', t).ok)).toEqual([true, true, true, false]);
-    expect(limiter.take('k', 999)).toEqual({ ok: false, retryAfterMs: 1 });
-    expect(limiter.take('k', 1000).ok).toBe(true);
+    const limiter = throttleBuckets({ capacity: 3, refillIntervalMs: 1000 }, 2);
+    expect([0, 1, 2, 3].map((t) => limiter.take('k', t).allowed)).toEqual([true, true, true, false]);
+    expect(limiter.take('k', 999)).toEqual({ allowed: false, retryAfterSeconds: 1 });
+    expect(limiter.take('k', 1003).allowed).toBe(true);
+    expect(limiter.take('k', 1004).allowed).toBe(false);
     limiter.take('x', 0);
     limiter.take('y', 0);
     expect(limiter.size).toBe(2);

@@ -9,7 +9,7 @@ import {
   type FlagRecord,
   type FlagScope,
 } from '../shared/stores/flag-store';
-import type { TokenBucketLimiter } from './throttle';
+import type { KeyedTokenBuckets } from '../../core/rate-limit/token-bucket';
 
 /** Why a request went through unchecked (the `Reason` of the `GuardFailOpen` metric). */
 export type FailOpenReason =
@@ -70,7 +70,7 @@ export const FORWARD: GuardDecision = Object.freeze({ action: 'forward' });
 /** What {@link decide} needs besides the flag. */
 export interface DecideContext {
   /** Token buckets for THROTTLED keys. */
-  readonly limiter: TokenBucketLimiter;
+  readonly limiter: KeyedTokenBuckets;
   /**
    * The bucket key. @default the flag's item key, so a throttled session is metered apart from its
    * key's other sessions (item keys are opaque: no raw key or session id).
@@ -102,12 +102,8 @@ export function decide(flag: FlagLookup, nowMs: number, ctx: DecideContext): Gua
     return { action: 'respond', reason: 'suspended', response: budgetExceeded(flag, seconds) };
   }
   const taken = ctx.limiter.take(ctx.bucketKey ?? flag.flagKey, nowMs);
-  if (taken.ok) return { action: 'forward', throttled: true };
-  return {
-    action: 'respond',
-    reason: 'throttled',
-    response: rateLimited(flag, Math.max(1, Math.ceil(taken.retryAfterMs / 1000))),
-  };
+  if (taken.allowed) return { action: 'forward', throttled: true };
+  return { action: 'respond', reason: 'throttled', response: rateLimited(flag, taken.retryAfterSeconds) };
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json', 'cache-control': 'no-store' } as const;

@@ -17,7 +17,8 @@ import {
 } from './decide';
 import { FlagCache } from './flag-cache';
 import { noopMetrics, type MetricsSink } from './metrics';
-import { DEFAULT_THROTTLE_POLICY, TokenBucketLimiter, type ThrottlePolicy } from './throttle';
+import type { KeyedTokenBuckets } from '../../core/rate-limit/token-bucket';
+import { throttleBuckets, type ThrottlePolicy } from './throttle';
 
 /**
  * Reads flag items by item key in one round trip: the raw items found (validated by the guard), in any
@@ -61,7 +62,7 @@ export const DEFAULT_GUARD_CACHE_TTL_MS = 1000;
  */
 export class EdgeGuard {
   private readonly cache: FlagCache;
-  private readonly limiter: TokenBucketLimiter;
+  private readonly limiter: KeyedTokenBuckets;
   private readonly metrics: MetricsSink;
   private readonly now: () => number;
   private readonly timeoutMs: number;
@@ -75,7 +76,7 @@ export class EdgeGuard {
   constructor(private readonly opts: EdgeGuardOptions) {
     this.maxKeys = opts.cacheMaxEntries ?? 10_000;
     this.cache = new FlagCache(opts.cacheTtlMs ?? DEFAULT_GUARD_CACHE_TTL_MS, this.maxKeys);
-    this.limiter = new TokenBucketLimiter(opts.throttle ?? DEFAULT_THROTTLE_POLICY, this.maxKeys);
+    this.limiter = throttleBuckets(opts.throttle, this.maxKeys);
     this.decideContext = { limiter: this.limiter };
     this.metrics = opts.metrics ?? noopMetrics;
     this.now = opts.now ?? Date.now;

@@ -13,8 +13,8 @@ export type { DecideContext, FailOpenReason, FlagLookup, GuardDecision, GuardRes
 export { FlagCache } from './flag-cache';
 export { DEFAULT_GUARD_CACHE_TTL_MS, EdgeGuard, flagSourceFromStore } from './guard';
 export type { EdgeGuardOptions, FlagSource } from './guard';
-export { DEFAULT_THROTTLE_POLICY, TokenBucketLimiter } from './throttle';
-export type { TakeResult, ThrottlePolicy } from './throttle';
+export { DEFAULT_THROTTLE_POLICY, throttleBuckets } from './throttle';
+export type { ThrottlePolicy } from './throttle';
 export { EmfMetrics, MemoryMetrics, noopMetrics } from './metrics';
 export type { EmfMetricsOptions, MetricName, MetricsSink } from './metrics';
 export {

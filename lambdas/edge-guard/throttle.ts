@@ -10,6 +10,8 @@
  * policy rate times the containers serving the key. It is a brake, not an exact quota.
  */
 
+import { KeyedTokenBuckets } from '../../core/rate-limit/token-bucket';
+
 /** Token bucket parameters. */
 export interface ThrottlePolicy {
   /** Requests a key may send back to back. @default 1 */
@@ -20,57 +22,17 @@ export interface ThrottlePolicy {
 
 export const DEFAULT_THROTTLE_POLICY: ThrottlePolicy = Object.freeze({ capacity: 1, refillIntervalMs: 6000 });
 
-/** The outcome of {@link TokenBucketLimiter.take}. */
-export type TakeResult = { readonly ok: true } | { readonly ok: false; readonly retryAfterMs: number };
-
-interface Bucket {
-  tokens: number;
-  at: number;
-}
-
 /**
- * Token buckets per key, bounded in number (the least recently used key is forgotten first; a
- * forgotten key starts again with a full bucket, which errs on the side of letting requests through).
+ * The per-key token buckets of a THROTTLED flag (core/rate-limit, the one token bucket of the codebase):
+ * `capacity` at once, then one request per `refillIntervalMs`, at most `maxKeys` keys remembered.
  */
-export class TokenBucketLimiter {
-  private readonly buckets = new Map<string, Bucket>();
-  private readonly capacity: number;
-  private readonly interval: number;
-
-  constructor(
-    policy: ThrottlePolicy = DEFAULT_THROTTLE_POLICY,
-    private readonly maxKeys = 10_000,
-  ) {
-    this.capacity = Math.max(1, Math.floor(policy.capacity));
-    this.interval = Math.max(1, policy.refillIntervalMs);
-  }
-
-  /** Takes one token for `key` at `nowMs`, or says how long until one is available. */
-  take(key: string, nowMs: number): TakeResult {
-    let bucket = this.buckets.get(key);
-    if (bucket === undefined) {
-      bucket = { tokens: this.capacity, at: nowMs };
-      if (this.buckets.size >= this.maxKeys) this.buckets.delete(this.buckets.keys().next().value as string);
-    } else {
-      this.buckets.delete(key); // re-inserted below: Map order doubles as recency order
-      const elapsed = Math.max(0, nowMs - bucket.at);
-      const earned = Math.floor(elapsed / this.interval);
-      if (earned > 0) {
-        bucket.tokens = Math.min(this.capacity, bucket.tokens + earned);
-        bucket.at = bucket.tokens === this.capacity ? nowMs : bucket.at + earned * this.interval;
-      }
-    }
-    this.buckets.set(key, bucket);
-    if (bucket.tokens >= 1) {
-      if (bucket.tokens === this.capacity) bucket.at = nowMs;
-      bucket.tokens -= 1;
-      return { ok: true };
-    }
-    return { ok: false, retryAfterMs: Math.max(1, bucket.at + this.interval - nowMs) };
-  }
-
-  /** Number of keys tracked. */
-  get size(): number {
-    return this.buckets.size;
-  }
+export function throttleBuckets(
+  policy: ThrottlePolicy = DEFAULT_THROTTLE_POLICY,
+  maxKeys = 10_000,
+): KeyedTokenBuckets {
+  return new KeyedTokenBuckets({
+    burst: Math.max(1, Math.floor(policy.capacity)),
+    perSecond: 1000 / Math.max(1, policy.refillIntervalMs),
+    maxKeys,
+  });
 }
