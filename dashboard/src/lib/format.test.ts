@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import {
+  costSourceLabel,
   estimateMarker,
   formatDuration,
   formatUsd,
@@ -53,6 +54,13 @@ describe('labels and markers', () => {
     ['restOfMonth', 'Rest of month'],
     ['next7Days', 'Next 7 days'],
   ])('humanize(%s) = %s', (key, label) => expect(humanize(key)).toBe(label));
+
+  it.each([
+    ['PROVIDER_REPORTED', 'provider-reported'],
+    ['ORG_RATE', 'own rate'],
+    ['PROVIDER_REGISTRY', 'registry'],
+    ['FALLBACK_ECONOMICS', 'fallback'],
+  ])('costSourceLabel(%s) = %s', (source, label) => expect(costSourceLabel(source)).toBe(label));
 
   it('marks estimates est / ~est', () => {
     expect(estimateMarker({ estimated: false, costSource: 'FALLBACK_ECONOMICS' })).toBe('');

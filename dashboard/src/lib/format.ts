@@ -125,6 +125,9 @@ export function estimateMarker(entry: { estimated: boolean; costSource: string }
 export function costSourceLabel(costSource: string): string {
   if (costSource === 'PROVIDER_REGISTRY') return 'registry';
   if (costSource === 'FALLBACK_ECONOMICS') return 'fallback';
+  // What the provider said it charged (OpenRouter usage.cost), and the organization's own rate.
+  if (costSource === 'PROVIDER_REPORTED') return 'provider-reported';
+  if (costSource === 'ORG_RATE') return 'own rate';
   return costSource.toLowerCase();
 }
 
