@@ -61,9 +61,12 @@ export const API_ROUTES: readonly RouteSpec[] = [
   { method: POST, path: '/v1/reconciliation/run', target: 'api', auth: 'person' },
   { method: GET, path: '/v1/reconciliation/credentials', target: 'api', auth: 'person' },
   { method: PUT, path: '/v1/reconciliation/credentials', target: 'api', auth: 'person' },
+  { method: DELETE, path: '/v1/reconciliation/credentials/{provider}', target: 'api', auth: 'person' },
   { method: GET, path: '/v1/sessions', target: 'api', auth: 'person' },
   { method: GET, path: '/v1/pricing/rates', target: 'api', auth: 'person' },
   { method: PUT, path: '/v1/pricing/rates', target: 'api', auth: 'person' },
+  { method: GET, path: '/v1/audit', target: 'api', auth: 'person' },
+  { method: PUT, path: '/v1/audit/settings', target: 'api', auth: 'person' },
 ];
 
 /** Default-stage throttling (requests per second, steady and burst) for the whole API. */
@@ -116,7 +119,8 @@ export class SpendguardApi extends Construct {
       description: 'POST /api/guardrails/enforce: push or clear a kill flag (organization, key or session)',
       defaults: props.functionDefaults,
     });
-    data.bindDataTable(this.enforceFunction, ['GetItem', 'Query']);
+    // PutItem: the audit entry of every push and clear (and the owner claim of an organization's first person).
+    data.bindDataTable(this.enforceFunction, ['GetItem', 'PutItem', 'Query']);
     data.bindFlagsTable(this.enforceFunction, ['PutItem', 'Query', 'DeleteItem']);
     secrets.bindPepper(this.enforceFunction);
     bindCognito(this.enforceFunction);

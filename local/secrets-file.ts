@@ -25,7 +25,7 @@ export async function loadOrCreateSecrets(path: string | undefined): Promise<Loc
     // first start: create below
   }
   const secrets = fresh();
-  await mkdir(dirname(path), { recursive: true });
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   await writeFile(path, JSON.stringify(secrets), { mode: 0o600 });
   await chmod(path, 0o600);
   return secrets;
@@ -34,15 +34,17 @@ export async function loadOrCreateSecrets(path: string | undefined): Promise<Loc
 /**
  * The local stand-in for the reconciliation admin credentials in Secrets Manager: a JSON file in the
  * data dir (mode 0600), `{ "<orgId>": { "<provider>": "<admin key>" } }`, replaced atomically on every
- * write. Without a path (memory mode) the keys live in the process only.
+ * write. Writes are serialized; the in-memory copy changes only after its file write succeeded, and a
+ * failed write leaves the queue usable, so the next write recovers (issue 21). Without a path (memory
+ * mode) the keys live in the process only.
  */
 export class FileAdminCredentialStore implements AdminCredentialStore {
-  private cache: Record<string, Partial<Record<ReconciledProvider, string>>> | undefined;
-  private writing: Promise<void> = Promise.resolve();
+  private cache: Credentials | undefined;
+  private queue: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly path: string | undefined) {}
 
-  private async load(): Promise<Record<string, Partial<Record<ReconciledProvider, string>>>> {
+  private async load(): Promise<Credentials> {
     if (this.cache) return this.cache;
     let parsed: unknown = {};
     if (this.path) {
@@ -53,25 +55,42 @@ export class FileAdminCredentialStore implements AdminCredentialStore {
       }
     }
     this.cache =
-      typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
-        ? (parsed as Record<string, Partial<Record<ReconciledProvider, string>>>)
-        : {};
+      typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Credentials) : {};
     return this.cache;
   }
 
-  async put(orgId: string, provider: ReconciledProvider, adminKey: string): Promise<void> {
-    const all = await this.load();
-    all[orgId] = { ...all[orgId], [provider]: adminKey };
-    const path = this.path;
-    if (!path) return;
-    const text = JSON.stringify(all);
-    this.writing = this.writing.then(async () => {
-      await mkdir(dirname(path), { recursive: true });
-      const tmp = `${path}.${process.pid}.tmp`;
-      await writeFile(tmp, text, { mode: 0o600 });
-      await rename(tmp, path);
+  /** Runs `change` on a copy after every earlier change, writes the copy, then adopts it. */
+  private update(change: (all: Credentials) => void): Promise<void> {
+    const run = async () => {
+      const next = structuredClone(await this.load());
+      change(next);
+      const path = this.path;
+      if (path) {
+        await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+        const tmp = `${path}.${process.pid}.tmp`;
+        await writeFile(tmp, JSON.stringify(next), { mode: 0o600 });
+        await rename(tmp, path);
+      }
+      this.cache = next;
+    };
+    // A failed write rejects its own caller only: the next one starts from the last good state.
+    const result = this.queue.then(run, run);
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  put(orgId: string, provider: ReconciledProvider, adminKey: string): Promise<void> {
+    return this.update((all) => {
+      all[orgId] = { ...all[orgId], [provider]: adminKey };
     });
-    await this.writing;
+  }
+
+  delete(orgId: string, provider: ReconciledProvider): Promise<void> {
+    return this.update((all) => {
+      const mine = { ...all[orgId] };
+      delete mine[provider];
+      all[orgId] = mine;
+    });
   }
 
   async get(orgId: string, provider: ReconciledProvider): Promise<string | undefined> {
@@ -83,3 +102,5 @@ export class FileAdminCredentialStore implements AdminCredentialStore {
     return RECONCILED_PROVIDERS.filter((p) => typeof mine[p] === 'string');
   }
 }
+
+type Credentials = Record<string, Partial<Record<ReconciledProvider, string>>>;

@@ -1,7 +1,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createApiHandler, ROUTES } from '../lambdas/api/handler';
 import { createEnforceHandler } from '../lambdas/enforce/handler';
@@ -16,11 +16,13 @@ import { WebhookNotifier } from '../lambdas/shared/notifier';
 import { StaticSecret } from '../lambdas/shared/secrets';
 import { createServices, type Services } from '../lambdas/shared/services';
 import { LOCAL_RESOURCE_NAMES } from '../lambdas/shared/table-definitions';
+import { GROUPS_CLAIM, type Role } from '../core/roles';
 import {
   createFileCheckpointStore,
   createLocalAwsClients,
   createLocalIssuer,
   createMemoryCheckpointStore,
+  LOCAL_DASHBOARD_TOKEN_TTL_SECONDS,
   provisionLocalResources,
   renewingIdToken,
   startHttpGateway,
@@ -72,7 +74,13 @@ export interface LocalStackInfo {
   dashboardUrl: string;
   orgId: string;
   apiKey: string;
+  /** The admin's ID token (the dashboard's person). */
   idToken: string;
+  /**
+   * One ID token per role (core/roles), each a different person of the local organization in that
+   * Cognito group: try what a member or a viewer may do with `Authorization: Bearer <token>`.
+   */
+  idTokens: Record<Role, string>;
   /** Base URLs of the fake providers (`--mock-providers`): proxy upstreams and admin-report hosts. */
   mockProviderUrls?: { openai: string; anthropic: string; openrouter: string };
 }
@@ -89,8 +97,11 @@ export interface LocalStack extends LocalStackInfo {
   ): ReturnType<ReturnType<typeof createReconciliationRunner>['runOrganization']>;
   /** Requests the fake providers have received (tests: "the provider saw no request"). */
   mockProviderRequests?: () => number;
-  /** Issues an ID token for a user of an organization (tests, the demo). */
-  issueIdToken(orgId: string, sub?: string): Promise<string>;
+  /**
+   * Issues an ID token for a user of an organization (tests, the demo), in the Cognito group `role`
+   * when given; without one the user is the organization's owner if first, else a viewer (core/roles).
+   */
+  issueIdToken(orgId: string, sub?: string, role?: Role): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -105,7 +116,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const status = options.onStatus ?? (() => undefined);
   const dataDir = options.memory ? undefined : (options.dataDir ?? '.spendguard');
   const host = options.host ?? '127.0.0.1';
-  if (dataDir) await mkdir(dataDir, { recursive: true });
+  if (dataDir) await ownerOnlyDir(dataDir);
   const storage = dataDir ? { dataDir } : { memory: true as const };
 
   status('starting dynalite and kinesalite');
@@ -235,12 +246,27 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const previous = dataDir ? await readLocalInfo(join(dataDir, 'local.json')) : undefined;
   const seeded = await seedLocalOrganization(services, secrets.pepper, previous?.apiKey);
   // Hours, not days (15.8): renewed at every start and, while running, by config.json once half has passed.
+  // The dashboard's person is the organization's admin (Cognito group `admin`).
   const dashboardToken = renewingIdToken(issuer, {
     sub: 'local-user',
     email: 'you@localhost',
     orgId: seeded.orgId,
+    extraClaims: { [GROUPS_CLAIM]: ['admin'] },
   });
   const idToken = await dashboardToken.current();
+  const roleToken = (role: Role) =>
+    issuer.issueIdToken({
+      sub: `local-${role}`,
+      email: `${role}@localhost`,
+      orgId: seeded.orgId,
+      ttlSeconds: LOCAL_DASHBOARD_TOKEN_TTL_SECONDS,
+      extraClaims: { [GROUPS_CLAIM]: [role] },
+    });
+  const roleTokens: Record<Role, string> = {
+    admin: idToken,
+    member: await roleToken('member'),
+    viewer: await roleToken('viewer'),
+  };
 
   status('starting the proxy');
   const proxy = await createLocalProxy({
@@ -262,6 +288,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     orgId: seeded.orgId,
     apiKey: seeded.apiKey,
     idToken,
+    idTokens: roleTokens,
     ...(mock ? { mockProviderUrls: { ...mock.baseUrls } } : {}),
   };
   gateway.addRawRoute({
@@ -304,8 +331,14 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     runReconciliation: (orgId) => reconciliation.runOrganization(orgId),
     drain,
     runForecasts: () => forecast.runAll(),
-    issueIdToken: (orgId, sub = `user-${orgId}`) =>
-      issuer.issueIdToken({ sub, email: `${sub}@localhost`, orgId, ttlSeconds: 3600 }),
+    issueIdToken: (orgId, sub = `user-${orgId}`, role) =>
+      issuer.issueIdToken({
+        sub,
+        email: `${sub}@localhost`,
+        orgId,
+        ttlSeconds: 3600,
+        ...(role ? { extraClaims: { [GROUPS_CLAIM]: [role] } } : {}),
+      }),
     stop: async () => {
       clearInterval(forecastTimer);
       clearInterval(reconciliationTimer);
@@ -320,6 +353,24 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       await standIns.close();
     },
   };
+}
+
+/**
+ * Creates the data directory owner-only (0700): it holds the ledger, key hashes, the pepper and admin
+ * credentials. A directory of ours made earlier with the umask (it holds secrets.json) is tightened too;
+ * someone else's existing directory is left as it is.
+ */
+async function ownerOnlyDir(dir: string): Promise<void> {
+  const created = await mkdir(dir, { recursive: true, mode: 0o700 });
+  if (created !== undefined) {
+    await chmod(dir, 0o700); // mkdir's mode passes through the umask
+    return;
+  }
+  const ours = await stat(join(dir, 'secrets.json')).then(
+    () => true,
+    () => false,
+  );
+  if (ours && ((await stat(dir)).mode & 0o077) !== 0) await chmod(dir, 0o700);
 }
 
 async function readLocalInfo(path: string): Promise<Partial<LocalStackInfo> | undefined> {

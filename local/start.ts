@@ -8,7 +8,7 @@
  *   --notify-webhook URL  (SPENDGUARD_NOTIFY_WEBHOOK)                  soft-cap warnings and trips
  *   SPENDGUARD_UPSTREAM_OPENAI / _ANTHROPIC / _OPENROUTER / …          proxy upstream base URLs
  */
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startLocalStack } from './stack';
 
@@ -64,8 +64,14 @@ async function main(): Promise<void> {
     `  Org        ${stack.orgId}`,
     `  API key    ${stack.apiKey}`,
     infoFile === null
-      ? `  ID token   ${stack.idToken}`
-      : `  ID token   ${stack.idToken.slice(0, 24)}… (full token in ${infoFile})`,
+      ? `  ID token   ${stack.idToken}   (admin)`
+      : `  ID token   ${stack.idToken.slice(0, 24)}… (admin; full token in ${infoFile})`,
+    ...(infoFile === null
+      ? [`  member     ${stack.idTokens.member}`, `  viewer     ${stack.idTokens.viewer}`]
+      : [
+          `  Roles      admin, member and viewer tokens in ${infoFile} as idTokens.<role>; e.g.`,
+          `             curl -H "Authorization: Bearer $(node -p 'require("${resolve(infoFile)}").idTokens.member')" ${stack.apiUrl}/v1/keys`,
+        ]),
     ...(stack.mockProviderUrls
       ? [
           `  Mock providers${infoFile === null ? '' : ' (also in local.json as mockProviderUrls)'}:`,

@@ -1,6 +1,7 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { KeyScope } from '../../core/keys/scopes';
+import { requireRole } from '../shared/audit';
 import { httpErrors, json } from '../shared/http';
 import { httpErrorHandler } from '../shared/middleware/http-error-handler';
 import { type Principal, requirePrincipal } from '../shared/principal';
@@ -11,7 +12,9 @@ import { getForecast, getForecastRun, runForecast } from './routes/forecast';
 import { getHealth } from './routes/health';
 import { createKey, listKeys, revokeKey } from './routes/keys';
 import { getLedger } from './routes/ledger';
+import { getAudit, putAuditSettings } from './routes/audit';
 import {
+  deleteReconciliationCredentials,
   getReconciliation,
   getReconciliationCredentials,
   putReconciliationCredentials,
@@ -49,9 +52,12 @@ export const ROUTES: Readonly<Record<string, Route>> = {
   'POST /v1/reconciliation/run': runReconciliation,
   'GET /v1/reconciliation/credentials': getReconciliationCredentials,
   'PUT /v1/reconciliation/credentials': putReconciliationCredentials,
+  'DELETE /v1/reconciliation/credentials/{provider}': deleteReconciliationCredentials,
   'GET /v1/sessions': listSessions,
   'GET /v1/pricing/rates': getPricingRates,
   'PUT /v1/pricing/rates': putPricingRates,
+  'GET /v1/audit': getAudit,
+  'PUT /v1/audit/settings': putAuditSettings,
 };
 
 const PUBLIC: Principal = { kind: 'program', orgId: '', keyId: '', scopes: [] };
@@ -75,6 +81,9 @@ export function createApiHandler(deps: ApiDeps) {
             deps.idTokens,
             route.auth === 'any' ? (route.keyScopes ?? READ) : null,
           );
+    if (route.auth !== 'public') {
+      await requireRole(deps.services, principal, route.role ?? 'viewer', event.routeKey);
+    }
     return route.handle(
       { event, principal, services: deps.services, registry: deps.registry, logger: deps.logger },
       deps,

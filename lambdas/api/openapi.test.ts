@@ -293,6 +293,7 @@ describe('the OpenAPI document: structure (OpenAPI 3.1)', () => {
       httpErrors.unauthorized(),
       httpErrors.forbidden(),
       httpErrors.scopeMissing('x'),
+      httpErrors.roleRequired('x'),
       httpErrors.notFound(),
       httpErrors.tooLarge('x'),
       httpErrors.tooManyRequests('x', 1),

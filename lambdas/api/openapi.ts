@@ -27,6 +27,14 @@ import {
   MAX_INGEST_EVENTS,
 } from '../../core/schemas';
 import {
+  auditEntrySchema,
+  auditPageSchema,
+  auditQuerySchema,
+  auditSettingsResponseSchema,
+  budgetEnforcementOnlySchema,
+  budgetResponseSchema,
+  putAuditSettingsRequestSchema,
+  reconciliationProviderPathSchema,
   apiKeyViewSchema,
   budgetLeaseReleaseRequestSchema,
   budgetLeaseReleaseResponseSchema,
@@ -88,6 +96,7 @@ export const REQUEST_SCHEMAS = {
   CreateKeyRequest: createKeyRequestSchema,
   PutReconciliationCredentialRequest: putReconciliationCredentialRequestSchema,
   PricingRates: pricingRatesSchema,
+  PutAuditSettingsRequest: putAuditSettingsRequestSchema,
 } as const satisfies Record<string, z.ZodType>;
 
 /** Response bodies, by component name (converted as their output type). */
@@ -106,6 +115,8 @@ export const RESPONSE_SCHEMAS = {
   ForecastRun: forecastRunSchema,
   Forecast: forecastViewSchema,
   BudgetStatus: budgetStatusSchema,
+  BudgetEnforcementOnly: budgetEnforcementOnlySchema,
+  BudgetResponse: budgetResponseSchema,
   BudgetLease: budgetLeaseResponseSchema,
   BudgetLeaseRelease: budgetLeaseReleaseResponseSchema,
   FlagView: flagViewSchema,
@@ -122,6 +133,9 @@ export const RESPONSE_SCHEMAS = {
   SessionList: sessionListResponseSchema,
   Session: sessionViewSchema,
   PricingRatesResponse: pricingRatesResponseSchema,
+  AuditPage: auditPageSchema,
+  AuditEntry: auditEntrySchema,
+  AuditSettings: auditSettingsResponseSchema,
 } as const satisfies Record<string, z.ZodType>;
 
 export type RequestName = keyof typeof REQUEST_SCHEMAS;
@@ -141,7 +155,8 @@ export const ERROR_RESPONSES = {
     name: 'Forbidden',
     description:
       'The credential is valid but not for this: an ID token without an organization, a key of another one, ' +
-      'or (code scope_missing, type permission_error) an API key without the scope the operation needs.',
+      'or (code scope_missing, type permission_error) an API key without the scope the operation needs, ' +
+      'or (code role_required, type forbidden) a person whose role (Cognito group admin, member or viewer) may not do this.',
   },
   404: { name: 'NotFound', description: 'No such resource in this organization.' },
   413: {
@@ -178,6 +193,7 @@ const TAGS = {
   Keys: 'API keys.',
   Reconciliation: "The ledger against the providers' own usage and cost reports.",
   Service: 'Health and this document.',
+  Audit: 'The audit log: every change, who made it, before and after.',
 } as const;
 type Tag = keyof typeof TAGS;
 
@@ -309,13 +325,16 @@ export const V1_OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'GET /v1/budget': {
     operationId: 'getBudget',
     summary: 'Budget, policy and status',
+    description:
+      'People and keys with the read scope get the status; a key without read (ingest only) gets only its enforcement block.',
     tag: 'Budget',
-    responses: ok('BudgetStatus', 'The budget status.'),
+    responses: ok('BudgetResponse', 'The budget status, or the enforcement block alone.'),
     errors: [],
   },
   'PUT /v1/budget': {
     operationId: 'putBudget',
     summary: 'Update the budget or the guardrail policy',
+    description: 'Audited (budget.updated); removing a hard cap notifies the organization.',
     tag: 'Budget',
     body: 'PutBudgetRequest',
     responses: ok('BudgetStatus', 'The updated status, as GET.'),
@@ -331,6 +350,7 @@ export const V1_OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'PUT /v1/pricing/rates': {
     operationId: 'putPricingRates',
     summary: 'Replace the pricing rates (self-hosted endpoint families, contracted prices, discounts)',
+    description: 'Audited (pricing_rates.updated); a cut by more than half notifies the organization.',
     tag: 'Pricing',
     body: 'PricingRates',
     responses: ok('PricingRatesResponse', 'The saved rates.'),
@@ -421,10 +441,40 @@ export const V1_OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   'PUT /v1/reconciliation/credentials': {
     operationId: 'putReconciliationCredentials',
     summary: "Store a provider's admin credential",
-    description: 'Secrets Manager in AWS, the local secrets file locally; never returned, never logged.',
+    description:
+      'Secrets Manager in AWS, the local secrets file locally; never returned, never logged. Audited (credentials.stored, without the key).',
     tag: 'Reconciliation',
     body: 'PutReconciliationCredentialRequest',
     responses: ok('ReconciliationCredentials', 'Configured or not, per provider.'),
+    errors: [400],
+  },
+  'DELETE /v1/reconciliation/credentials/{provider}': {
+    operationId: 'deleteReconciliationCredentials',
+    summary: "Delete a provider's stored admin credential",
+    description:
+      'Idempotent; afterwards GET reads configured: false. In AWS the secret is scheduled for deletion (7-day recovery window). Audited (credentials.deleted).',
+    tag: 'Reconciliation',
+    path: reconciliationProviderPathSchema,
+    responses: ok('ReconciliationCredentials', 'Configured or not, per provider.'),
+    errors: [400],
+  },
+  'GET /v1/audit': {
+    operationId: 'getAudit',
+    summary: 'The audit log, newest first',
+    description:
+      'Every change (budget and policy, rates, credentials, keys, flags, settled-spend corrections) and every refused attempt (role.denied), with who, when, before and after; never a secret.',
+    tag: 'Audit',
+    query: auditQuerySchema,
+    responses: ok('AuditPage', 'A page of entries.'),
+    errors: [400],
+  },
+  'PUT /v1/audit/settings': {
+    operationId: 'putAuditSettings',
+    summary: 'Set how long new audit entries are kept',
+    description: 'Entries already written keep their retention. Audited (audit_settings.updated).',
+    tag: 'Audit',
+    body: 'PutAuditSettingsRequest',
+    responses: ok('AuditSettings', 'The retention now in force.'),
     errors: [400],
   },
   'GET /v1/sessions': {
@@ -567,7 +617,11 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
       spec,
       spec.access,
     ]),
-    ...routeKeys.map((k): [string, OperationSpec, Access] => [k, V1_OPERATIONS[k]!, ROUTES[k]!.auth]),
+    ...routeKeys.map((k): [string, OperationSpec, Access] => [
+      k,
+      withRole(V1_OPERATIONS[k]!, ROUTES[k]!),
+      ROUTES[k]!.auth,
+    ]),
   ];
   const paths: OpenApiDocument['paths'] = {};
   for (const [routeKey, spec, access] of operations) {
@@ -615,6 +669,23 @@ let cached: { version: string; document: OpenApiDocument } | undefined;
 export function openApiDocument(version: string): OpenApiDocument {
   if (cached?.version !== version) cached = { version, document: buildOpenApiDocument({ version }) };
   return cached.document;
+}
+
+/** The route's least role (core/roles), said in the description, and its 403, from the route table. */
+function withRole(spec: OperationSpec, route: Route): OperationSpec {
+  if (route.auth === 'public') return spec;
+  const role = route.role ?? 'viewer';
+  const who =
+    role === 'viewer'
+      ? 'People: any role.'
+      : role === 'member'
+        ? 'People: role member or admin.'
+        : 'People: role admin.';
+  return {
+    ...spec,
+    description: `${who} ${spec.description ?? ''}`.trim(),
+    errors: role === 'viewer' ? spec.errors : [...spec.errors, 403],
+  };
 }
 
 function operation(spec: OperationSpec, access: Access, resolve: Resolve): OpenApiOperation {

@@ -237,6 +237,13 @@ describe('every GET route answers as the OpenAPI document says', () => {
       opts: () => ({ token }),
       filled: (b: { rates: { models?: object } }) => b.rates.models !== undefined,
     },
+    'GET /v1/audit': {
+      opts: () => ({ token, query: { limit: '50' } }),
+      filled: (b: { entries: Array<{ action: string; before: unknown; after: unknown }> }) =>
+        ['budget.updated', 'pricing_rates.updated', 'key.created', 'key.revoked', 'flag.set'].every((a) =>
+          b.entries.some((e) => e.action === a && e.after !== null),
+        ),
+    },
     'GET /v1/forecast/runs/{runId}': {
       opts: () => ({ token, params: { runId: forecastRunId } }),
       filled: (b: { status: string; stoppedAt: unknown }) => b.status === 'succeeded' && b.stoppedAt !== null,

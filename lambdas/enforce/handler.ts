@@ -4,6 +4,7 @@ import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { API_KEY_PREFIX, isApiKeyPrefix, parseApiKey } from '../../core/keys';
 import { enforceRequestSchema, formatZodIssues } from '../../core/schemas';
+import { recordChange, requireRole } from '../shared/audit';
 import { clearFlags, enforcementDeps, flagTarget, pushFlag } from '../shared/enforcement';
 import { httpErrors, json, parseJsonBody } from '../shared/http';
 import { httpErrorHandler } from '../shared/middleware/http-error-handler';
@@ -22,13 +23,15 @@ export interface EnforceDeps {
  * default; a key; a key's session). The caller is a person with a verified ID token who must own the
  * organization of `apiKey` and `keyId`. Because the dashboard never holds raw keys, `apiKey` may also be
  * a key prefix (`abn_<publicId>`) or be replaced by `keyId`: ownership is proven by the token, not by the
- * key's secret. Order: token (401) → body (400) → ownership (403).
+ * key's secret. Order: token (401) → body (400) → ownership (403) → role (403 `role_required`): a
+ * `member` may push and clear at key or session scope, organization scope (also a clear of everything)
+ * is `admin`'s (core/roles). Every push and clear is audited (`flag.set`, `flag.cleared`).
  */
 export function createEnforceHandler(deps: EnforceDeps) {
   const { services } = deps;
 
   const handle = async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
-    const person = await requirePerson(event, deps.idTokens);
+    const person = await requirePerson(event, deps.idTokens, services);
     const parsed = enforceRequestSchema.safeParse(parseJsonBody(event));
     if (!parsed.success)
       throw httpErrors.badRequest('invalid enforcement request', formatZodIssues(parsed.error));
@@ -46,10 +49,25 @@ export function createEnforceHandler(deps: EnforceDeps) {
     const target =
       req.scope === undefined ? undefined : flagTarget(req.scope, key.publicId, req.sessionId ?? null);
 
+    const narrow = target !== undefined && target.scope !== 'organization';
+    await requireRole(
+      services,
+      person,
+      narrow ? 'member' : 'admin',
+      `${req.action === 'ACTIVE' ? 'resuming' : 'a kill'} at ${narrow ? target.scope : 'organization'} scope`,
+    );
+    const where = target ?? { scope: req.action === 'ACTIVE' ? 'all' : 'organization' };
+
     const now = services.now();
     const enforcement = await enforcementDeps(services);
     if (req.action === 'ACTIVE') {
       const cleared = await clearFlags(enforcement, key.orgId, now, target);
+      await recordChange(services, person, {
+        action: 'flag.cleared',
+        target: where.scope,
+        before: { ...where, activeFlags: cleared },
+        after: { ...where, state: 'ACTIVE' },
+      });
       deps.metrics.addMetric('FlagsCleared', MetricUnit.Count, 1);
       deps.logger.info('flags cleared', {
         orgId: key.orgId,
@@ -72,6 +90,19 @@ export function createEnforceHandler(deps: EnforceDeps) {
       },
       now,
     );
+    await recordChange(services, person, {
+      action: 'flag.set',
+      target: result.scope,
+      after: {
+        scope: result.scope,
+        keyId: result.keyId,
+        sessionId: result.sessionId,
+        state: result.action,
+        triggerType: req.triggerType,
+        mode: req.mode,
+        expiresAt: result.expiresAt,
+      },
+    });
     deps.metrics.addMetric('FlagsPushed', MetricUnit.Count, 1);
     deps.logger.info('flag pushed', {
       orgId: key.orgId,

@@ -33,6 +33,9 @@ export const httpErrors = {
   /** A valid key that lacks the scope the route needs (core/keys/scopes). */
   scopeMissing: (message: string) =>
     new HttpError(403, 'scope_missing', message, undefined, undefined, 'permission_error'),
+  /** A person whose role may not do this (core/roles): `… needs the admin role`. */
+  roleRequired: (message: string) =>
+    new HttpError(403, 'role_required', message, undefined, undefined, 'forbidden'),
   notFound: (message = 'not found') => new HttpError(404, 'not_found', message),
   tooLarge: (message: string) => new HttpError(413, 'payload_too_large', message),
   tooManyRequests: (message: string, retryAfterSeconds: number) =>

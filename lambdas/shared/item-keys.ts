@@ -40,4 +40,10 @@ export const itemKeys = {
   }),
   /** Guardrail trips history partition; sort key `<ISO ts>#<layer>`. */
   tripsPk: (orgId: string) => `ORG#${orgId}#TRIPS`,
+  /** The organization's owner: its first person, written once (docs/security.md, "Roles"). */
+  owner: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: 'OWNER' }),
+  /** Audit log settings (retention) of the organization. */
+  auditSettings: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: 'AUDIT_SETTINGS' }),
+  /** Audit log partition, append-only; sort key `<ISO ts>#<entry id>` (newest last). */
+  auditPk: (orgId: string) => `ORG#${orgId}#AUDIT`,
 } as const;

@@ -3,7 +3,7 @@ import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 /** A soft-cap warning or guardrail trip, as sent to notification channels (spec 6). */
 export interface Notification {
   orgId: string;
-  kind: 'soft_cap_warning' | 'guardrail_trip' | 'untracked_spend';
+  kind: 'soft_cap_warning' | 'guardrail_trip' | 'untracked_spend' | 'governance_change';
   triggerType: string;
   observedValue: number;
   thresholdValue: number;
@@ -15,6 +15,7 @@ const NOTIFICATION_SUBJECTS: Record<Notification['kind'], string> = {
   soft_cap_warning: 'soft cap reached',
   guardrail_trip: 'guardrail tripped',
   untracked_spend: 'untracked provider spend',
+  governance_change: 'a cap was lifted or rates were cut',
 };
 
 export interface Notifier {

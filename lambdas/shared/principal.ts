@@ -1,11 +1,12 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { KeyScope } from '../../core/keys/scopes';
+import { GROUPS_CLAIM, roleOf, type Role } from '../../core/roles';
 import { httpErrors } from './http';
 import type { IdTokenVerifier, Services } from './services';
 
 /** Who is calling: a person (ID token) or a program (API key), and always their organization. */
 export type Principal =
-  | { kind: 'person'; orgId: string; sub: string; email: string | null }
+  | { kind: 'person'; orgId: string; sub: string; email: string | null; role: Role }
   | { kind: 'program'; orgId: string; keyId: string; scopes: readonly KeyScope[] };
 
 /** The Cognito custom attribute carrying a user's organization (set by an administrator, not writable by the user). */
@@ -21,10 +22,13 @@ function bearer(event: APIGatewayProxyEventV2): string | undefined {
 /**
  * A person from the `Authorization: Bearer <ID token>` header, verified with aws-jwt-verify (issuer,
  * audience, expiry, signature, token_use id) — in AWS the HTTP API's JWT authorizer has checked it too.
+ * Their role comes from the token's `cognito:groups` (core/roles); the organization's first person is
+ * recorded as its owner, who is `admin` while in no group.
  */
 export async function requirePerson(
   event: APIGatewayProxyEventV2,
   verifier: IdTokenVerifier,
+  services: Pick<Services, 'owners' | 'audit' | 'now'>,
 ): Promise<Principal & { kind: 'person' }> {
   const token = bearer(event);
   if (!token) throw httpErrors.unauthorized('Authorization: Bearer <ID token> is required');
@@ -38,12 +42,22 @@ export async function requirePerson(
   if (typeof orgId !== 'string' || orgId.length === 0) {
     throw httpErrors.forbidden(`ID token carries no ${ORG_CLAIM} claim; the user belongs to no organization`);
   }
-  return {
-    kind: 'person',
-    orgId,
-    sub: String(claims.sub),
-    email: typeof claims.email === 'string' ? claims.email : null,
-  };
+  const sub = String(claims.sub);
+  const email = typeof claims.email === 'string' ? claims.email : null;
+  const at = new Date(services.now()).toISOString();
+  const owner = await services.owners.claim(orgId, { sub, email }, at);
+  const role = roleOf(claims[GROUPS_CLAIM], owner.sub === sub);
+  if (owner.claimed) {
+    await services.audit.record(orgId, {
+      action: 'owner.claimed',
+      actor: { kind: 'person', sub, email, role },
+      target: null,
+      before: null,
+      after: { sub, email },
+      at,
+    });
+  }
+  return { kind: 'person', orgId, sub, email, role };
 }
 
 /**
@@ -52,7 +66,7 @@ export async function requirePerson(
  */
 export async function requirePrincipal(
   event: APIGatewayProxyEventV2,
-  services: Pick<Services, 'apiKeys'>,
+  services: Pick<Services, 'apiKeys' | 'owners' | 'audit' | 'now'>,
   verifier: IdTokenVerifier,
   keyScopes: readonly KeyScope[] | null,
 ): Promise<Principal> {
@@ -61,5 +75,5 @@ export async function requirePrincipal(
     const p = await services.apiKeys.require(key, keyScopes);
     return { kind: 'program', orgId: p.orgId, keyId: p.publicId, scopes: p.scopes };
   }
-  return requirePerson(event, verifier);
+  return requirePerson(event, verifier, services);
 }

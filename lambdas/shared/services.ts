@@ -6,6 +6,7 @@ import { type EventSink, KinesisEventSink } from './event-sink';
 import type { Notifier } from './notifier';
 import type { SecretSource } from './secrets';
 import { type AdminCredentialStore, MemoryAdminCredentialStore } from './stores/admin-credential-store';
+import { type AuditLog, DynamoAuditLog } from './stores/audit-log';
 import { type AggregateStore, DynamoAggregateStore } from './stores/aggregate-store';
 import { type ApiKeyStore, DynamoApiKeyStore } from './stores/api-key-store';
 import { DynamoBudgetLeaseStore } from './stores/budget-lease-store';
@@ -16,6 +17,7 @@ import { DynamoGuardrailStateStore, type GuardrailStateStore } from './stores/gu
 import { DynamoLedgerStore, type LedgerStore } from './stores/ledger-store';
 import { DynamoOrgConfigStore, type OrgConfigStore } from './stores/org-config-store';
 import { DynamoOrgStore, type OrgStore } from './stores/org-store';
+import { DynamoOrgOwnerStore, type OrgOwnerStore } from './stores/org-owner-store';
 import { DynamoReconciliationStore, type ReconciliationStore } from './stores/reconciliation-store';
 import { DynamoPricingRatesStore, type PricingRatesStore } from './stores/pricing-rates-store';
 import { DynamoTripLog, type TripLog } from './stores/trip-log';
@@ -28,6 +30,10 @@ export interface IdTokenVerifier {
 /** Everything a handler may use, behind the small interfaces of the stores: the same in AWS and locally. */
 export interface Services {
   orgs: OrgStore;
+  /** Each organization's owner (its first person), who is `admin` without a group (core/roles). */
+  owners: OrgOwnerStore;
+  /** The append-only audit log of every change (issue 21). */
+  audit: AuditLog;
   keys: ApiKeyStore;
   flags: FlagStore;
   ledger: LedgerStore;
@@ -72,6 +78,8 @@ export function createServices(w: ServiceWiring): Services {
   const aggregates = new DynamoAggregateStore(data);
   return {
     orgs: new DynamoOrgStore(data),
+    owners: new DynamoOrgOwnerStore(data),
+    audit: new DynamoAuditLog(data),
     keys,
     flags: new DynamoFlagStore({ doc: w.doc, tableName: w.flagsTable }),
     ledger: new DynamoLedgerStore(data),

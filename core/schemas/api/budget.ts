@@ -16,6 +16,7 @@ import { budgetActionSchema, budgetConfigSchema } from '../budget';
 import { admissionPanelSchema } from './budget-lease';
 import { timestamp, usd } from './common';
 import { flagViewSchema } from './flags';
+import { enforcementStateSchema } from '../enforcement-state';
 
 const layerId = z.enum(LAYER_IDS).meta({ description: 'A guardrail layer.', example: 'rpsBurst' });
 
@@ -124,3 +125,17 @@ export const budgetStatusSchema = z
   })
   .meta({ description: 'Response of GET and PUT /v1/budget.' });
 export type BudgetStatus = z.infer<typeof budgetStatusSchema>;
+
+/**
+ * GET /v1/budget for an API key without the `read` scope (an `ingest`-only key): only whether it may
+ * call, never spend, caps or thresholds (issue 21).
+ */
+export const budgetEnforcementOnlySchema = z
+  .strictObject({ enforcement: enforcementStateSchema })
+  .meta({ description: 'Response of GET /v1/budget to an API key without the read scope.' });
+export type BudgetEnforcementOnly = z.infer<typeof budgetEnforcementOnlySchema>;
+
+/** Every answer of GET /v1/budget: the status (people, `read` keys) or the enforcement block alone. */
+export const budgetResponseSchema = z
+  .union([budgetStatusSchema, budgetEnforcementOnlySchema])
+  .meta({ description: 'Response of GET /v1/budget.' });

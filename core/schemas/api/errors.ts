@@ -12,6 +12,7 @@ export const ERROR_CODES = [
   'unauthorized',
   'forbidden',
   'scope_missing',
+  'role_required',
   'not_found',
   'payload_too_large',
   'rate_limited',
@@ -21,7 +22,7 @@ export const ERROR_CODES = [
 
 export const errorCodeSchema = z.enum(ERROR_CODES).meta({
   description:
-    'invalid_request (400), unauthorized (401), forbidden (403), scope_missing (403: the API key lacks the scope the route needs), not_found (404), payload_too_large (413), rate_limited (429), unavailable (503), internal_error (500).',
+    'invalid_request (400), unauthorized (401), forbidden (403), scope_missing (403: the API key lacks the scope the route needs), role_required (403: the person’s role may not do this), not_found (404), payload_too_large (413), rate_limited (429), unavailable (503), internal_error (500).',
   example: 'invalid_request',
 });
 export type ErrorCode = z.infer<typeof errorCodeSchema>;
@@ -46,8 +47,11 @@ export const errorBodySchema = z
   .strictObject({
     error: z.strictObject({
       type: z
-        .literal('permission_error')
-        .meta({ description: 'Present with scope_missing: a valid key without the permission.' })
+        .enum(['permission_error', 'forbidden'])
+        .meta({
+          description:
+            'Present with scope_missing (permission_error: a valid key without the permission) and with role_required (forbidden: a person whose role may not do this).',
+        })
         .optional(),
       code: errorCodeSchema,
       message: z

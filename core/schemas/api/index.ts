@@ -41,8 +41,11 @@ export {
   type ForecastViewBody,
 } from './forecast';
 export {
+  budgetEnforcementOnlySchema,
+  budgetResponseSchema,
   budgetStatusSchema,
   putBudgetRequestSchema,
+  type BudgetEnforcementOnly,
   type BudgetStatus,
   type PutBudgetRequest,
 } from './budget';
@@ -96,6 +99,7 @@ export {
   reconciliationDaySchema,
   reconciliationResponseSchema,
   type PutReconciliationCredentialRequest,
+  reconciliationProviderPathSchema,
   type ReconciliationCredentialsResponse,
   type ReconciliationResponse,
 } from './reconciliation';
@@ -116,3 +120,20 @@ export {
   type PricingRates,
   type PricingRatesResponse,
 } from './pricing-rates';
+export {
+  AUDIT_ACTIONS,
+  AUDIT_RETENTION_DAYS,
+  MAX_AUDIT_PAGE,
+  auditActionSchema,
+  auditActorSchema,
+  auditEntrySchema,
+  auditPageSchema,
+  auditQuerySchema,
+  auditSettingsResponseSchema,
+  putAuditSettingsRequestSchema,
+  type AuditAction,
+  type AuditActor,
+  type AuditEntry,
+  type AuditPage,
+  type AuditQuery,
+} from './audit';

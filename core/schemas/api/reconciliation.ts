@@ -112,3 +112,6 @@ export const reconciliationCredentialsResponseSchema = z
   })
   .meta({ description: 'Response of GET and PUT /v1/reconciliation/credentials.' });
 export type ReconciliationCredentialsResponse = z.infer<typeof reconciliationCredentialsResponseSchema>;
+
+/** Path of DELETE /v1/reconciliation/credentials/{provider}. */
+export const reconciliationProviderPathSchema = z.strictObject({ provider });

@@ -11,6 +11,10 @@ import { periodsOf, aggregateSk } from '../../../core/ledger/aggregate-deltas';
 import { nanosToUsd } from '../../../core/pricing';
 import { formatZodIssues } from '../../../core/schemas';
 import { putBudgetRequestSchema } from '../../../core/schemas/api';
+import { liftedCaps } from '../../../core/governance/risky-changes';
+import { grantsAny } from '../../../core/keys/scopes';
+import { alertRiskyChange, recordChange } from '../../shared/audit';
+import { enforcementFor } from '../../shared/enforcement-state';
 import { httpErrors, json, parseJsonBody } from '../../shared/http';
 import type { Services } from '../../shared/services';
 import { flagViews } from '../views';
@@ -130,20 +134,34 @@ export const getBudget: Route = {
   auth: 'any',
   // The SDK reads its kill state here with its telemetry key: `ingest` suffices, as `read` does.
   keyScopes: INGEST_OR_READ,
-  handle: async ({ principal, services }) =>
-    json(
+  handle: async ({ principal, services }) => {
+    // A key without `read` (an ingest key embedded in an agent or a browser) learns only whether it
+    // may call: not the spend, the caps or the guardrail thresholds (issue 21).
+    if (principal.kind === 'program' && !grantsAny(principal.scopes, 'read')) {
+      return json(200, {
+        enforcement: await enforcementFor(services, principal.orgId, principal.keyId, services.now()),
+      });
+    }
+    return json(
       200,
       await budgetStatus(
         services,
         principal.orgId,
         principal.kind === 'program' ? principal.keyId : undefined,
       ),
-    ),
+    );
+  },
 };
+
+/** The stored settings as the audit log shows them. */
+function settingsOf(config: { budget: unknown; policy: unknown } | undefined) {
+  return { budget: config?.budget ?? {}, policy: config?.policy ?? {} };
+}
 
 export const putBudget: Route = {
   auth: 'person',
-  handle: async ({ event, principal, services }) => {
+  role: 'admin',
+  handle: async ({ event, principal, services, logger }) => {
     const parsed = putBudgetRequestSchema.safeParse(parseJsonBody(event));
     if (!parsed.success) throw httpErrors.badRequest('invalid budget update', formatZodIssues(parsed.error));
     const current = await services.config.get(principal.orgId);
@@ -168,6 +186,12 @@ export const putBudget: Route = {
       policy,
       updatedAt: new Date(services.now()).toISOString(),
     });
+    await recordChange(services, principal, {
+      action: 'budget.updated',
+      before: settingsOf(current),
+      after: settingsOf({ budget, policy }),
+    });
+    await alertRiskyChange(services, logger, principal, 'cap_lifted', liftedCaps(current?.budget, budget));
     return json(200, await budgetStatus(services, principal.orgId));
   },
 };

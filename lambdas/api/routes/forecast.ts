@@ -18,6 +18,7 @@ export const getForecast: Route = {
  */
 export const runForecast: Route = {
   auth: 'person',
+  role: 'member',
   handle: async ({ principal }, deps) => json(202, await deps.forecastRuns.start(principal.orgId)),
 };
 

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { generateApiKey, hashApiKey, KEY_SCOPES, scopesOf } from '../../../core/keys';
 import { formatZodIssues } from '../../../core/schemas';
 import { createKeyRequestSchema, keyPublicIdSchema } from '../../../core/schemas/api';
+import { recordChange } from '../../shared/audit';
 import { coverKeyWithOrgFlags } from '../../shared/enforcement';
 import { httpErrors, json, parseJsonBody } from '../../shared/http';
 import { apiKeyView } from '../views';
@@ -21,6 +22,7 @@ export const listKeys: Route = {
  */
 export const createKey: Route = {
   auth: 'person',
+  role: 'member',
   handle: async ({ event, principal, services }) => {
     const parsed = createKeyRequestSchema.safeParse(parseJsonBody(event));
     if (!parsed.success) throw httpErrors.badRequest('invalid key request', formatZodIssues(parsed.error));
@@ -39,12 +41,19 @@ export const createKey: Route = {
     await services.orgs.ensure(principal.orgId, record.createdAt);
     await services.keys.create(record);
     await coverKeyWithOrgFlags(services, record); // a key created during a suspension is suspended too
+    // The view only: the raw key is never recorded (only its HMAC is stored, and not in the log).
+    await recordChange(services, principal, {
+      action: 'key.created',
+      target: record.publicId,
+      after: apiKeyView(record),
+    });
     return json(201, { key: apiKeyView(record), apiKey: generated.apiKey });
   },
 };
 
 export const revokeKey: Route = {
   auth: 'person',
+  role: 'member',
   handle: async ({ event, principal, services }) => {
     const publicId = event.pathParameters?.publicId ?? '';
     if (!keyPublicIdSchema.safeParse(publicId).success) {
@@ -52,13 +61,17 @@ export const revokeKey: Route = {
         { path: 'publicId', message: 'expected the key public id' },
       ]);
     }
-    const revoked = await services.keys.revoke(
-      principal.orgId,
-      publicId,
-      new Date(services.now()).toISOString(),
-    );
-    if (!revoked) throw httpErrors.notFound('no such key in this organization');
+    const before = await services.keys.get(publicId);
+    const revokedAt = new Date(services.now()).toISOString();
+    const revoked = await services.keys.revoke(principal.orgId, publicId, revokedAt);
+    if (!revoked || !before) throw httpErrors.notFound('no such key in this organization');
     services.apiKeys.invalidate(publicId);
+    await recordChange(services, principal, {
+      action: 'key.revoked',
+      target: publicId,
+      before: apiKeyView(before),
+      after: apiKeyView({ ...before, revokedAt: before.revokedAt ?? revokedAt }),
+    });
     return json(200, { revoked: true });
   },
 };

@@ -1,5 +1,7 @@
 import { formatZodIssues } from '../../../core/schemas';
 import { pricingRatesSchema, type PricingRatesResponse } from '../../../core/schemas/api';
+import { ratesCut } from '../../../core/governance/risky-changes';
+import { alertRiskyChange, recordChange } from '../../shared/audit';
 import { httpErrors, json, parseJsonBody } from '../../shared/http';
 import type { Route } from './types';
 
@@ -21,14 +23,21 @@ export const getPricingRates: Route = {
   },
 };
 
-/** Replaces the rates; applies to events priced from the next Kinesis record on. */
+/**
+ * Replaces the rates; applies to events priced from the next Kinesis record on. Admins only (rates
+ * change every price); audited, and a cut by more than half notifies the organization.
+ */
 export const putPricingRates: Route = {
   auth: 'person',
-  handle: async ({ event, principal, services }) => {
+  role: 'admin',
+  handle: async ({ event, principal, services, logger }) => {
     const parsed = pricingRatesSchema.safeParse(parseJsonBody(event));
     if (!parsed.success) throw httpErrors.badRequest('invalid pricing rates', formatZodIssues(parsed.error));
     const updatedAt = new Date(services.now()).toISOString();
+    const before = (await services.pricingRates.get(principal.orgId))?.rates ?? {};
     await services.pricingRates.put(principal.orgId, { rates: parsed.data, updatedAt });
+    await recordChange(services, principal, { action: 'pricing_rates.updated', before, after: parsed.data });
+    await alertRiskyChange(services, logger, principal, 'rates_cut', ratesCut(before, parsed.data));
     const body: PricingRatesResponse = { rates: parsed.data, updatedAt };
     return json(200, body);
   },

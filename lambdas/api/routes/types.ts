@@ -5,6 +5,7 @@ import type { ForecastRuns } from '../../forecast/runs';
 import type { IdTokenVerifier, Services } from '../../shared/services';
 import type { PriceRegistry } from '../../../core/pricing';
 import type { KeyScope } from '../../../core/keys/scopes';
+import type { Role } from '../../../core/roles';
 
 /** What every v1 route gets: the request, its verified principal, and the services. */
 export interface RouteContext {
@@ -41,5 +42,11 @@ export interface Route {
    * @default ['read'] (the v1 API's key-readable routes are reads)
    */
   keyScopes?: readonly KeyScope[];
+  /**
+   * The least role a person needs (core/roles); below it the route answers 403 `role_required` and the
+   * attempt is audited. Programs are bound by `keyScopes` instead.
+   * @default 'viewer' (a read)
+   */
+  role?: Role;
   handle: (ctx: RouteContext, deps: ApiDeps) => Promise<APIGatewayProxyStructuredResultV2>;
 }

@@ -1,8 +1,10 @@
 import {
   CreateSecretCommand,
+  DeleteSecretCommand,
   DescribeSecretCommand,
   GetSecretValueCommand,
   PutSecretValueCommand,
+  RestoreSecretCommand,
   SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -57,5 +59,31 @@ describe('SecretsManagerAdminCredentialStore', () => {
   it('does not swallow other errors (access denied)', async () => {
     sm.on(GetSecretValueCommand).rejects(named('AccessDeniedException'));
     await expect(store().get('org_a', 'openai')).rejects.toThrow('AccessDeniedException');
+  });
+
+  it('deletes with a 7-day recovery window, and a later put restores the secret before replacing it', async () => {
+    sm.on(DeleteSecretCommand).resolves({});
+    await store().delete('org_a', 'openai');
+    expect(sm.commandCalls(DeleteSecretCommand)[0]?.args[0].input).toEqual({
+      SecretId: 'Spendguard/reconciliation/org_a/openai',
+      RecoveryWindowInDays: 7,
+    });
+    sm.on(CreateSecretCommand).rejectsOnce(named('InvalidRequestException'));
+    sm.on(RestoreSecretCommand).resolves({});
+    sm.on(PutSecretValueCommand).resolves({});
+    await store().put('org_a', 'openai', 'sk-admin-2');
+    expect(sm.commandCalls(RestoreSecretCommand)).toHaveLength(1);
+    expect(sm.commandCalls(PutSecretValueCommand)[0]?.args[0].input.SecretString).toBe('sk-admin-2');
+  });
+
+  it('deleting a credential never stored, or already deleted, succeeds; other errors surface', async () => {
+    sm.on(DeleteSecretCommand).rejects(named('ResourceNotFoundException'));
+    await expect(store().delete('org_a', 'openai')).resolves.toBeUndefined();
+    sm.reset();
+    sm.on(DeleteSecretCommand).rejects(named('InvalidRequestException'));
+    await expect(store().delete('org_a', 'openai')).resolves.toBeUndefined();
+    sm.reset();
+    sm.on(DeleteSecretCommand).rejects(named('AccessDeniedException'));
+    await expect(store().delete('org_a', 'openai')).rejects.toThrow('AccessDeniedException');
   });
 });

@@ -1,8 +1,10 @@
 import {
   CreateSecretCommand,
+  DeleteSecretCommand,
   DescribeSecretCommand,
   GetSecretValueCommand,
   PutSecretValueCommand,
+  RestoreSecretCommand,
   type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
 import { RECONCILED_PROVIDERS, type ReconciledProvider } from '../../../core/reconciliation/providers';
@@ -15,6 +17,8 @@ import { RECONCILED_PROVIDERS, type ReconciledProvider } from '../../../core/rec
 export interface AdminCredentialStore {
   put(orgId: string, provider: ReconciledProvider, adminKey: string): Promise<void>;
   get(orgId: string, provider: ReconciledProvider): Promise<string | undefined>;
+  /** Removes the stored credential, if any (afterwards `configured` leaves the provider out). */
+  delete(orgId: string, provider: ReconciledProvider): Promise<void>;
   /** Providers with a stored credential. */
   configured(orgId: string): Promise<ReconciledProvider[]>;
 }
@@ -30,6 +34,11 @@ export class MemoryAdminCredentialStore implements AdminCredentialStore {
 
   get(orgId: string, provider: ReconciledProvider): Promise<string | undefined> {
     return Promise.resolve(this.keys.get(`${orgId}/${provider}`));
+  }
+
+  delete(orgId: string, provider: ReconciledProvider): Promise<void> {
+    this.keys.delete(`${orgId}/${provider}`);
+    return Promise.resolve();
   }
 
   configured(orgId: string): Promise<ReconciledProvider[]> {
@@ -69,8 +78,30 @@ export class SecretsManagerAdminCredentialStore implements AdminCredentialStore 
         }),
       );
     } catch (err) {
-      if (errorName(err) !== 'ResourceExistsException') throw err;
+      const name_ = errorName(err);
+      // A secret deleted through the API is scheduled for deletion (recoverable): restore, then replace.
+      if (name_ === 'InvalidRequestException') {
+        await this.client.send(new RestoreSecretCommand({ SecretId: name }));
+      } else if (name_ !== 'ResourceExistsException') throw err;
       await this.client.send(new PutSecretValueCommand({ SecretId: name, SecretString: adminKey }));
+    }
+  }
+
+  /**
+   * Schedules the secret's deletion with the shortest recovery window (7 days): DescribeSecret then
+   * shows `DeletedDate` (so `configured` leaves it out), the reconciliation function can no longer read
+   * it, and an operator can still restore a deletion made by mistake.
+   */
+  async delete(orgId: string, provider: ReconciledProvider): Promise<void> {
+    try {
+      await this.client.send(
+        new DeleteSecretCommand({ SecretId: this.nameOf(orgId, provider), RecoveryWindowInDays: 7 }),
+      );
+    } catch (err) {
+      const name = errorName(err);
+      // None stored, or already scheduled for deletion: nothing to do.
+      if (name === 'ResourceNotFoundException' || name === 'InvalidRequestException') return;
+      throw err;
     }
   }
 

@@ -1,0 +1,111 @@
+/**
+ * Changes that deserve an alert besides their audit entry (issue 21): a hard cap lifted, or pricing
+ * rates cut by more than half (priced lower, spend looks smaller and caps that rely on the pipeline trip
+ * later). Pure: the values before and after come in, findings (for people) come out.
+ * @module
+ */
+
+/** One finding, for the notification's message. */
+export interface RiskyChange {
+  /** Where: `dailyLimitUsd`, `multiplier`, `providers.openai`, `models.openai:gpt-4o.inputUsdPerMTok`. */
+  field: string;
+  before: number | string;
+  after: number | string | null;
+  message: string;
+}
+
+const HARD_CAPS = ['dailyLimitUsd', 'monthlyLimitUsd'] as const;
+
+function record(v: unknown): Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+}
+
+function finite(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+}
+
+/**
+ * Hard caps lifted between two budget configurations (`PUT /v1/budget`'s `budget`): a cap that was set
+ * and is now absent, or a budget that blocked and now only warns or logs while a cap is set.
+ *
+ * @example liftedCaps({ dailyLimitUsd: 50, action: 'block' }, { action: 'block' })
+ * // [{ field: 'dailyLimitUsd', before: 50, after: null, message: 'daily hard cap removed (was $50)' }]
+ */
+export function liftedCaps(before: unknown, after: unknown): RiskyChange[] {
+  const b = record(before);
+  const a = record(after);
+  const found: RiskyChange[] = [];
+  for (const cap of HARD_CAPS) {
+    const was = finite(b[cap]);
+    if (was !== undefined && finite(a[cap]) === undefined) {
+      const period = cap === 'dailyLimitUsd' ? 'daily' : 'monthly';
+      found.push({
+        field: cap,
+        before: was,
+        after: null,
+        message: `${period} hard cap removed (was $${was})`,
+      });
+    }
+  }
+  const blocked = (b.action ?? 'block') === 'block';
+  const blocks = (a.action ?? 'block') === 'block';
+  const anyCap = HARD_CAPS.some((cap) => finite(a[cap]) !== undefined);
+  if (blocked && !blocks && anyCap) {
+    found.push({
+      field: 'action',
+      before: 'block',
+      after: String(a.action),
+      message: `budget action changed from block to ${String(a.action)}: caps no longer stop calls`,
+    });
+  }
+  return found;
+}
+
+/** True when `after` is less than half of `before` (a cut by more than half). */
+function cutByMoreThanHalf(before: number, after: number): boolean {
+  return after * 2 < before;
+}
+
+/**
+ * Rates cut by more than half between two stored rate sets (core/pricing `OrgRates`): the organization
+ * multiplier (absent = 1), each provider multiplier (absent = the organization multiplier of the same
+ * side), and each token price of a model rate present on both sides. A model rate added anew is not
+ * compared with list prices here (no registry in this function).
+ *
+ * @example ratesCut({}, { multiplier: 0 })
+ * // [{ field: 'multiplier', before: 1, after: 0, message: 'multiplier cut from 1 to 0' }]
+ */
+export function ratesCut(before: unknown, after: unknown): RiskyChange[] {
+  const b = record(before);
+  const a = record(after);
+  const found: RiskyChange[] = [];
+  const cut = (field: string, was: number, now: number) => {
+    if (cutByMoreThanHalf(was, now))
+      found.push({ field, before: was, after: now, message: `${field} cut from ${was} to ${now}` });
+  };
+  const orgBefore = finite(b.multiplier) ?? 1;
+  const orgAfter = finite(a.multiplier) ?? 1;
+  cut('multiplier', orgBefore, orgAfter);
+  const pb = record(b.providers);
+  const pa = record(a.providers);
+  for (const provider of new Set([...Object.keys(pb), ...Object.keys(pa)])) {
+    const was = finite(pb[provider]) ?? orgBefore;
+    const now = finite(pa[provider]) ?? orgAfter;
+    // The organization-wide cut is already reported; a provider that merely follows it is not repeated.
+    if (finite(pb[provider]) === undefined && finite(pa[provider]) === undefined) continue;
+    cut(`providers.${provider}`, was, now);
+  }
+  const mb = record(b.models);
+  const ma = record(a.models);
+  for (const [model, rate] of Object.entries(mb)) {
+    if (!(model in ma)) continue;
+    const rb = record(rate);
+    const ra = record(ma[model]);
+    for (const price of Object.keys(rb)) {
+      const was = finite(rb[price]);
+      const now = finite(ra[price]) ?? finite(ra.inputUsdPerMTok);
+      if (was !== undefined && now !== undefined) cut(`models.${model}.${price}`, was, now);
+    }
+  }
+  return found;
+}

@@ -1,0 +1,1 @@
+export { GROUPS_CLAIM, ROLES, groupRoles, isRole, roleAtLeast, roleOf, type Role } from './roles';
