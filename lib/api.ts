@@ -9,6 +9,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import type * as cognito from 'aws-cdk-lib/aws-cognito';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { itemKeys } from '../lambdas/shared/item-keys';
 import type { SpendguardData } from './data';
 import { type FunctionDefaults, SpendguardFunction } from './function';
 import { acknowledge } from './nag';
@@ -119,8 +120,9 @@ export class SpendguardApi extends Construct {
       description: 'POST /api/guardrails/enforce: push or clear a kill flag (organization, key or session)',
       defaults: props.functionDefaults,
     });
-    // PutItem: the audit entry of every push and clear (and the owner claim of an organization's first person).
-    data.bindDataTable(this.enforceFunction, ['GetItem', 'PutItem', 'Query']);
+    data.bindDataTable(this.enforceFunction, ['GetItem', 'Query']);
+    // Writes: the audit entry of every push and clear, the owner claim of an organization's first person.
+    data.bindDataPutsTo(this.enforceFunction, [itemKeys.auditPk('*'), itemKeys.owner('*').pk]);
     data.bindFlagsTable(this.enforceFunction, ['PutItem', 'Query', 'DeleteItem']);
     secrets.bindPepper(this.enforceFunction);
     bindCognito(this.enforceFunction);

@@ -126,4 +126,39 @@ describeWithHandlers('SpendguardDashboardHosting', () => {
       ]),
     });
   });
+
+  it('sends a Content-Security-Policy (own scripts only, no framing) with the other security headers', () => {
+    const policies = s.template.findResources('AWS::CloudFront::ResponseHeadersPolicy');
+    const ids = Object.keys(policies).filter((id) => id.startsWith('SpendguardDashboard'));
+    expect(ids).toHaveLength(1);
+    expect(config.DefaultCacheBehavior.ResponseHeadersPolicyId).toEqual({ Ref: ids[0] });
+    const headers = (
+      policies[ids[0]!] as {
+        Properties: { ResponseHeadersPolicyConfig: { SecurityHeadersConfig: Record<string, any> } }; // eslint-disable-line @typescript-eslint/no-explicit-any
+      }
+    ).Properties.ResponseHeadersPolicyConfig.SecurityHeadersConfig;
+    const csp = JSON.stringify(headers.ContentSecurityPolicy.ContentSecurityPolicy);
+    for (const directive of [
+      "default-src 'self'",
+      "script-src 'self';",
+      "object-src 'none'",
+      "frame-ancestors 'none'",
+      'connect-src',
+      'amazoncognito.com',
+    ]) {
+      expect(csp).toContain(directive);
+    }
+    expect(csp).not.toContain('unsafe-eval');
+    expect(headers.ContentSecurityPolicy.Override).toBe(true);
+    expect(headers.FrameOptions).toEqual({ FrameOption: 'DENY', Override: true });
+    expect(headers.StrictTransportSecurity).toMatchObject({ AccessControlMaxAgeSec: 31536000 });
+  });
+
+  it('creates the three role groups in the user pool', () => {
+    const groups = Object.values(s.template.findResources('AWS::Cognito::UserPoolGroup')).map(
+      (g) => (g as { Properties: { GroupName: string; UserPoolId: unknown } }).Properties,
+    );
+    expect(groups.map((g) => g.GroupName).sort()).toEqual(['admin', 'member', 'viewer']);
+    for (const g of groups) expect(g.UserPoolId).toEqual({ Ref: idAt(s.template, 'Dashboard/UserPool') });
+  });
 });

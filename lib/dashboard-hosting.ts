@@ -11,6 +11,7 @@ import * as cognito from 'aws-cdk-lib/aws-cognito';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
+import type { Role } from '../core/roles';
 import { acknowledgeDistribution, type CustomDomain } from './edge';
 import { REPO_ROOT } from './function';
 import { acknowledge, acknowledgeGeneratedWildcards, stackChildrenWithPrefix } from './nag';
@@ -46,6 +47,35 @@ export interface SpendguardDashboardHostingProps {
   readonly mfaRequired?: boolean;
   /** @default RemovalPolicy.RETAIN */
   readonly removalPolicy?: RemovalPolicy;
+}
+
+/** The Cognito groups that are Spendguard's roles (core/roles), with what each may do. */
+export const ROLE_GROUPS: Readonly<Record<Role, string>> = {
+  admin:
+    'Spendguard admin: everything, including budgets, policy, pricing rates, credentials and organization-scope resumes',
+  member: 'Spendguard member: reads, creates and revokes API keys, resumes kills at session or key scope',
+  viewer: 'Spendguard viewer: reads only',
+};
+
+/**
+ * The dashboard's Content-Security-Policy: scripts, styles and fonts from its own origin only; API calls
+ * to the regional API Gateway and Cognito (token endpoint); no framing, no plugins, no foreign forms.
+ * `style-src 'unsafe-inline'`: the charts set inline style attributes.
+ */
+export function dashboardContentSecurityPolicy(region: string, urlSuffix: string): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    "font-src 'self'",
+    `connect-src 'self' https://*.execute-api.${region}.${urlSuffix} https://*.auth.${region}.amazoncognito.com https://cognito-idp.${region}.${urlSuffix}`,
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self' https://*.amazoncognito.com",
+    "frame-ancestors 'none'",
+    'upgrade-insecure-requests',
+  ].join('; ');
 }
 
 /** The runtime configuration's values (docs/api.md, `GET /config.json`). */
@@ -93,7 +123,27 @@ export class SpendguardDashboardHosting extends Construct {
         origin: origins.S3BucketOrigin.withOriginAccessControl(this.bucket),
         viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
         cachePolicy: cloudfront.CachePolicy.CACHING_OPTIMIZED,
-        responseHeadersPolicy: cloudfront.ResponseHeadersPolicy.SECURITY_HEADERS,
+        responseHeadersPolicy: new cloudfront.ResponseHeadersPolicy(this, 'SecurityHeaders', {
+          comment: 'Spendguard dashboard: security headers with a Content-Security-Policy',
+          securityHeadersBehavior: {
+            contentSecurityPolicy: {
+              contentSecurityPolicy: dashboardContentSecurityPolicy(stack.region, stack.urlSuffix),
+              override: true,
+            },
+            contentTypeOptions: { override: true },
+            frameOptions: { frameOption: cloudfront.HeadersFrameOption.DENY, override: true },
+            referrerPolicy: {
+              referrerPolicy: cloudfront.HeadersReferrerPolicy.STRICT_ORIGIN_WHEN_CROSS_ORIGIN,
+              override: true,
+            },
+            strictTransportSecurity: {
+              accessControlMaxAge: Duration.days(365),
+              includeSubdomains: true,
+              override: true,
+            },
+            xssProtection: { protection: true, modeBlock: true, override: true },
+          },
+        }),
         compress: true,
       },
       // A single-page app: unknown paths (403 from a private bucket, 404) serve index.html.
@@ -161,6 +211,15 @@ export class SpendguardDashboardHosting extends Construct {
         'AwsSolutions-COG8',
         'The Plus plan is opt-in (threatProtection: true) because it is billed per monthly active user.',
       );
+    }
+
+    // Roles (core/roles, docs/security.md): the ID token's cognito:groups. Fixed names: the API reads them.
+    for (const [group, description] of Object.entries(ROLE_GROUPS)) {
+      new cognito.CfnUserPoolGroup(this, `Group${group[0]!.toUpperCase()}${group.slice(1)}`, {
+        userPoolId: this.userPool.userPoolId,
+        groupName: group,
+        description,
+      });
     }
 
     const callback = `${this.url}/`;

@@ -101,6 +101,23 @@ export class SpendguardData extends Construct {
     grantOperations(fn, this.dataTable, DATA_TABLE, operations);
   }
 
+  /**
+   * Grants `PutItem` on the Data table only to items whose partition key matches one of `partitions`
+   * (`*` = any organization id), through the `dynamodb:LeadingKeys` condition: a function that writes one
+   * kind of item cannot write API keys, ledger entries or another partition's items (issue 21).
+   * @example data.bindDataPutsTo(relay, [itemKeys.budgetLease('*').pk]) // lease items only
+   */
+  public bindDataPutsTo(fn: SpendguardFunction, partitions: readonly string[]): void {
+    fn.addEnvironment('DATA_TABLE', this.dataTable.tableName);
+    fn.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['dynamodb:PutItem'],
+        resources: [this.dataTable.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...partitions] } },
+      }),
+    );
+  }
+
   /** Sets `FLAGS_TABLE` and grants exactly `operations` (Query also on the `byOrg` index), home region only. */
   public bindFlagsTable(fn: SpendguardFunction, operations: readonly TableOperation[]): void {
     fn.addEnvironment('FLAGS_TABLE', this.flagsTable.tableName);

@@ -19,6 +19,7 @@ import { buildSync } from 'esbuild';
 import { PROVIDERS } from '../core/providers/catalog';
 import { esbuildDefineFor } from '../lambdas/edge-guard/config';
 import { ORIGIN_SECRET_HEADER } from '../lambdas/relay/headers';
+import { itemKeys } from '../lambdas/shared/item-keys';
 import type { SpendguardData } from './data';
 import {
   acknowledgeRuntimeChoice,
@@ -161,7 +162,9 @@ export class SpendguardEdge extends Construct {
     });
     // Budget admission (docs/admission.md): GetItem keys, org config and lease items; PutItem lease items
     // (conditional on their version); Query the day / month aggregates that seed a new lease item.
-    data.bindDataTable(this.relayFunction, ['GetItem', 'PutItem', 'Query']);
+    data.bindDataTable(this.relayFunction, ['GetItem', 'Query']);
+    // Writes: budget lease items only (issue 21), named by their key layout.
+    data.bindDataPutsTo(this.relayFunction, [itemKeys.budgetLease('*').pk]);
     data.bindFlagsTable(this.relayFunction, []);
     secrets.bindPepper(this.relayFunction);
     secrets.bindOriginSecret(this.relayFunction);

@@ -86,10 +86,11 @@ describeWithHandlers('least-privilege IAM', () => {
     );
   });
 
-  it('enforce: the caller’s key and its org’s keys, flags put / list / delete, the pepper; no writes to Data', () => {
+  it('enforce: the caller’s key and its org’s keys, flags put / list / delete, the pepper; Data writes: audit and owner items only', () => {
     expect(functionPermissions(s.template, 'Api/Enforce')).toEqual(
       sorted([
         `dynamodb:GetItem ${data()}`,
+        `dynamodb:PutItem ${data()}`, // conditioned on the partition key: see the LeadingKeys test below
         `dynamodb:Query ${data()}`,
         `dynamodb:Query ${data()}/index/gsi1`,
         `dynamodb:PutItem ${flags()}`,
@@ -116,7 +117,7 @@ describeWithHandlers('least-privilege IAM', () => {
         pepper(),
         prices(),
         // Reconciliation (lib/reconciliation.ts): admin credentials under the stack's prefix, notifications.
-        ...['CreateSecret', 'DescribeSecret', 'GetSecretValue', 'PutSecretValue'].map(
+        ...['CreateSecret', 'DeleteSecret', 'DescribeSecret', 'PutSecretValue', 'RestoreSecret'].map(
           (a) =>
             `secretsmanager:${a} arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:Spendguard/reconciliation/*`,
         ),
@@ -126,8 +127,38 @@ describeWithHandlers('least-privilege IAM', () => {
         // POST /v1/forecast/run and GET /v1/forecast/runs/{runId}: on-demand (od-*) executions only.
         `states:DescribeExecution arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:<${stateMachine}.Name>:od-*`,
         `states:StartExecution <${stateMachine}>`,
+        // POST /v1/reconciliation/run: the reconciliation function reads the credentials, not the API.
+        `lambda:InvokeFunction ${arn('Reconciliation/Function')}`,
       ]),
     );
+  });
+
+  it.each([
+    // The relay writes budget lease items only (their partition today: ORG#<orgId>), not API keys
+    // (KEY#…), ledger entries (ORG#…#LEDGER) or any other partition's items.
+    ['Edge/Relay', ['ORG#*']],
+    ['Api/Enforce', ['ORG#*#AUDIT', 'ORG#*#OWNER']],
+  ])('%s: Data writes limited by partition key (dynamodb:LeadingKeys %j)', (fn, partitions) => {
+    const roleId = idAt(s.template, `${fn}Support/Role`);
+    const policies = Object.values(s.template.findResources('AWS::IAM::Policy')) as Array<{
+      Properties: {
+        Roles: Array<{ Ref: string }>;
+        PolicyDocument: {
+          Statement: Array<{ Action: string | string[]; Resource: unknown; Condition?: unknown }>;
+        };
+      };
+    }>;
+    const puts = policies
+      .filter((p) => p.Properties.Roles.some((r) => r.Ref === roleId))
+      .flatMap((p) => p.Properties.PolicyDocument.Statement)
+      .filter((st) => [st.Action].flat().includes('dynamodb:PutItem'))
+      .filter((st) => JSON.stringify(st.Resource).includes(idAt(s.template, 'Data/Data')));
+    expect(puts).toEqual([
+      expect.objectContaining({
+        Action: 'dynamodb:PutItem',
+        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': partitions } },
+      }),
+    ]);
   });
 
   it('relay: key lookup, budget lease items, one event per request, the pepper and the origin secret; no flags access', () => {

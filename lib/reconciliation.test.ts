@@ -59,14 +59,27 @@ describeWithHandlers('SpendguardReconciliation', () => {
     );
   });
 
-  it('lets the API function store credentials under the same prefix only', () => {
+  it('lets the API function store, describe and delete credentials under the same prefix, never read one', () => {
     const api = functionPermissions(s.template, 'Api/Api').filter(
       (p) => p.startsWith('secretsmanager:') && p.includes('reconciliation'),
     );
     expect(api).toEqual(
-      ['CreateSecret', 'DescribeSecret', 'GetSecretValue', 'PutSecretValue'].map(
+      ['CreateSecret', 'DeleteSecret', 'DescribeSecret', 'PutSecretValue', 'RestoreSecret'].map(
         (a) => `secretsmanager:${a} ${secrets}`,
       ),
     );
+    expect(api.some((p) => p.startsWith('secretsmanager:GetSecretValue'))).toBe(false);
+  });
+
+  it('the on-demand run invokes the reconciliation function (the API may invoke it and nothing else)', () => {
+    const fn = idAt(s.template, 'Reconciliation/Function');
+    const invokes = functionPermissions(s.template, 'Api/Api').filter((p) => p.startsWith('lambda:'));
+    expect(invokes).toEqual([`lambda:InvokeFunction <${fn}.Arn>`]);
+    s.template.hasResourceProperties('AWS::Lambda::Function', {
+      Handler: Match.anyValue(),
+      Environment: {
+        Variables: Match.objectLike({ RECONCILIATION_FUNCTION_NAME: { Ref: fn } }),
+      },
+    });
   });
 });

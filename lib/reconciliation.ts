@@ -3,8 +3,9 @@
  * function that, for every organization, reads each provider's own usage and cost reports with the
  * admin credential the organization stored, compares them with the ledger per day and model, stores
  * the result and notifies on untracked spend. Admin credentials are Secrets Manager secrets named
- * `<stack>/reconciliation/<orgId>/<provider>`: the API function writes them (PUT
- * /v1/reconciliation/credentials) and runs a reconciliation on demand; this function only reads them.
+ * `<stack>/reconciliation/<orgId>/<provider>`: the API function stores, describes and deletes them
+ * (PUT and DELETE /v1/reconciliation/credentials) but cannot read one (no GetSecretValue): an on-demand
+ * run (POST /v1/reconciliation/run) invokes this function, the only reader (issue 21).
  */
 import { Aws, Duration, Stack } from 'aws-cdk-lib';
 import { flattenCfnReference } from 'cdk-nag/lib/utils/flatten-cfn-reference';
@@ -26,9 +27,8 @@ export interface SpendguardReconciliationProps {
   /** Where untracked-spend notifications go (the soft-cap warnings' topic). */
   readonly notifyTopic: sns.ITopic;
   /**
-   * The v1 API function: it stores admin credentials and runs a reconciliation on demand, so it gets
-   * the same settings and write access to the credential secrets. @default - none (credentials
-   * cannot be stored through the API)
+   * The v1 API function: it stores and deletes admin credentials (never reads them) and invokes this
+   * function for an on-demand run. @default - none (credentials cannot be stored through the API)
    */
   readonly apiFunction?: SpendguardFunction;
   /** @default daily at 06:00 UTC (the providers' reports for the previous day are complete by then) */
@@ -90,18 +90,25 @@ export class SpendguardReconciliation extends Construct {
       for (const [name, value] of Object.entries(settings)) api.addEnvironment(name, value);
       api.addEnvironment('NOTIFY_TOPIC_ARN', props.notifyTopic.topicArn);
       props.notifyTopic.grantPublish(api);
+      // Write-only: no GetSecretValue, so no code path of the API can read a tenant's admin key.
       api.addToRolePolicy(
         new iam.PolicyStatement({
           actions: [
             'secretsmanager:CreateSecret',
+            'secretsmanager:DeleteSecret',
             'secretsmanager:DescribeSecret',
-            'secretsmanager:GetSecretValue',
             'secretsmanager:PutSecretValue',
+            'secretsmanager:RestoreSecret',
           ],
           resources: [secretsArn],
         }),
       );
       acknowledgeSecretPrefix(api, secretsArn);
+      api.addEnvironment('RECONCILIATION_FUNCTION_NAME', fn.functionName);
+      // The function itself, not its versions (`:*`): the API invokes $LATEST by name.
+      api.addToRolePolicy(
+        new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [fn.functionArn] }),
+      );
     }
 
     this.schedule = new scheduler.Schedule(this, 'Daily', {

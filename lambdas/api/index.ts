@@ -1,4 +1,5 @@
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import { LambdaClient } from '@aws-sdk/client-lambda';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { StepFunctionsForecastRuns } from '../forecast/runs';
 import {
@@ -9,12 +10,14 @@ import {
   servicesFromEnvironment,
 } from '../shared/environment';
 import { createApiHandler } from './handler';
+import { lambdaReconciliationInvoker } from './reconciliation-invoker';
 
 const services = servicesFromEnvironment();
 
 /**
  * AWS entry: every /v1 route of the HTTP API. POST /v1/forecast/run starts the forecast state machine
- * (`FORECAST_STATE_MACHINE_ARN`) for the caller's organization.
+ * (`FORECAST_STATE_MACHINE_ARN`) for the caller's organization; POST /v1/reconciliation/run invokes the
+ * reconciliation function (`RECONCILIATION_FUNCTION_NAME`; without it the route answers 503).
  */
 export const handler = createApiHandler({
   services,
@@ -25,5 +28,13 @@ export const handler = createApiHandler({
     new SFNClient({}),
     process.env.FORECAST_STATE_MACHINE_ARN ?? 'FORECAST_STATE_MACHINE_ARN is not set',
   ),
+  ...(process.env.RECONCILIATION_FUNCTION_NAME
+    ? {
+        runReconciliation: lambdaReconciliationInvoker(
+          new LambdaClient({}),
+          process.env.RECONCILIATION_FUNCTION_NAME,
+        ),
+      }
+    : {}),
   version: process.env.SPENDGUARD_VERSION ?? '0.1.0',
 }).use(logMetrics(metrics));

@@ -4,6 +4,7 @@
  * status and never the credential.
  */
 import fc from 'fast-check';
+import { createServer } from 'node:http';
 import { startMockProviders, type MockProviders } from '../../local/mock-providers';
 import { anthropicReport, openAiReport, openRouterReport } from './provider-reports';
 import { allPages, getReport, MAX_REPORT_PAGES, ProviderReportError } from './report-request';
@@ -183,5 +184,35 @@ describe('paging and parsing guards', () => {
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('redirects', () => {
+  it('a report answering a redirect fails without the admin key reaching the other host', async () => {
+    const reached: Array<string | undefined> = [];
+    const elsewhere = createServer((req, res) => {
+      reached.push(req.headers['x-api-key'] as string | undefined);
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":[],"has_more":false}');
+    });
+    await new Promise<void>((r) => elsewhere.listen(0, '127.0.0.1', r));
+    const target = `http://127.0.0.1:${(elsewhere.address() as { port: number }).port}/steal`;
+    const redirecting = createServer((_req, res) => res.writeHead(302, { location: target }).end());
+    await new Promise<void>((r) => redirecting.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(redirecting.address() as { port: number }).port}`;
+    try {
+      await expect(
+        getReport(
+          fetch,
+          new URL(`${base}/v1/organizations/cost_report`),
+          { 'x-api-key': 'sk-ant-admin01-x' },
+          openAiUsagePageSchema,
+          'anthropic',
+        ),
+      ).rejects.toThrow(ProviderReportError);
+      expect(reached).toEqual([]);
+    } finally {
+      await new Promise((r) => redirecting.close(r));
+      await new Promise((r) => elsewhere.close(r));
+    }
   });
 });

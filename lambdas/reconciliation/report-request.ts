@@ -26,6 +26,9 @@ export async function getReport<T>(
     res = await fetchFn(url, {
       method: 'GET',
       headers: { accept: 'application/json', ...headers },
+      // Never follow a redirect: a cross-origin one drops Authorization but would carry Anthropic's
+      // x-api-key (an admin key) to whatever host the redirect names (issue 21).
+      redirect: 'error',
       signal: AbortSignal.timeout(REPORT_TIMEOUT_MS),
     });
   } catch (err) {

@@ -40,8 +40,11 @@ export const itemKeys = {
   }),
   /** Guardrail trips history partition; sort key `<ISO ts>#<layer>`. */
   tripsPk: (orgId: string) => `ORG#${orgId}#TRIPS`,
-  /** The organization's owner: its first person, written once (docs/security.md, "Roles"). */
-  owner: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: 'OWNER' }),
+  /**
+   * The organization's owner: its first person, written once (docs/security.md, "Roles"). A partition of
+   * its own, so the enforce function's write grant can name it (lib/api.ts).
+   */
+  owner: (orgId: string) => ({ pk: `ORG#${orgId}#OWNER`, sk: 'OWNER' }),
   /** Audit log settings (retention) of the organization. */
   auditSettings: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: 'AUDIT_SETTINGS' }),
   /** Audit log partition, append-only; sort key `<ISO ts>#<entry id>` (newest last). */
