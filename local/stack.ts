@@ -1,7 +1,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createApiHandler, ROUTES } from '../lambdas/api/handler';
 import { createEnforceHandler } from '../lambdas/enforce/handler';
@@ -33,6 +33,7 @@ import {
 } from './runtime';
 import { startMockProviders } from './mock-providers';
 import { createLocalProxy } from './proxy';
+import { ownerOnlyDir } from './data-dir';
 import { FileAdminCredentialStore, loadOrCreateSecrets } from './secrets-file';
 import { seedLocalOrganization } from './seed';
 
@@ -353,24 +354,6 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       await standIns.close();
     },
   };
-}
-
-/**
- * Creates the data directory owner-only (0700): it holds the ledger, key hashes, the pepper and admin
- * credentials. A directory of ours made earlier with the umask (it holds secrets.json) is tightened too;
- * someone else's existing directory is left as it is.
- */
-async function ownerOnlyDir(dir: string): Promise<void> {
-  const created = await mkdir(dir, { recursive: true, mode: 0o700 });
-  if (created !== undefined) {
-    await chmod(dir, 0o700); // mkdir's mode passes through the umask
-    return;
-  }
-  const ours = await stat(join(dir, 'secrets.json')).then(
-    () => true,
-    () => false,
-  );
-  if (ours && ((await stat(dir)).mode & 0o077) !== 0) await chmod(dir, 0o700);
 }
 
 async function readLocalInfo(path: string): Promise<Partial<LocalStackInfo> | undefined> {

@@ -85,6 +85,7 @@ export function createGuardrailConsumer(deps: GuardrailConsumerDeps) {
       seq,
       envelope.events.map((e) => e.eventId),
       services.now(),
+      envelope.keyId,
     );
     const events = envelope.events
       .map((e, i) => ({ e, i }))

@@ -39,6 +39,7 @@ export function createPricingConsumer(deps: PricingConsumerDeps) {
       seq,
       unique.map((e) => e.eventId),
       services.now(),
+      envelope.keyId,
     );
     const entries = unique
       .filter((e) => claimed.has(e.eventId))

@@ -33,9 +33,12 @@ export const itemKeys = {
   ledgerSk: (isoTs: string, eventId: string) => `${isoTs}#${eventId}`,
   /** Aggregates partition; sort keys from aggregateSk. */
   aggregatePk: (orgId: string) => `ORG#${orgId}#AGG`,
-  /** A consumer's claim on an event id (dedupe of retried events; see event-dedupe-store.ts). */
-  eventClaim: (orgId: string, eventId: string, consumer: string) => ({
-    pk: `ORG#${orgId}#EVENT#${eventId}`,
+  /**
+   * A consumer's claim on an event id sent with one API key (dedupe of retried events; see
+   * event-dedupe-store.ts). Keyed by the sending key too, so one key cannot suppress another's ids.
+   */
+  eventClaim: (orgId: string, keyId: string, eventId: string, consumer: string) => ({
+    pk: `ORG#${orgId}#KEY#${keyId}#EVENT#${eventId}`,
     sk: `CLAIM#${consumer}`,
   }),
   /** Guardrail trips history partition; sort key `<ISO ts>#<layer>`. */

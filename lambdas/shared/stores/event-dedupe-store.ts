@@ -16,16 +16,17 @@ export const DEDUPE_TTL_SECONDS = 48 * 3600;
 const CLAIMS_IN_FLIGHT = 16;
 
 /**
- * One claim per (organization, event id, consumer), written before the event is counted. The claim
- * item is keyed by the event id alone, so a retried event counts once whatever its timestamp (the
- * ledger's sort key holds the receive time of events sent without one).
+ * One claim per (organization, sending API key, event id, consumer), written before the event is
+ * counted. The claim item is keyed by the event id (not its time), so a retried event counts once
+ * whatever its timestamp (the ledger's sort key holds the receive time of events sent without one); and
+ * by the sending key, so one key cannot suppress another integration's predictable ids (issue 21).
  */
 export interface EventDedupeStore {
   /**
    * Claims the event ids for Kinesis record `seq` and returns those this record may count: ids never
    * seen (or whose claim expired), and ids this same record claimed before (a replay after a crash,
    * which must count them again to stay exactly-once with the sequence-guarded writes after it).
-   * An id claimed by another record is left out.
+   * An id claimed by another record is left out. `keyId` is the public id of the key that sent them.
    */
   claim(
     orgId: string,
@@ -33,6 +34,7 @@ export interface EventDedupeStore {
     seq: string,
     eventIds: readonly string[],
     nowMs: number,
+    keyId: string,
   ): Promise<Set<string>>;
 }
 
@@ -45,6 +47,7 @@ export class DynamoEventDedupeStore implements EventDedupeStore {
     seq: string,
     eventIds: readonly string[],
     nowMs: number,
+    keyId: string,
   ): Promise<Set<string>> {
     const padded = padSeq(seq);
     const nowSeconds = Math.floor(nowMs / 1000);
@@ -54,7 +57,7 @@ export class DynamoEventDedupeStore implements EventDedupeStore {
           new PutCommand({
             TableName: this.table.tableName,
             Item: {
-              ...itemKeys.eventClaim(orgId, eventId, consumer),
+              ...itemKeys.eventClaim(orgId, keyId, eventId, consumer),
               seq: padded,
               expiresAt: nowSeconds + DEDUPE_TTL_SECONDS,
             },

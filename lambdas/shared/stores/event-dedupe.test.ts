@@ -117,11 +117,30 @@ describe('a retried eventId counts once (issue 15.6)', () => {
 
   it('remembers an id for at least 24 hours, then lets its claim expire', async () => {
     expect(DEDUPE_TTL_SECONDS).toBeGreaterThanOrEqual(24 * 3600);
-    const claim = (s: string, now: number) => h.services.dedupe.claim('org_ttl', 'ledger', s, ['evt_t'], now);
+    const claim = (s: string, now: number) =>
+      h.services.dedupe.claim('org_ttl', 'ledger', s, ['evt_t'], now, 'key_ttl');
     expect(await claim('1', T0)).toEqual(new Set(['evt_t']));
     expect(await claim('1', T0 + 1000)).toEqual(new Set(['evt_t'])); // the same record, replayed
     expect(await claim('2', T0 + 24 * 3600_000)).toEqual(new Set()); // another record, a day later
     // past the claim's lifetime (counted from its last write, the replay at T0 + 1 s)
     expect(await claim('3', T0 + 1000 + (DEDUPE_TTL_SECONDS + 1) * 1000)).toEqual(new Set(['evt_t']));
+  });
+
+  it('is per sending key: one key’s ids do not suppress another key’s same ids (issue 21)', async () => {
+    const first = await h.createKey('org_two_keys');
+    const second = await h.createKey('org_two_keys');
+    h.setNow(T0);
+    // A predictable id, sent first by one integration, then by another of the same organization.
+    expect(await ingest(first.apiKey, [event('evt_1')])).toBe(200);
+    await consume();
+    h.setNow(T0 + 1000); // received a second later (the ledger's sort key is the receive time)
+    expect(await ingest(second.apiKey, [event('evt_1')])).toBe(200);
+    await consume();
+    // …and a retry by the first key still counts once.
+    expect(await ingest(first.apiKey, [event('evt_1')])).toBe(200);
+    await consume();
+    const c = await counts('org_two_keys');
+    expect(c).toMatchObject({ calls: 2, inputTokens: 2000 });
+    expect(c.guardrailDayNanos).toBe(c.ledgerNanos);
   });
 });
