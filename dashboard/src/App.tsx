@@ -8,6 +8,7 @@ import { ErrorNotice, Loading } from './components/Status';
 import { loadConfig } from './config';
 import { ROUTES, useRoute, type RouteId } from './lib/router';
 import { Accuracy } from './pages/Accuracy';
+import { Audit } from './pages/Audit';
 import { Budgets } from './pages/Budgets';
 import { Guardrails } from './pages/Guardrails';
 import { Keys } from './pages/Keys';
@@ -29,6 +30,7 @@ const PAGES: Record<RouteId, ComponentType> = {
   budgets: Budgets,
   keys: Keys,
   accuracy: Accuracy,
+  audit: Audit,
 };
 
 /** Loads config.json, signs in (local token or Cognito Hosted UI), then shows the dashboard. */

@@ -351,6 +351,32 @@ describe('the dashboard in Chromium against the local stack', () => {
     await screenshot('sessions');
   });
 
+  it('shows the Audit page: the budget change with who, before and after, and a member’s refused attempt', async () => {
+    const s = requireStack();
+    // A member (local.json idTokens.member) tries to zero the rates: refused, and recorded.
+    const refused = await fetch(`${s.apiUrl}/v1/pricing/rates`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${s.idTokens.member}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ multiplier: 0 }),
+    });
+    expect(refused.status).toBe(403);
+
+    await goTo('Audit', 'Audit');
+    const budget = page.getByTestId('audit-row').filter({ hasText: 'Budget or policy changed' });
+    await budget.first().waitFor({ timeout: UI_TIMEOUT });
+    await expect(budget.first().getByTestId('audit-actor').textContent()).resolves.toBe(
+      'you@localhost (admin)',
+    );
+    await expect(budget.first().getByTestId('audit-after').textContent()).resolves.toContain(
+      '"dailyLimitUsd":25',
+    );
+    const denied = page.getByTestId('audit-row').filter({ hasText: 'Refused: role too low' });
+    await denied.first().waitFor({ timeout: UI_TIMEOUT });
+    await expect(denied.first().textContent()).resolves.toContain('member@localhost (member)');
+    await expect(denied.first().textContent()).resolves.toContain('PUT /v1/pricing/rates');
+    await screenshot('audit');
+  });
+
   it('logged no errors in the browser', () => {
     expect(pageErrors).toEqual([]);
   });

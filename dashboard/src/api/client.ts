@@ -30,6 +30,7 @@ import type {
   Trip,
 } from './types';
 import type { CredentialsResponse, ReconciledProvider, ReconciliationResponse } from './reconciliation';
+import type { AuditPage } from './audit';
 
 /** A failed API call: HTTP status (0 when the API could not be reached), code, message and problems. */
 export class ApiError extends Error {
@@ -204,6 +205,14 @@ export function createApiClient(options: ApiClientOptions) {
       request<CredentialsResponse>('GET', '/v1/reconciliation/credentials', { signal }),
     putReconciliationCredential: (provider: ReconciledProvider, adminKey: string) =>
       request<CredentialsResponse>('PUT', '/v1/reconciliation/credentials', { body: { provider, adminKey } }),
+    deleteReconciliationCredential: (provider: ReconciledProvider) =>
+      request<CredentialsResponse>(
+        'DELETE',
+        `/v1/reconciliation/credentials/${encodeURIComponent(provider)}`,
+      ),
+    // The audit log (the Audit page).
+    getAudit: (query: { limit?: number; cursor?: string; action?: string }, signal?: AbortSignal) =>
+      request<AuditPage>('GET', '/v1/audit', { query, signal }),
   };
 }
 

@@ -9,6 +9,7 @@ export const ROUTES = [
   { id: 'budgets', title: 'Budgets' },
   { id: 'keys', title: 'API keys' },
   { id: 'accuracy', title: 'Accuracy' },
+  { id: 'audit', title: 'Audit' },
 ] as const;
 
 export type RouteId = (typeof ROUTES)[number]['id'];
