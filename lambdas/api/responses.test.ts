@@ -177,7 +177,7 @@ beforeAll(async () => {
     sessionId: null,
     message: '4 identical consecutive requests',
   });
-});
+}, 30_000);
 afterAll(() => h.close());
 
 describe('every GET route answers as the OpenAPI document says', () => {
@@ -327,7 +327,7 @@ describe('every GET route answers as the OpenAPI document says', () => {
       ),
       errors: [],
     });
-  });
+  }, 30_000);
 
   const getRoutes = Object.keys(ROUTES).filter((k) => k.startsWith('GET '));
 
