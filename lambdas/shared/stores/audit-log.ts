@@ -59,15 +59,33 @@ const DAY_SECONDS = 86_400;
 const SK_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#[0-9a-f]{16}$/;
 /** Queries of one page at most (an `action` filter over a long log reads on, up to this many). */
 const MAX_READS_PER_PAGE = 10;
+/**
+ * How long a container reuses an organization's retention for new entries: a change made elsewhere
+ * applies to this container's entries within a minute (the one that made it applies it at once).
+ */
+export const RETENTION_CACHE_MS = 60_000;
 
 export class DynamoAuditLog implements AuditLog {
+  private readonly retention = new Map<string, { days: number; readAtMs: number }>();
+
   constructor(
     private readonly table: DynamoTable,
     private readonly randomId: () => string = () => randomBytes(8).toString('hex'),
+    private readonly clock: () => number = Date.now,
   ) {}
 
-  async record(orgId: string, change: AuditChange): Promise<AuditEntry> {
+  /** The retention for a new entry: the organization's setting, read at most once a minute. */
+  private async retentionForWrite(orgId: string): Promise<number> {
+    const cached = this.retention.get(orgId);
+    const now = this.clock();
+    if (cached && now - cached.readAtMs < RETENTION_CACHE_MS) return cached.days;
     const days = await this.retentionDays(orgId);
+    this.retention.set(orgId, { days, readAtMs: now });
+    return days;
+  }
+
+  async record(orgId: string, change: AuditChange): Promise<AuditEntry> {
+    const days = await this.retentionForWrite(orgId);
     const at = new Date(Date.parse(change.at)).toISOString();
     for (let attempt = 0; ; attempt++) {
       const entry: AuditEntry = {
@@ -159,6 +177,7 @@ export class DynamoAuditLog implements AuditLog {
         Item: { ...itemKeys.auditSettings(orgId), retentionDays: days, updatedAt: at },
       }),
     );
+    this.retention.set(orgId, { days, readAtMs: this.clock() });
   }
 }
 
