@@ -174,6 +174,28 @@ describe('Accuracy', () => {
     );
   });
 
+  it('removes a stored admin key through DELETE; the provider then reads not configured', async () => {
+    let creds = { providers: CREDS.providers.map((p) => ({ ...p, configured: p.provider === 'anthropic' })) };
+    const api = mockApi({
+      'GET /v1/reconciliation': { body: RESULT },
+      'GET /v1/reconciliation/credentials': () => ({ body: creds }),
+      'DELETE /v1/reconciliation/credentials/anthropic': () => {
+        creds = { providers: CREDS.providers.map((p) => ({ ...p, configured: false })) };
+        return { body: creds };
+      },
+    });
+    const { user } = renderWithApi(<Accuracy />);
+    await user.click(await screen.findByRole('button', { name: 'Remove the Anthropic admin key' }));
+    expect(await screen.findByText('Anthropic admin key removed.')).toBeInTheDocument();
+    expect(api.callsTo('DELETE /v1/reconciliation/credentials/anthropic')).toHaveLength(1);
+    await waitFor(() =>
+      expect(
+        within(screen.getByTestId('credential-status')).getByText(/Anthropic/).parentElement,
+      ).toHaveTextContent('Anthropic: not configured'),
+    );
+    expect(screen.queryByRole('button', { name: /^Remove/ })).toBeNull();
+  });
+
   it('refuses an empty key without calling the API', async () => {
     const api = mockApi({
       'GET /v1/reconciliation': { body: RESULT },

@@ -181,6 +181,21 @@ function Credentials() {
     }
   }
 
+  /** DELETE /v1/reconciliation/credentials/{provider} (admins): the stored key is removed. */
+  async function remove(id: ReconciledProvider) {
+    setSaving(true);
+    setMessage(null);
+    try {
+      await client.deleteReconciliationCredential(id);
+      setMessage({ ok: true, text: `${labelOf(id)} admin key removed.` });
+      creds.reload();
+    } catch (err) {
+      setMessage({ ok: false, text: err instanceof Error ? err.message : String(err) });
+    } finally {
+      setSaving(false);
+    }
+  }
+
   const configured = new Map((creds.data?.providers ?? []).map((p) => [p.provider, p.configured]));
   return (
     <Card title="Provider admin keys">
@@ -188,6 +203,20 @@ function Credentials() {
         {PROVIDERS.map((p) => (
           <li key={p.id}>
             <strong>{p.label}</strong>: {configured.get(p.id) ? 'configured' : 'not configured'}
+            {configured.get(p.id) && (
+              <>
+                {' '}
+                <button
+                  type="button"
+                  className="btn btn-small"
+                  disabled={saving}
+                  aria-label={`Remove the ${p.label} admin key`}
+                  onClick={() => void remove(p.id)}
+                >
+                  Remove
+                </button>
+              </>
+            )}
           </li>
         ))}
       </ul>
