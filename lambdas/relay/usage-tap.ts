@@ -9,6 +9,7 @@ import zlib from 'node:zlib';
 import type { ProviderEntry } from '../../core/providers';
 import { MAX_RESPONSE_PARSE_BYTES, usageEssentials } from './large-response';
 import { parseableRequestBody } from './request-info';
+import { createEventStreamDecoder } from '../../core/usage/bedrock-event-stream';
 import {
   createUsageStream,
   usageFromResponse,
@@ -31,7 +32,7 @@ export interface UsageTapOptions {
   readonly maxJsonBytes?: number;
 }
 
-const STREAM_TYPES = /text\/event-stream|ndjson|jsonl|json-seq/i;
+const STREAM_TYPES = /text\/event-stream|ndjson|jsonl|json-seq|vnd\.amazon\.eventstream/i;
 /** Bodies worth keeping for usage: JSON, or no declared type (sniffed). Audio, images, files are not. */
 const JSON_TYPES = /json/i;
 export const DEFAULT_MAX_JSON_BYTES = 16 * 1024 * 1024;
@@ -87,6 +88,7 @@ export class UsageTap {
       this.parser = createUsageStream(opts.provider, {
         url: opts.url,
         requestBody: parseableRequestBody(opts.requestBody),
+        eventStreamDecoder: createEventStreamDecoder,
         ...(opts.tokenCounter ? { tokenCounter: opts.tokenCounter } : {}),
       });
     } else {
