@@ -1,0 +1,150 @@
+/**
+ * Amazon Bedrock through the local proxy with the AWS SDK v3 client as it comes (HTTP/2, Bedrock API
+ * key as a bearer token): answered unchanged, recorded at the published price, refused in the AWS shape.
+ */
+import {
+  BedrockRuntimeClient,
+  ConverseCommand,
+  ConverseStreamCommand,
+  type ConverseStreamOutput,
+} from '@aws-sdk/client-bedrock-runtime';
+import { costOfEvent } from '../../core/ledger/event-cost';
+import { getDefaultPriceRegistry } from '../../core/pricing';
+import { startMockBedrock, type MockBedrock } from '../mock-providers';
+import { startProxyHarness, type ProxyHarness } from './test-support';
+
+const BEDROCK_KEY = 'ABSKQmVkcm9ja0FQSUtleS1leGFtcGxl'; // a Bedrock API key is an opaque bearer token
+let h: ProxyHarness;
+let bedrock: MockBedrock;
+
+beforeAll(async () => {
+  bedrock = await startMockBedrock();
+  h = await startProxyHarness({ proxy: { upstreams: { bedrock: bedrock.url } } });
+});
+afterAll(async () => {
+  await h.close();
+  await bedrock.close();
+});
+
+function client(apiKey = h.apiKey): BedrockRuntimeClient {
+  const c = new BedrockRuntimeClient({
+    region: 'us-east-1',
+    endpoint: `${h.proxy.url}/bedrock/us-east-1`,
+    token: { token: BEDROCK_KEY },
+    authSchemePreference: ['httpBearerAuth'],
+  });
+  // The Spendguard key travels in its own header; the Bedrock API key stays in Authorization.
+  c.middlewareStack.add(
+    (next) => (args) => {
+      (args.request as { headers: Record<string, string> }).headers['service-api-key'] = apiKey;
+      return next(args);
+    },
+    { step: 'build', name: 'spendguardKey' },
+  );
+  return c;
+}
+
+const SYSTEM = 'You are a contract analyst. '.repeat(200);
+const M = 1_000_000;
+
+it('Converse with prompt-cache tokens on a regional profile: answered unchanged, priced as published', async () => {
+  const model = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
+  const input = {
+    modelId: model,
+    system: [{ text: SYSTEM }, { cachePoint: { type: 'default' as const } }],
+    messages: [{ role: 'user' as const, content: [{ text: 'Summarize clause 4.' }] }],
+    inferenceConfig: { maxTokens: 512 },
+  };
+  const first = await client().send(new ConverseCommand(input));
+  const second = await client().send(new ConverseCommand(input));
+  expect(first.usage?.cacheWriteInputTokens).toBeGreaterThan(1000);
+  expect(second.usage?.cacheReadInputTokens).toBe(first.usage?.cacheWriteInputTokens);
+  expect(second.output?.message?.content?.[0]?.text).toBe('Spendguard recorded this call.');
+
+  const sent = bedrock.requests().slice(-2);
+  expect(sent.map((r) => r.headers.authorization)).toEqual([
+    `Bearer ${BEDROCK_KEY}`,
+    `Bearer ${BEDROCK_KEY}`,
+  ]);
+  expect(sent[0]?.headers['service-api-key']).toBeUndefined();
+  expect(sent[0]?.url).toBe(`/model/${encodeURIComponent(model)}/converse`);
+
+  await h.proxy.idle();
+  const events = h.sink.events().filter((e) => e.provider === 'bedrock' && e.model === model);
+  expect(events).toHaveLength(2);
+  const [w, r] = events;
+  // Published (aws.amazon.com/bedrock/pricing), Claude Sonnet 4.5 regional: $3.30 in, $4.125 5-minute
+  // write, $0.33 cache read, $16.50 out per MTok.
+  const u1 = first.usage!;
+  const u2 = second.usage!;
+  const expected1 =
+    ((u1.inputTokens! * 3.3 + u1.cacheWriteInputTokens! * 4.125 + u1.outputTokens! * 16.5) / M) * 1e9;
+  const expected2 =
+    ((u2.inputTokens! * 3.3 + u2.cacheReadInputTokens! * 0.33 + u2.outputTokens! * 16.5) / M) * 1e9;
+  const cost1 = costOfEvent(w!, getDefaultPriceRegistry()).costNanos;
+  const cost2 = costOfEvent(r!, getDefaultPriceRegistry()).costNanos;
+  expect(Math.abs(cost1 - expected1) / expected1).toBeLessThan(0.005);
+  expect(Math.abs(cost2 - expected2) / expected2).toBeLessThan(0.005);
+});
+
+it('ConverseStream on Nova Pro over HTTP/2: every event delivered, usage from the metadata event', async () => {
+  const model = 'us.amazon.nova-pro-v1:0';
+  const out = await client().send(
+    new ConverseStreamCommand({
+      modelId: model,
+      messages: [{ role: 'user', content: [{ text: 'Write one sentence about budgets.' }] }],
+      inferenceConfig: { maxTokens: 200 },
+    }),
+  );
+  const events: ConverseStreamOutput[] = [];
+  for await (const e of out.stream!) events.push(e);
+  const text = events.map((e) => e.contentBlockDelta?.delta?.text ?? '').join('');
+  expect(text).toBe('Spendguard recorded this call.');
+  const meta = events.find((e) => e.metadata !== undefined)?.metadata;
+  expect(meta?.usage?.outputTokens).toBe(7);
+  expect(bedrock.requests().at(-1)?.httpVersion).toBe('1.1'); // the relay speaks HTTP/1.1 upstream
+
+  await h.proxy.idle();
+  const e = h.sink
+    .events()
+    .filter((x) => x.model === model)
+    .at(-1)!;
+  expect(e.stream).toBe(true);
+  // Nova Pro: $0.80 in, $3.20 out per MTok
+  const expected = ((meta!.usage!.inputTokens! * 0.8 + meta!.usage!.outputTokens! * 3.2) / M) * 1e9;
+  const cost = costOfEvent(e, getDefaultPriceRegistry()).costNanos;
+  expect(Math.abs(cost - expected) / expected).toBeLessThan(0.005);
+});
+
+it('a killed key is refused in the AWS shape, not retried, before the provider', async () => {
+  const other = await h.newKey();
+  await h.flag(other.prefix, 'SUSPENDED', 600);
+  const before = bedrock.requests().length;
+  const proxied = h.proxy.requestCount();
+  const err = await client(other.apiKey)
+    .send(
+      new ConverseCommand({
+        modelId: 'us.amazon.nova-pro-v1:0',
+        messages: [{ role: 'user', content: [{ text: 'loop' }] }],
+      }),
+    )
+    .then(
+      () => undefined,
+      (e: unknown) => e as { name: string; $metadata: { httpStatusCode?: number; attempts?: number } },
+    );
+  expect(err?.name).toBe('ServiceQuotaExceededException');
+  expect(err?.$metadata.httpStatusCode).toBe(400);
+  expect(err?.$metadata.attempts).toBe(1);
+  expect(h.proxy.requestCount() - proxied).toBe(1);
+  expect(bedrock.requests().length).toBe(before);
+});
+
+it('a region that is not an AWS region is refused (no SSRF), in the AWS shape', async () => {
+  const res = await fetch(`${h.proxy.url}/bedrock/evil.com%2F/model/x/converse`, {
+    method: 'POST',
+    headers: { 'service-api-key': h.apiKey, 'content-type': 'application/json' },
+    body: '{}',
+  });
+  expect(res.status).toBe(400);
+  expect(res.headers.get('x-amzn-errortype')).toBe('ValidationException');
+});
