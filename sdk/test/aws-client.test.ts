@@ -144,3 +144,42 @@ it('any other client passes through untouched; instrumenting twice adds one midd
   instrumentAwsClient(instrumentAwsClient(c, { ...options, endpoint: ingest.url }));
   expect(c.middlewareStack.identify().filter((n) => n.startsWith('spendguardBedrock'))).toHaveLength(1);
 });
+
+it('a looping Bedrock agent is refused within 5 s of the server trip, before the provider, without retries', async () => {
+  ingest.enforcement = true;
+  ingest.loopAfter = 4;
+  try {
+    const agent = instrumentAwsClient(rawClient(), {
+      ...options,
+      endpoint: ingest.url,
+      flushIntervalMs: 1000,
+      sessionId: 'bedrock-loop',
+    });
+    const loop = new ConverseCommand({
+      modelId: 'us.amazon.nova-pro-v1:0',
+      messages: [{ role: 'user', content: [{ text: 'the deploy fails; retry the same fix' }] }],
+    });
+    let refused: { at: number; err: { name: string; spendguard: { code: string } } } | undefined;
+    const deadline = Date.now() + 15_000;
+    while (refused === undefined && Date.now() < deadline) {
+      try {
+        await agent.send(loop);
+        await new Promise((r) => setTimeout(r, 100));
+      } catch (err) {
+        refused = { at: Date.now(), err: err as never };
+      }
+    }
+    expect(refused?.err.name).toBe('ServiceQuotaExceededException');
+    expect(refused?.err.spendguard.code).toBe('session_suspended');
+    const tripped = ingest.trippedAt.get('bedrock-loop');
+    expect(tripped).toBeDefined();
+    expect(refused!.at - tripped!).toBeLessThanOrEqual(5000);
+    const before = bedrock.requests().length;
+    await expect(agent.send(loop)).rejects.toMatchObject({ name: 'ServiceQuotaExceededException' });
+    expect(bedrock.requests().length).toBe(before);
+  } finally {
+    ingest.enforcement = false;
+    ingest.loopAfter = 0;
+    ingest.flags = [];
+  }
+}, 30_000);
