@@ -295,6 +295,11 @@ export class BedrockEventTally {
     }
   }
 
+  /** A tier known from outside the events (InvokeModel's response header); the events' own wins. */
+  setServiceTier(tier: string | undefined): void {
+    if (tier !== undefined && tier.length > 0) this.tier ??= tier;
+  }
+
   /** The usage (reported, or estimated for a stream that carried none). */
   end(): UsageResult {
     return this.tally.finish();

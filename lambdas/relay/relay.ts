@@ -447,6 +447,8 @@ export class Relay {
             requestBody: req.body,
             ...(this.opts.tokenCounter ? { tokenCounter: this.opts.tokenCounter } : {}),
             ...(this.opts.maxJsonBytes ? { maxJsonBytes: this.opts.maxJsonBytes } : {}),
+            // Bedrock InvokeModel reports its tier in a header only (the body is the model's own).
+            serviceTier: headerValue(up.headers, 'x-amzn-bedrock-service-tier'),
           },
         );
         tap = copy;

@@ -30,6 +30,8 @@ export interface UsageTapOptions {
   readonly tokenCounter?: TokenCounter;
   /** A JSON body larger than this is not kept, and its usage is unknown. @default 16 MiB */
   readonly maxJsonBytes?: number;
+  /** The service tier a response header reports (Bedrock `x-amzn-bedrock-service-tier`), used when the body names none. */
+  readonly serviceTier?: string | undefined;
 }
 
 const STREAM_TYPES = /text\/event-stream|ndjson|jsonl|json-seq|vnd\.amazon\.eventstream/i;
@@ -121,7 +123,12 @@ export class UsageTap {
       else this.unzip.destroy();
       if (this.failure === undefined) await this.unzipDone;
     }
-    return { usage: this.result(), stream: this.stream };
+    const usage = this.result();
+    const tier = this.opts.serviceTier;
+    if (usage.ok && usage.usage.serviceTier === null && tier !== undefined && tier.length > 0) {
+      return { usage: { ok: true, usage: { ...usage.usage, serviceTier: tier } }, stream: this.stream };
+    }
+    return { usage, stream: this.stream };
   }
 
   private consume(chunk: Buffer): void {

@@ -139,7 +139,13 @@ function usageOfOutput(
       return { ok: false, reason: 'InvokeModel body is not JSON' };
     }
   }
-  return entry.usage.fromJson(body, ctx);
+  const result = entry.usage.fromJson(body, ctx);
+  // InvokeModel's tier is a response header, deserialized into `serviceTier` beside the model's own body.
+  const tier = output.serviceTier;
+  if (result.ok && result.usage.serviceTier === null && typeof tier === 'string' && tier.length > 0) {
+    return { ok: true, usage: { ...result.usage, serviceTier: tier } };
+  }
+  return result;
 }
 
 type Handler = (args: { input: Record<string, unknown> }) => Promise<{
@@ -204,6 +210,7 @@ export function bedrockMiddleware(resolve: AwsBindingResolver, region: unknown) 
           const source = output[spec.streamKey] as AsyncIterable<Record<string, unknown>> | undefined;
           if (source !== undefined && typeof source[Symbol.asyncIterator] === 'function') {
             const tally = new BedrockEventTally(ctx);
+            if (typeof output.serviceTier === 'string') tally.setServiceTier(output.serviceTier);
             output[spec.streamKey] = tapEvents(source, tally, () =>
               handle.onUsage(status, () => tally.end(), true),
             );
