@@ -31,6 +31,12 @@ describe('bedrockTarget', () => {
         rest: '/model/x/converse',
       },
     );
+    expect(
+      bedrockTarget('/bedrock-mantle/ap-south-1/v1/x', {
+        bedrock: 'http://a:1',
+        bedrock_mantle: 'http://b:2',
+      }),
+    ).toEqual({ base: 'http://b:2', rest: '/v1/x' });
     expect(bedrockTarget('/bedrock-mantle/ap-south-1/v1/x', { bedrock: 'http://127.0.0.1:9' })).toEqual({
       base: 'http://127.0.0.1:9',
       rest: '/v1/x',

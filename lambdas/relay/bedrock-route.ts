@@ -53,7 +53,11 @@ export function bedrockTarget(
   }
   let rest = cut === -1 ? '/' : after.slice(cut);
   if (rest.charCodeAt(0) === 63 /* ? */) rest = '/' + rest;
-  const override = overrides[slug] ?? overrides.bedrock;
+  // `bedrock_mantle` is how the environment spells the slug (`SPENDGUARD_UPSTREAM_BEDROCK_MANTLE`).
+  const override =
+    overrides[slug] ??
+    (slug === 'bedrock-mantle' ? overrides.bedrock_mantle : undefined) ??
+    overrides.bedrock;
   const base =
     override !== undefined
       ? override.replace(/\/+$/, '')
