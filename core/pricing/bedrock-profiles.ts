@@ -37,3 +37,45 @@ export function resolveApplicationProfile(
   if (arn === null) return modelId;
   return profiles.get(modelId.trim().toLowerCase()) ?? profiles.get(arn.profileId) ?? modelId;
 }
+
+const FOUNDATION_MODEL_ARN = /^arn:aws[a-z-]*:bedrock:([a-z0-9-]+):\d*:foundation-model\/(.+)$/;
+
+/** The geography prefix of a system cross-region profile, from the regions it routes to. */
+function geographyOf(regions: readonly string[]): string {
+  const all = (test: (r: string) => boolean) => regions.every(test);
+  if (all((r) => r.startsWith('us-gov-'))) return 'us-gov.';
+  if (all((r) => r.startsWith('us-'))) return 'us.';
+  if (all((r) => r.startsWith('eu-'))) return 'eu.';
+  if (all((r) => r === 'ap-northeast-1' || r === 'ap-northeast-3')) return 'jp.';
+  if (all((r) => r === 'ap-southeast-2' || r === 'ap-southeast-4')) return 'au.';
+  if (all((r) => r.startsWith('ap-'))) return 'apac.';
+  if (all((r) => r.startsWith('ca-'))) return 'ca.';
+  return 'global.';
+}
+
+/**
+ * The model id to price an application profile as, from `GetInferenceProfile`'s `models` (the foundation
+ * model ARNs it routes to, one per region): one region is the in-region model (`anthropic.claude-…`);
+ * several regions of one geography its cross-region profile (`us.…`, `eu.…`, `jp.…`, `apac.…`: the
+ * regional price); regions across geographies the global profile (`global.…`). Undefined when the list
+ * names no foundation model or several different ones.
+ *
+ * @example
+ * modelIdFromProfileModels([
+ *   'arn:aws:bedrock:us-east-1::foundation-model/anthropic.claude-haiku-4-5-20251001-v1:0',
+ *   'arn:aws:bedrock:us-west-2::foundation-model/anthropic.claude-haiku-4-5-20251001-v1:0',
+ * ]); // 'us.anthropic.claude-haiku-4-5-20251001-v1:0'
+ */
+export function modelIdFromProfileModels(modelArns: readonly string[]): string | undefined {
+  const regions: string[] = [];
+  let model: string | undefined;
+  for (const arn of modelArns) {
+    const m = FOUNDATION_MODEL_ARN.exec(arn);
+    if (m === null) return undefined;
+    if (model !== undefined && m[2] !== model) return undefined;
+    model = m[2];
+    if (!regions.includes(m[1] ?? '')) regions.push(m[1] ?? '');
+  }
+  if (model === undefined) return undefined;
+  return regions.length === 1 ? model : `${geographyOf(regions)}${model}`;
+}
