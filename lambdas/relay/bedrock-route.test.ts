@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { BEDROCK_REGION, bedrockTarget } from './bedrock-route';
 import { toBedrockError } from './bedrock-refusal';
+import { fingerprintOfRequest, requestedModelOf } from './request-info';
 
 describe('bedrockTarget', () => {
   it.each([
@@ -116,5 +117,30 @@ describe('toBedrockError: refusals the AWS SDK does not retry', () => {
   it('a 5xx of the relay (key store unavailable) stays retryable', () => {
     const r = { status: 503, headers: { 'retry-after': '1' }, body: '{}' };
     expect(toBedrockError(r)).toBe(r);
+  });
+});
+
+describe('what the relay reads from a Bedrock request', () => {
+  const body = Buffer.from(
+    '{"messages":[{"role":"user","content":[{"text":"hi"}]}],"inferenceConfig":{"maxTokens":9}}',
+  );
+  it('the model is the path’s (URL-decoded), for admission and the event', () => {
+    expect(requestedModelOf(body, '/model/us.amazon.nova-pro-v1%3A0/converse')).toBe(
+      'us.amazon.nova-pro-v1:0',
+    );
+  });
+  it('the fingerprint covers the model of the path: the same prompt to two models differs, sampling does not count', () => {
+    const a = fingerprintOfRequest('anthropic', body, '/model/us.amazon.nova-pro-v1%3A0/converse');
+    const b = fingerprintOfRequest('anthropic', body, '/model/us.amazon.nova-lite-v1%3A0/converse');
+    const c = fingerprintOfRequest(
+      'anthropic',
+      Buffer.from(
+        '{"messages":[{"role":"user","content":[{"text":"hi"}]}],"inferenceConfig":{"maxTokens":500}}',
+      ),
+      '/model/us.amazon.nova-pro-v1%3A0/converse',
+    );
+    expect(a).toMatch(/^sha256:/);
+    expect(a).not.toBe(b);
+    expect(c).toBe(a);
   });
 });
