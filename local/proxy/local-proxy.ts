@@ -101,7 +101,7 @@ function pepperFn(p: LocalProxyOptions['pepper']): () => Promise<string> {
 const HEALTH_BODY = JSON.stringify({ status: 'ok' });
 
 /** Whether a response goes out over HTTP/2 (Node's compatibility response has a `stream`). */
-function req2(res: ServerResponse): boolean {
+function isHttp2(res: ServerResponse): boolean {
   return 'stream' in res;
 }
 
@@ -164,7 +164,7 @@ export async function createLocalProxy(options: LocalProxyOptions): Promise<Loca
     body: string,
   ): void => {
     const h: Record<string, string> = { ...headers, 'content-length': String(Buffer.byteLength(body)) };
-    if (req2(res)) delete h.connection; // a connection-specific header is a protocol error in HTTP/2
+    if (isHttp2(res)) delete h.connection; // a connection-specific header is a protocol error in HTTP/2
     res.writeHead(status, h);
     res.end(body);
   };
