@@ -183,3 +183,21 @@ it('a looping Bedrock agent is refused within 5 s of the server trip, before the
     ingest.flags = [];
   }
 }, 30_000);
+
+it('a stream the application abandons is still recorded (estimated), and its events were never held back', async () => {
+  const client = instrumentAwsClient(rawClient(), { ...options, endpoint: ingest.url });
+  const out = await client.send(
+    new ConverseStreamCommand({
+      modelId: 'us.amazon.nova-pro-v1:0',
+      messages: [{ role: 'user', content: [{ text: 'Stop reading after the first words.' }] }],
+    }),
+  );
+  const seen: string[] = [];
+  for await (const ev of out.stream!) {
+    seen.push(Object.keys(ev)[0]!);
+    if (ev.contentBlockDelta !== undefined) break;
+  }
+  expect(seen).toEqual(['messageStart', 'contentBlockDelta']);
+  const [e] = await flushedEvents(1);
+  expect(e).toMatchObject({ model: 'us.amazon.nova-pro-v1:0', stream: true, estimated: true });
+});
