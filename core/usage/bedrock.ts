@@ -186,6 +186,39 @@ function isOpenAIEndpoint(url: string | undefined): boolean {
   return url !== undefined && bedrockOperationOf(url) === null && /\/(?:openai\/)?v1\//.test(url);
 }
 
+/**
+ * Usage from InvokeModel's response headers (`x-amzn-bedrock-input-token-count`,
+ * `-output-token-count`, `-cache-read-input-token-count`, `-cache-write-input-token-count`): the fallback
+ * for a model body that carries none. Counted as `invocationMetrics` are (the family rule for cache
+ * tokens applies). Undefined without the two main headers.
+ */
+export function bedrockUsageFromHeaders(
+  header: (name: string) => string | undefined,
+  ctx: UsageContext,
+): NormalizedUsage | undefined {
+  const count = (name: string): number | undefined => {
+    const raw = header(`x-amzn-bedrock-${name}`);
+    const n = raw === undefined ? NaN : Number(raw);
+    return Number.isInteger(n) && n >= 0 ? n : undefined;
+  };
+  const input = count('input-token-count');
+  const output = count('output-token-count');
+  if (input === undefined || output === undefined) return undefined;
+  const model = modelOf(ctx, undefined);
+  const fields = readInvocationMetrics(
+    {
+      inputTokenCount: input,
+      outputTokenCount: output,
+      cacheReadInputTokenCount: count('cache-read-input-token-count'),
+      cacheWriteInputTokenCount: count('cache-write-input-token-count'),
+    },
+    model,
+  );
+  return fields === undefined
+    ? undefined
+    : makeUsage({ ...fields, model, serviceTier: header('x-amzn-bedrock-service-tier') ?? null });
+}
+
 /** A decoded event-stream message, as the AWS codec (or the AWS SDK) hands it over. */
 export interface BedrockStreamEvent {
   /** `:message-type`: `event`, `exception` or `error`. */

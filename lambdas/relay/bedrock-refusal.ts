@@ -16,6 +16,8 @@
  * The Spendguard code (`budget_daily_hard`, `killed`, …) stays readable in `x-spendguard-error-code`.
  */
 
+import type { RelayResponder } from './relay';
+
 /** One response of Spendguard's own. */
 export interface OwnResponse {
   readonly status: number;
@@ -64,4 +66,28 @@ export function toBedrockError(response: OwnResponse): OwnResponse {
   if (code !== undefined) headers['x-spendguard-error-code'] = code;
   if ('content-length' in response.headers) headers['content-length'] = String(Buffer.byteLength(body));
   return { status: mapped.status, headers, body };
+}
+
+/**
+ * A responder whose responses are the relay's own refusals, rewritten for the AWS SDK (bedrock-refusal.ts):
+ * the body is held until `end` so that status and headers can follow from it.
+ */
+export function awsShaped(res: RelayResponder): RelayResponder {
+  return {
+    keepsContentLength: res.keepsContentLength,
+    start(status, headers) {
+      const flat: Record<string, string> = {};
+      for (const [k, v] of Object.entries(headers)) flat[k] = Array.isArray(v) ? v.join(', ') : (v as string);
+      return {
+        write: () => true,
+        once: () => undefined,
+        destroy: (error?: Error) => res.start(status, headers).destroy(error),
+        end(chunk?: Buffer | string) {
+          const body = chunk === undefined ? '' : chunk.toString();
+          const shaped = toBedrockError({ status, headers: flat, body });
+          return res.start(shaped.status, shaped.headers).end(shaped.body);
+        },
+      };
+    },
+  };
 }

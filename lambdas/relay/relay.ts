@@ -30,10 +30,16 @@ import {
 import { AUTH_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../shared/api-key-auth';
 import { RelayKeyAuth, type KeyCheck, type KeyVerifier } from './key-auth';
 import { buildTelemetryEvent, envelopeFor } from './proxy-event';
-import { estimateInputTokens, fingerprintOfRequest, requestedModelOf } from './request-info';
+import {
+  estimateInputTokens,
+  fingerprintOfRequest,
+  parseableRequestBody,
+  requestedModelOf,
+} from './request-info';
+import { bedrockUsageFromHeaders } from '../../core/usage/bedrock';
 import { UsageTap } from './usage-tap';
 import { bedrockTarget, isBedrockUrl } from './bedrock-route';
-import { toBedrockError } from './bedrock-refusal';
+import { awsShaped } from './bedrock-refusal';
 
 /** One request as the adapter received it. Header names are lowercase. */
 export interface RelayRequest {
@@ -449,6 +455,13 @@ export class Relay {
             ...(this.opts.maxJsonBytes ? { maxJsonBytes: this.opts.maxJsonBytes } : {}),
             // Bedrock InvokeModel reports its tier in a header only (the body is the model's own).
             serviceTier: headerValue(up.headers, 'x-amzn-bedrock-service-tier'),
+            ...(entry.id === 'bedrock' && {
+              headerUsage: () =>
+                bedrockUsageFromHeaders((name) => headerValue(up.headers, name), {
+                  url: upstreamUrl,
+                  requestBody: parseableRequestBody(req.body),
+                }),
+            }),
           },
         );
         tap = copy;
@@ -689,28 +702,4 @@ function reject(
     // headers were already sent, or the client is gone
   }
   return { status, kind: 'rejected', recorded: false };
-}
-
-/**
- * A responder whose responses are the relay's own refusals, rewritten for the AWS SDK (bedrock-refusal.ts):
- * the body is held until `end` so that status and headers can follow from it.
- */
-function awsShaped(res: RelayResponder): RelayResponder {
-  return {
-    keepsContentLength: res.keepsContentLength,
-    start(status, headers) {
-      const flat: Record<string, string> = {};
-      for (const [k, v] of Object.entries(headers)) flat[k] = Array.isArray(v) ? v.join(', ') : (v as string);
-      return {
-        write: () => true,
-        once: () => undefined,
-        destroy: (error?: Error) => res.start(status, headers).destroy(error),
-        end(chunk?: Buffer | string) {
-          const body = chunk === undefined ? '' : chunk.toString();
-          const shaped = toBedrockError({ status, headers: flat, body });
-          return res.start(shaped.status, shaped.headers).end(shaped.body);
-        },
-      };
-    },
-  };
 }

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { getProvider } from '../../core/providers';
 import { bedrockStreamFixture } from '../../core/usage/fixtures/bedrock/encode';
+import { bedrockUsageFromHeaders } from '../../core/usage/bedrock';
 import { UsageTap } from './usage-tap';
 
 const bedrock = getProvider('bedrock')!;
@@ -23,6 +24,31 @@ describe('the relay tap on Bedrock responses', () => {
     );
     const { usage } = await tap.finish();
     expect(usage.ok && usage.usage).toMatchObject({ inputTokens: 10, serviceTier: 'flex' });
+  });
+
+  it('a model body without usage: the x-amzn-bedrock-*-token-count headers (Anthropic: cache tokens added)', async () => {
+    const url = `${URL_BASE}${encodeURIComponent('us.anthropic.claude-haiku-4-5-20251001-v1:0')}/invoke`;
+    const headers: Record<string, string> = {
+      'x-amzn-bedrock-input-token-count': '12',
+      'x-amzn-bedrock-output-token-count': '30',
+      'x-amzn-bedrock-cache-read-input-token-count': '2000',
+    };
+    const tap = new UsageTap(200, 'application/json', undefined, {
+      provider: bedrock,
+      url,
+      requestBody: Buffer.from('{}'),
+      headerUsage: () => bedrockUsageFromHeaders((n) => headers[n], { url }),
+    });
+    tap.push(Buffer.from('{"outputs":[{"text":"ok"}]}'));
+    const { usage } = await tap.finish();
+    expect(usage.ok && usage.usage).toMatchObject({
+      inputTokens: 2012,
+      cacheReadTokens: 2000,
+      outputTokens: 30,
+    });
+    expect(
+      bedrockUsageFromHeaders((n) => ({ 'x-amzn-bedrock-input-token-count': '-1' })[n], { url }),
+    ).toBeUndefined();
   });
 
   it('Converse: the body names the tier, the header does not override it', async () => {

@@ -13,6 +13,7 @@ import { createEventStreamDecoder } from '../../core/usage/bedrock-event-stream'
 import {
   createUsageStream,
   usageFromResponse,
+  type NormalizedUsage,
   type TokenCounter,
   type UsageResult,
   type UsageStream,
@@ -32,6 +33,8 @@ export interface UsageTapOptions {
   readonly maxJsonBytes?: number;
   /** The service tier a response header reports (Bedrock `x-amzn-bedrock-service-tier`), used when the body names none. */
   readonly serviceTier?: string | undefined;
+  /** Usage read from the response headers (Bedrock InvokeModel's token counts), when the body has none. */
+  readonly headerUsage?: () => NormalizedUsage | undefined;
 }
 
 const STREAM_TYPES = /text\/event-stream|ndjson|jsonl|json-seq|vnd\.amazon\.eventstream/i;
@@ -123,7 +126,11 @@ export class UsageTap {
       else this.unzip.destroy();
       if (this.failure === undefined) await this.unzipDone;
     }
-    const usage = this.result();
+    let usage = this.result();
+    if (!usage.ok && this.status < 400) {
+      const fromHeaders = this.opts.headerUsage?.();
+      if (fromHeaders !== undefined) usage = { ok: true, usage: fromHeaders };
+    }
     const tier = this.opts.serviceTier;
     if (usage.ok && usage.usage.serviceTier === null && tier !== undefined && tier.length > 0) {
       return { usage: { ok: true, usage: { ...usage.usage, serviceTier: tier } }, stream: this.stream };

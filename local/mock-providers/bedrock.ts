@@ -2,7 +2,8 @@
  * A fake Amazon Bedrock runtime: Converse and ConverseStream in the real wire formats (JSON; AWS event
  * stream framed with the AWS codec), over HTTP/1.1 and HTTP/2 without TLS on one port, as
  * `@aws-sdk/client-bedrock-runtime` speaks it. Routes: `POST /model/<modelId>/converse` and
- * `/model/<modelId>/converse-stream` (the model id URL-encoded, as the SDK sends ARNs).
+ * `/model/<modelId>/converse-stream` (the model id URL-encoded, as the SDK sends ARNs), and `/invoke`
+ * answering a model body without usage, the token counts in the `x-amzn-bedrock-*-token-count` headers.
  *
  * Usage is deterministic: input tokens are the prompt's characters / 4 (rounded up), the answer is
  * fixed. A `cachePoint` block caches the prompt before it: written (5 minutes, or 1 hour with
@@ -37,7 +38,7 @@ const codec = new EventStreamCodec(
 );
 const ANSWER = ['Spendguard ', 'recorded ', 'this call.'];
 const OUTPUT_TOKENS = 7;
-const ROUTE = /^\/model\/([^/]+)\/(converse|converse-stream)$/;
+const ROUTE = /^\/model\/([^/]+)\/(converse|converse-stream|invoke)$/;
 
 interface Block {
   text?: unknown;
@@ -150,6 +151,21 @@ export async function startMockBedrock(options: { port?: number } = {}): Promise
       const usage = usageFor(model, body, seen);
       const tier = (body.serviceTier as { type?: unknown } | undefined)?.type;
       const serviceTier = typeof tier === 'string' ? { serviceTier: { type: tier } } : {};
+      if (m[2] === 'invoke') {
+        // A model body without usage (as several families answer): the counts are in the headers.
+        const prompt = Math.max(1, Math.ceil(text.length / 4));
+        const out = JSON.stringify({ outputs: [{ text: ANSWER.join(''), stop_reason: 'stop' }] });
+        const tierHeader = req.headers['x-amzn-bedrock-service-tier'];
+        res.writeHead(200, {
+          'content-type': 'application/json',
+          'content-length': String(Buffer.byteLength(out)),
+          'x-amzn-bedrock-input-token-count': String(prompt),
+          'x-amzn-bedrock-output-token-count': String(OUTPUT_TOKENS),
+          ...(typeof tierHeader === 'string' ? { 'x-amzn-bedrock-service-tier': tierHeader } : {}),
+        });
+        res.end(out);
+        return;
+      }
       if (m[2] === 'converse') {
         const out = JSON.stringify({
           output: { message: { role: 'assistant', content: [{ text: ANSWER.join('') }] } },

@@ -6,6 +6,7 @@ import {
   BedrockRuntimeClient,
   ConverseCommand,
   ConverseStreamCommand,
+  InvokeModelCommand,
   type ConverseStreamOutput,
 } from '@aws-sdk/client-bedrock-runtime';
 import { costOfEvent } from '../../core/ledger/event-cost';
@@ -147,4 +148,22 @@ it('a region that is not an AWS region is refused (no SSRF), in the AWS shape', 
   });
   expect(res.status).toBe(400);
   expect(res.headers.get('x-amzn-errortype')).toBe('ValidationException');
+});
+
+it('InvokeModel whose body carries no usage: the token-count and service-tier headers price it (Flex)', async () => {
+  const model = 'us.amazon.nova-pro-v1:0';
+  const body = JSON.stringify({ prompt: 'Classify: refund request', max_tokens: 20 });
+  const out = await client().send(new InvokeModelCommand({ modelId: model, body, serviceTier: 'flex' }));
+  expect(out.serviceTier).toBe('flex');
+  expect(bedrock.requests().at(-1)?.headers['x-amzn-bedrock-service-tier']).toBe('flex'); // forwarded
+  await h.proxy.idle();
+  const e = h.sink
+    .events()
+    .filter((x) => x.model === model && (x.endpoint ?? '').endsWith('/invoke'))
+    .at(-1)!;
+  const prompt = Math.ceil(body.length / 4);
+  expect(e).toMatchObject({ inputTokens: prompt, outputTokens: 7, serviceTier: 'flex' });
+  const expected = ((prompt * 0.4 + 7 * 1.6) / M) * 1e9; // Nova Pro Flex: $0.40 / $1.60 per MTok
+  const cost = costOfEvent(e, getDefaultPriceRegistry()).costNanos;
+  expect(Math.abs(cost - expected) / expected).toBeLessThan(0.005);
 });

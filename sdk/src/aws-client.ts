@@ -17,7 +17,7 @@
  */
 import { getProvider } from '../../core/providers/catalog';
 import type { ProviderEntry } from '../../core/providers/types';
-import { BedrockEventTally } from '../../core/usage/bedrock';
+import { BedrockEventTally, bedrockUsageFromHeaders } from '../../core/usage/bedrock';
 import type { UsageContext, UsageResult } from '../../core/usage/types';
 import type { Binding, Call, Client } from './client';
 
@@ -82,6 +82,14 @@ async function refusal(response: Response): Promise<SpendguardRefusalError> {
   }
   const retry = Number(response.headers.get('retry-after'));
   return new SpendguardRefusalError(message, code, Number.isFinite(retry) ? retry : undefined);
+}
+
+/** A response header, whatever the case the transport kept. */
+function headerOf(headers: Record<string, string>, name: string): string | undefined {
+  const direct = headers[name];
+  if (direct !== undefined) return direct;
+  for (const key in headers) if (key.toLowerCase() === name) return headers[key];
+  return undefined;
 }
 
 /** Binary members (images, documents) are represented by their size: the fingerprint and estimates read text. */
@@ -218,7 +226,18 @@ export function bedrockMiddleware(resolve: AwsBindingResolver, region: unknown) 
         } else {
           const usageCtx = ctx;
           const e = entry;
-          handle.onUsage(status, () => usageOfOutput(e, output, spec.op, usageCtx), false);
+          const headers = (result.response as { headers?: Record<string, string> } | undefined)?.headers;
+          handle.onUsage(
+            status,
+            () => {
+              const read = usageOfOutput(e, output, spec.op, usageCtx);
+              if (read.ok || headers === undefined) return read;
+              // A model body without usage: InvokeModel's x-amzn-bedrock-*-token-count headers.
+              const fromHeaders = bedrockUsageFromHeaders((name) => headerOf(headers, name), usageCtx);
+              return fromHeaders === undefined ? read : { ok: true, usage: fromHeaders };
+            },
+            false,
+          );
         }
       } catch {
         // the application gets its output whatever happens here

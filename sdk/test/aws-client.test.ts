@@ -7,6 +7,7 @@ import {
   BedrockRuntimeClient,
   ConverseCommand,
   ConverseStreamCommand,
+  InvokeModelCommand,
   type ConverseStreamOutput,
 } from '@aws-sdk/client-bedrock-runtime';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -200,4 +201,21 @@ it('a stream the application abandons is still recorded (estimated), and its eve
   expect(seen).toEqual(['messageStart', 'contentBlockDelta']);
   const [e] = await flushedEvents(1);
   expect(e).toMatchObject({ model: 'us.amazon.nova-pro-v1:0', stream: true, estimated: true });
+});
+
+it('InvokeModel with a body that carries no usage: the x-amzn-bedrock-*-token-count headers, and the Flex tier', async () => {
+  const client = instrumentAwsClient(rawClient(), { ...options, endpoint: ingest.url });
+  const body = JSON.stringify({ prompt: 'Classify this ticket: refund request', max_tokens: 20 });
+  const out = await client.send(
+    new InvokeModelCommand({ modelId: 'us.amazon.nova-pro-v1:0', body, serviceTier: 'flex' }),
+  );
+  expect(JSON.parse(new TextDecoder().decode(out.body))).toEqual({
+    outputs: [{ text: 'Spendguard recorded this call.', stop_reason: 'stop' }],
+  });
+  const [e] = await flushedEvents(1);
+  const prompt = Math.ceil(body.length / 4);
+  expect(e).toMatchObject({ promptTokens: prompt, completionTokens: 7, estimated: false });
+  // Nova Pro Flex: half of $0.80 / $3.20 per MTok
+  const expected = (prompt * 0.4 + 7 * 1.6) / M;
+  expect(Math.abs((e!.estimatedCostUsd as number) - expected) / expected).toBeLessThan(0.005);
 });
