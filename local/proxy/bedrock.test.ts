@@ -167,3 +167,29 @@ it('InvokeModel whose body carries no usage: the token-count and service-tier he
   const cost = costOfEvent(e, getDefaultPriceRegistry()).costNanos;
   expect(Math.abs(cost - expected) / expected).toBeLessThan(0.005);
 });
+
+it('a 1-hour cache write on a global profile is priced at the 1-hour rate, not the 5-minute one', async () => {
+  const model = 'global.anthropic.claude-sonnet-4-5-20250929-v1:0';
+  const out = await client().send(
+    new ConverseCommand({
+      modelId: model,
+      system: [
+        { text: 'You are an auditor of cloud invoices. '.repeat(150) },
+        { cachePoint: { type: 'default', ttl: '1h' } },
+      ],
+      messages: [{ role: 'user', content: [{ text: 'Which line items grew?' }] }],
+    }),
+  );
+  const u = out.usage!;
+  expect(u.cacheDetails).toEqual([{ ttl: '1h', inputTokens: u.cacheWriteInputTokens }]);
+  await h.proxy.idle();
+  const e = h.sink
+    .events()
+    .filter((x) => x.model === model)
+    .at(-1)!;
+  expect(e).toMatchObject({ cacheWrite1hTokens: u.cacheWriteInputTokens, cacheWrite5mTokens: 0 });
+  // Claude Sonnet 4.5 global: $3.00 in, $6.00 1-hour write, $15.00 out per MTok
+  const expected = ((u.inputTokens! * 3 + u.cacheWriteInputTokens! * 6 + u.outputTokens! * 15) / M) * 1e9;
+  const cost = costOfEvent(e, getDefaultPriceRegistry()).costNanos;
+  expect(Math.abs(cost - expected) / expected).toBeLessThan(0.005);
+});
