@@ -3,7 +3,8 @@
  * stream framed with the AWS codec), over HTTP/1.1 and HTTP/2 without TLS on one port, as
  * `@aws-sdk/client-bedrock-runtime` speaks it. Routes: `POST /model/<modelId>/converse` and
  * `/model/<modelId>/converse-stream` (the model id URL-encoded, as the SDK sends ARNs), and `/invoke`
- * answering a model body without usage, the token counts in the `x-amzn-bedrock-*-token-count` headers.
+ * answering a model body without usage, the token counts in the `x-amzn-bedrock-*-token-count` headers;
+ * the OpenAI-compatible `/openai/v1/chat/completions` (runtime) and `/v1/chat/completions` (mantle).
  *
  * Usage is deterministic: input tokens are the prompt's characters / 4 (rounded up), the answer is
  * fixed. A `cachePoint` block caches the prompt before it: written (5 minutes, or 1 hour with
@@ -39,6 +40,34 @@ const codec = new EventStreamCodec(
 const ANSWER = ['Spendguard ', 'recorded ', 'this call.'];
 const OUTPUT_TOKENS = 7;
 const ROUTE = /^\/model\/([^/]+)\/(converse|converse-stream|invoke)$/;
+
+/** The OpenAI-compatible Chat Completions endpoints: runtime `/openai/v1/…`, mantle `/v1/…`. */
+const OPENAI_CHAT = /^(?:\/openai)?\/v1\/chat\/completions$/;
+
+/** An OpenAI Chat Completions answer (JSON), usage counted as for Converse. */
+function openaiChat(text: string, res: http.ServerResponse): void {
+  let model = 'openai.gpt-oss-120b-1:0';
+  try {
+    const m = (JSON.parse(text) as { model?: unknown }).model;
+    if (typeof m === 'string') model = m;
+  } catch {
+    // keep the default
+  }
+  const prompt = Math.max(1, Math.ceil(text.length / 4));
+  const out = JSON.stringify({
+    id: 'chatcmpl-bedrock-mock',
+    object: 'chat.completion',
+    created: 1_763_000_000,
+    model,
+    choices: [{ index: 0, message: { role: 'assistant', content: ANSWER.join('') }, finish_reason: 'stop' }],
+    usage: { prompt_tokens: prompt, completion_tokens: OUTPUT_TOKENS, total_tokens: prompt + OUTPUT_TOKENS },
+  });
+  res.writeHead(200, {
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(out)),
+  });
+  res.end(out);
+}
 
 interface Block {
   text?: unknown;
@@ -130,7 +159,12 @@ export async function startMockBedrock(options: { port?: number } = {}): Promise
         httpVersion: req.httpVersion,
         body: text,
       });
-      const m = ROUTE.exec(url.split('?', 1)[0] ?? '');
+      const path = url.split('?', 1)[0] ?? '';
+      if (OPENAI_CHAT.test(path) && req.method === 'POST') {
+        openaiChat(text, res);
+        return;
+      }
+      const m = ROUTE.exec(path);
       let body: Record<string, unknown> | undefined;
       try {
         body = JSON.parse(text) as Record<string, unknown>;

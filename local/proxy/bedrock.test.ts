@@ -9,6 +9,7 @@ import {
   InvokeModelCommand,
   type ConverseStreamOutput,
 } from '@aws-sdk/client-bedrock-runtime';
+import OpenAI from 'openai';
 import { costOfEvent } from '../../core/ledger/event-cost';
 import { getDefaultPriceRegistry } from '../../core/pricing';
 import { startMockBedrock, type MockBedrock } from '../mock-providers';
@@ -190,6 +191,32 @@ it('a 1-hour cache write on a global profile is priced at the 1-hour rate, not t
   expect(e).toMatchObject({ cacheWrite1hTokens: u.cacheWriteInputTokens, cacheWrite5mTokens: 0 });
   // Claude Sonnet 4.5 global: $3.00 in, $6.00 1-hour write, $15.00 out per MTok
   const expected = ((u.inputTokens! * 3 + u.cacheWriteInputTokens! * 6 + u.outputTokens! * 15) / M) * 1e9;
+  const cost = costOfEvent(e, getDefaultPriceRegistry()).costNanos;
+  expect(Math.abs(cost - expected) / expected).toBeLessThan(0.005);
+});
+
+it('the OpenAI-compatible mantle endpoint with the official openai client: /bedrock-mantle/<region>/v1', async () => {
+  const openai = new OpenAI({
+    apiKey: BEDROCK_KEY, // the Bedrock API key is the bearer token there too
+    baseURL: `${h.proxy.url}/bedrock-mantle/us-west-2/v1`,
+    defaultHeaders: { 'Service-API-Key': h.apiKey },
+    maxRetries: 0,
+  });
+  const res = await openai.chat.completions.create({
+    model: 'openai.gpt-oss-120b-1:0',
+    messages: [{ role: 'user', content: 'Name one budget risk.' }],
+  });
+  expect(res.choices[0]?.message.content).toBe('Spendguard recorded this call.');
+  expect(bedrock.requests().at(-1)).toMatchObject({ url: '/v1/chat/completions' });
+  expect(bedrock.requests().at(-1)?.headers.authorization).toBe(`Bearer ${BEDROCK_KEY}`);
+  await h.proxy.idle();
+  const e = h.sink
+    .events()
+    .filter((x) => x.model === 'openai.gpt-oss-120b-1:0')
+    .at(-1)!;
+  expect(e).toMatchObject({ provider: 'bedrock', inputTokens: res.usage!.prompt_tokens, outputTokens: 7 });
+  // gpt-oss-120b on Bedrock: $0.15 in, $0.60 out per MTok
+  const expected = ((res.usage!.prompt_tokens * 0.15 + 7 * 0.6) / M) * 1e9;
   const cost = costOfEvent(e, getDefaultPriceRegistry()).costNanos;
   expect(Math.abs(cost - expected) / expected).toBeLessThan(0.005);
 });
