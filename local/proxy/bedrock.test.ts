@@ -220,3 +220,22 @@ it('the OpenAI-compatible mantle endpoint with the official openai client: /bedr
   const cost = costOfEvent(e, getDefaultPriceRegistry()).costNanos;
   expect(Math.abs(cost - expected) / expected).toBeLessThan(0.005);
 });
+
+it('every byte of an event stream comes back unchanged (proxy vs the provider directly)', async () => {
+  const path = `/model/${encodeURIComponent('us.amazon.nova-pro-v1:0')}/converse-stream`;
+  const body = JSON.stringify({ messages: [{ role: 'user', content: [{ text: 'bytes' }] }] });
+  const init = (extra: Record<string, string>) => ({
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${BEDROCK_KEY}`, ...extra },
+  });
+  const direct = await fetch(`${bedrock.url}${path}`, init({}));
+  const proxied = await fetch(
+    `${h.proxy.url}/bedrock/us-east-1${path}`,
+    init({ 'service-api-key': h.apiKey }),
+  );
+  expect(proxied.headers.get('content-type')).toBe('application/vnd.amazon.eventstream');
+  const [a, b] = await Promise.all([direct.arrayBuffer(), proxied.arrayBuffer()]);
+  expect(b.byteLength).toBeGreaterThan(200);
+  expect(Buffer.from(b).equals(Buffer.from(a))).toBe(true);
+});
