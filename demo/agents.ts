@@ -7,6 +7,7 @@
  * ceil(characters / 4) over the messages, completion tokens are `max_tokens` (capped at 64) or the
  * `x-mock-chunks` request header (up to 100,000), which is how the expensive agents spend dollars per call.
  */
+import { BedrockRuntimeClient, ConverseCommand } from '@aws-sdk/client-bedrock-runtime';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { wrapFetch } from '../sdk/src';
@@ -59,7 +60,7 @@ export interface AgentSpec {
   /** One line: what the agent does. */
   readonly behaviour: string;
   readonly path: AgentPath;
-  readonly client: 'openai' | 'anthropic';
+  readonly client: 'openai' | 'anthropic' | 'bedrock';
   /** The model(s) it calls, for the roster. */
   readonly models: string;
   /** The guardrail layer (1–5) expected to stop it; null for a healthy agent, which must never be stopped. */
@@ -480,6 +481,62 @@ const budgetFleet: AgentSpec = {
 };
 
 /** The demo fleet, in display order: healthy agents first, then the runaways by layer. */
+/** Its own organization: only its own calls count toward its layers. */
+const AWS_TEAM: DemoOrg = { label: 'aws' };
+
+/**
+ * Layer 2, through the proxy, on Amazon Bedrock: the AWS SDK's Bedrock Runtime client as it comes (HTTP/2,
+ * a Bedrock API key as bearer token) resends the same Converse request every 1.5 s. The refusal is a
+ * `ServiceQuotaExceededException` (HTTP 400) the AWS SDK does not retry (docs/bedrock.md).
+ */
+const bedrockLoop: AgentSpec = {
+  name: 'bedrock-loop',
+  behaviour: 'AWS SDK Converse agent resending the identical request every 1.5 s',
+  path: 'proxy',
+  client: 'bedrock',
+  models: 'us.anthropic.claude-haiku-4-5',
+  expectedLayer: 2,
+  org: AWS_TEAM,
+  key: 'bedrock-proxy',
+  session: 'bedrock-loop-1',
+  maxCalls: 14,
+  paceMs: () => 1500,
+  create(ctx) {
+    const bedrock = new BedrockRuntimeClient({
+      region: 'us-east-1',
+      endpoint: `${ctx.proxyUrl}/bedrock/us-east-1`,
+      token: { token: 'bedrock-api-key-demo' },
+      authSchemePreference: ['httpBearerAuth'],
+      maxAttempts: 1,
+    });
+    bedrock.middlewareStack.add(
+      (next) => (args) => {
+        const headers = (args.request as { headers: Record<string, string> }).headers;
+        Object.assign(headers, proxyHeaders(ctx, 'bedrock-loop-1'));
+        return next(args);
+      },
+      { step: 'build', name: 'spendguardHeaders' },
+    );
+    const model = 'us.anthropic.claude-haiku-4-5-20251001-v1:0';
+    return async () => {
+      const out = await bedrock.send(
+        new ConverseCommand({
+          modelId: model,
+          messages: [{ role: 'user', content: [{ text: 'Deploy failed: rerun the same migration step.' }] }],
+          inferenceConfig: { maxTokens: 64 },
+        }),
+      );
+      const usage = out.usage;
+      return {
+        model,
+        ...(usage?.inputTokens !== undefined && usage.outputTokens !== undefined
+          ? { usage: { promptTokens: usage.inputTokens, completionTokens: usage.outputTokens } }
+          : {}),
+      };
+    };
+  },
+};
+
 export const FLEET: readonly AgentSpec[] = [
   supportBot,
   researchAssistant,
@@ -488,4 +545,5 @@ export const FLEET: readonly AgentSpec[] = [
   contextGrower,
   burstSender,
   premiumHijack,
+  bedrockLoop,
 ];

@@ -26,7 +26,7 @@ const agent = (name: string) => {
 describe('npm run demo', () => {
   it('stops every runaway by its own layer, at the call that was refused', () => {
     const runaways = result.agents.filter((a) => a.expectedLayer !== null);
-    expect(runaways.map((a) => a.expectedLayer).sort()).toEqual([1, 2, 3, 4, 5]);
+    expect(runaways.map((a) => a.expectedLayer).sort()).toEqual([1, 2, 2, 3, 4, 5]);
     for (const a of runaways) {
       expect({ name: a.name, status: a.status, layer: a.stoppedBy?.layer }).toEqual({
         name: a.name,
@@ -94,6 +94,12 @@ describe('npm run demo', () => {
     expect(output).toMatch(
       /kept working to the end: .*research-assistant \(same key, session research-1, \d+ calls\)/,
     );
+  });
+
+  it('stops the looping Bedrock agent (AWS SDK as it comes, HTTP/2) at the proxy within 6 calls', () => {
+    const a = agent('bedrock-loop');
+    expect(a.stoppedBy).toMatchObject({ layer: 2, scope: 'session', via: 'proxy' });
+    expect(a.stoppedAtCall).toBeLessThanOrEqual(6);
   });
 
   it('never stops a healthy agent', () => {

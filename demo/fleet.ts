@@ -206,8 +206,14 @@ function api(baseUrl: string) {
   };
 }
 
-/** The guardrail refusal in an error from either official client, if it is one. */
+/** The guardrail refusal in an error from any official client, if it is one. */
 function refusal(err: unknown): { code: string } | undefined {
+  // The AWS SDK (Bedrock): the proxy's refusal is a ServiceQuotaExceededException; the code in a header.
+  const aws = err as { name?: unknown; $response?: { headers?: Record<string, string | undefined> } };
+  if (aws?.name === 'ServiceQuotaExceededException') {
+    const code = aws.$response?.headers?.['x-spendguard-error-code'];
+    return typeof code === 'string' ? { code } : undefined;
+  }
   const apiError = err instanceof OpenAI.APIError ? err : err instanceof Anthropic.APIError ? err : undefined;
   if (apiError === undefined || apiError.status !== 429) return undefined;
   // OpenAI's client exposes the body's `error` member; Anthropic's the whole body ({ error: { … } }).

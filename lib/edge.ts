@@ -36,7 +36,11 @@ import { LAMBDA_EDGE_REGIONS, nearestReplicaMap } from './regions';
 import { EDGE_SECRET_REGION, type SpendguardSecrets } from './secrets';
 
 /** Every provider slug of the catalog: one CloudFront behaviour each (`/<slug>/*`). */
-export const PROVIDER_SLUGS: readonly string[] = PROVIDERS.map((p) => p.slug);
+export const PROVIDER_SLUGS: readonly string[] = [
+  ...PROVIDERS.map((p) => p.slug),
+  // Bedrock's OpenAI-compatible mantle host has its own route (lambdas/relay/bedrock-route.ts).
+  'bedrock-mantle',
+];
 
 /** Lambda@Edge's limit for an origin-request function is 50 MB zipped; Spendguard holds its guard under 1 MB. */
 export const EDGE_BUNDLE_BUDGET_BYTES = 1024 * 1024;

@@ -23,6 +23,9 @@ const STREAM_READ = [
 ];
 /** Actions the mapping needs to send failed-batch records to its dead-letter queue. */
 const DLQ_SEND = ['GetQueueAttributes', 'GetQueueUrl', 'SendMessage'];
+/** Read-only lookup of the account's Bedrock application inference profiles (docs/bedrock.md). */
+const BEDROCK_PROFILES =
+  'bedrock:GetInferenceProfile arn:<AWS::Partition>:bedrock:*:<AWS::AccountId>:application-inference-profile/*';
 
 describeWithHandlers('least-privilege IAM', () => {
   let s: Synthesized;
@@ -60,6 +63,7 @@ describeWithHandlers('least-privilege IAM', () => {
         ...STREAM_READ.map((a) => `kinesis:${a} ${arn('Pipeline/Events')}`),
         ...DLQ_SEND.map((a) => `sqs:${a} ${arn('Pipeline/PricingDeadLetters')}`),
         prices(),
+        BEDROCK_PROFILES,
       ]),
     );
   });
@@ -82,6 +86,7 @@ describeWithHandlers('least-privilege IAM', () => {
         ...DLQ_SEND.map((a) => `sqs:${a} ${arn('Pipeline/GuardrailDeadLetters')}`),
         pepper(),
         prices(),
+        BEDROCK_PROFILES,
       ]),
     );
   });

@@ -89,6 +89,8 @@ describeWithHandlers('cdk-nag AWS Solutions checks (whole app)', () => {
       ),
       // lib/reconciliation.ts: one admin-credential secret per organization and provider, under the stack's prefix.
       'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:Spendguard/reconciliation/*]',
+      // lib/pipeline.ts: read-only GetInferenceProfile on the account's Bedrock application profiles (random ids).
+      'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:*:<AWS::AccountId>:application-inference-profile/*]',
     ];
     expect(ids).toHaveLength(expected.length);
     expect(ids).toEqual(expect.arrayContaining(expected));

@@ -1,7 +1,8 @@
 /**
  * The event pipeline: ingest → Kinesis (partition key = orgId) → the pricing and guardrail consumers.
  */
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Aws, Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kinesis from 'aws-cdk-lib/aws-kinesis';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { KinesisEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -103,6 +104,7 @@ export class SpendguardPipeline extends Construct {
     data.bindFlagsTable(this.pricingConsumer, []);
     secrets.bindPepper(this.pricingConsumer, false);
     prices.bindPrices(this.pricingConsumer);
+    this.allowBedrockProfileLookup(this.pricingConsumer);
 
     // Guardrails: org config and state, trips, warnings in the ledger; flags for every key of a tripped org.
     this.guardrailConsumer = new SpendguardFunction(this, 'GuardrailConsumer', {
@@ -116,6 +118,7 @@ export class SpendguardPipeline extends Construct {
     data.bindFlagsTable(this.guardrailConsumer, ['PutItem', 'Query']);
     secrets.bindPepper(this.guardrailConsumer);
     prices.bindPrices(this.guardrailConsumer);
+    this.allowBedrockProfileLookup(this.guardrailConsumer);
     this.guardrailConsumer.addEnvironment('NOTIFY_TOPIC_ARN', props.notifyTopic.topicArn);
     props.notifyTopic.grantPublish(this.guardrailConsumer);
     acknowledge(
@@ -142,6 +145,24 @@ export class SpendguardPipeline extends Construct {
   public bindStream(fn: SpendguardFunction): void {
     fn.addEnvironment('EVENTS_STREAM', this.stream.streamName);
     this.stream.grant(fn, 'kinesis:PutRecords');
+  }
+
+  /**
+   * Bedrock application inference profiles name no model: the consumers resolve the ones an organization
+   * has not mapped with GetInferenceProfile (docs/bedrock.md), on this account's profiles only.
+   */
+  private allowBedrockProfileLookup(fn: SpendguardFunction): void {
+    fn.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['bedrock:GetInferenceProfile'],
+        resources: [`arn:${Aws.PARTITION}:bedrock:*:${Aws.ACCOUNT_ID}:application-inference-profile/*`],
+      }),
+    );
+    acknowledge(
+      fn.role!,
+      'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:*:<AWS::AccountId>:application-inference-profile/*]',
+      "Application inference profiles are created by the account at will and named by random ids; read-only GetInferenceProfile on this account's profiles, in any region the agents call.",
+    );
   }
 
   private deadLetterQueue(id: string): sqs.Queue {

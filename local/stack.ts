@@ -31,7 +31,7 @@ import {
   type GatewayMethod,
   type GatewayRoute,
 } from './runtime';
-import { startMockProviders } from './mock-providers';
+import { startMockBedrock, startMockProviders } from './mock-providers';
 import { createLocalProxy } from './proxy';
 import { ownerOnlyDir } from './data-dir';
 import { FileAdminCredentialStore, loadOrCreateSecrets } from './secrets-file';
@@ -164,6 +164,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const idTokens = { verify: (t: string) => verifier.verify(t) as Promise<Record<string, unknown>> };
 
   const mock = options.mockProviders ? await startMockProviders({ host, now }) : undefined;
+  // The fake Bedrock runtime (Converse, ConverseStream; HTTP/1.1 and h2c) beside the other fake providers.
+  const mockBedrock = options.mockProviders ? await startMockBedrock() : undefined;
+  const mockUpstreams = { ...(mock?.baseUrls ?? {}), ...(mockBedrock ? { bedrock: mockBedrock.url } : {}) };
   const forecast = createForecastRunner({ services, registry, logger });
   // The providers' admin reports: the fake providers' when they run (they bill every call they serve).
   const adminUpstreams = { ...(mock?.baseUrls ?? {}), ...(options.upstreams ?? {}) };
@@ -277,7 +280,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     apiKeys: services.apiKeys,
     sink: services.sink,
     pepper: services.pepper,
-    upstreams: { ...(mock?.baseUrls ?? {}), ...(options.upstreams ?? {}) },
+    upstreams: { ...mockUpstreams, ...(options.upstreams ?? {}) },
     now,
     budgetLeases: services.budgetLeases,
   });
@@ -347,6 +350,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       await proxy.close();
       await gateway.close();
       await mock?.close();
+      await mockBedrock?.close();
       await forecastRuns.settled();
       await drain();
       await Promise.all(pollers.map((p) => p.stop()));

@@ -37,6 +37,8 @@ export const MAX_OUTPUT_RULES: readonly MaxOutputRule[] = [
   { pattern: /deepseek/, maxOutputTokens: 8_192 },
   { pattern: /grok/, maxOutputTokens: 131_072 },
   { pattern: /llama|mistral|mixtral|qwen|gemma/, maxOutputTokens: 32_768 },
+  // Amazon Nova on Bedrock (Nova Pro, Lite, Micro: 10K output tokens)
+  { pattern: /amazon\.nova/, maxOutputTokens: 10_000 },
 ];
 
 /** For a model no rule knows: generous, so an unknown model is over- rather than under-reserved. */

@@ -76,6 +76,7 @@ const OUTPUT_FIELDS = [
   'max_output_tokens',
   'maxOutputTokens',
   'num_predict',
+  'maxTokens', // Bedrock Converse `inferenceConfig.maxTokens`
 ].map((f) => Buffer.from(`"${f}"`));
 const CHOICES_FIELD = Buffer.from('"n"');
 

@@ -26,6 +26,7 @@
  * tokens), invalid org rates are ignored and reported as `orgRate: 'invalid'`.
  */
 import type { NormalizedUsage } from '../usage/types';
+import { resolveApplicationProfile } from './bedrock-profiles';
 import { applyPrice } from './cost-formula';
 import { usdToNanos } from './money';
 import { selectPeriodPrice } from './model-price';
@@ -157,15 +158,19 @@ export function calculateCost(
   registry: PriceRegistry = getDefaultPriceRegistry(),
 ): CostResult {
   const usage = input.usage;
-  const resolution = registry.resolve(input.provider, usage.model ?? input.model ?? null);
+  const rates =
+    input.orgRates !== undefined && input.orgRates !== null ? compiled(input.orgRates) : undefined;
+  let model = usage.model ?? input.model ?? null;
+  // An application inference profile names no model: the organization's mapping says which it copies.
+  if (model !== null && rates) model = resolveApplicationProfile(model, rates.bedrockProfiles);
+  const resolution = registry.resolve(input.provider, model);
   const atMs = typeof input.at === 'number' ? input.at : input.at.getTime();
   let price = resolution.fixedPrice ?? selectPeriodPrice(resolution.periods, atMs);
   const tier = normalizeServiceTier(input.serviceTier ?? usage.serviceTier);
   let multiplier: Rational = resolution.tiers[tier];
 
   let orgRate: OrgRateApplied = 'none';
-  if (input.orgRates !== undefined && input.orgRates !== null) {
-    const rates = compiled(input.orgRates);
+  if (rates !== undefined) {
     if (rates === null) orgRate = 'invalid';
     else {
       const decision = orgRateDecision(rates, resolution);

@@ -13,7 +13,9 @@
  * 5. vendor prefixes `openai/gpt-4o`, `meta-llama/llama-3.3-70b`: the rest is tried in the vendor's own
  *    price list (when it has one) and then in the requested provider's list;
  * 6. Bedrock ids `[region.]anthropic.claude-3-5-sonnet-20240620-v1:0` → `claude-3-5-sonnet-20240620`,
- *    tried in the requested list and then in the vendor's list;
+ *    tried in the requested list and then in the vendor's list; a foundation-model or system
+ *    inference-profile ARN (`arn:aws:bedrock:us-east-1:…:inference-profile/us.anthropic.…`) first gives up
+ *    its last segment (application-inference-profile ARNs name no model: `bedrock-profiles.ts`);
  * 7. for every name above: the compact date `-20240620` rewritten `-2024-06-20` (as genai-prices does),
  *    then the date removed (`gpt-4o-2024-08-06` → `gpt-4o`, `claude-sonnet-4-20250514` → `claude-sonnet-4`).
  *
@@ -55,6 +57,9 @@ const RESOURCE_PATH_RE = /^(?:.*\/)?models\//;
 const BEDROCK_RE = new RegExp(
   `^(?:(?:us|eu|apac|ap|global|us-gov|jp|au|ca|regional)\\.)?(${BEDROCK_VENDORS.join('|')})\\.(.+?)(?:-v\\d+(?::\\d+)?)?(?::\\d+)?$`,
 );
+/** `arn:aws[-partition]:bedrock:<region>:<account>:(foundation-model|inference-profile)/<id>`. */
+const BEDROCK_MODEL_ARN_RE =
+  /^arn:aws[a-z-]*:bedrock:[a-z0-9-]*:\d*:(?:foundation-model|inference-profile)\/(.+)$/;
 /** `-20240620` / `-2024-06-20` / `@20240620`, followed by the end, `-`, `:` or `@`. */
 const DATE_RE = /[-@](20\d{2})-?(0[1-9]|1[0-2])-?(0[1-9]|[12]\d|3[01])(?=$|[-:@])/g;
 const COMPACT_DATE_RE = /-(20\d{2})(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(?=$|[-:])/g;
@@ -115,6 +120,13 @@ export function normalizeModelName(raw: string): NormalizedModelName {
   }
   if (name.includes('@')) {
     name = name.replace('@', '-');
+    pushWithDates(name, REQUESTED);
+  }
+
+  // A Bedrock ARN that names its model (before step 5: the ARN's `/` is no vendor prefix).
+  const arn = BEDROCK_MODEL_ARN_RE.exec(name);
+  if (arn !== null) {
+    name = arn[1] ?? name;
     pushWithDates(name, REQUESTED);
   }
 

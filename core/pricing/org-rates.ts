@@ -39,7 +39,16 @@ export interface OrgRates {
   readonly providers?: Readonly<Record<string, number>>;
   /** Per-model contracted prices; win over both multipliers. */
   readonly models?: Readonly<Record<string, NegotiatedModelRate>>;
+  /**
+   * Bedrock application inference profiles → the model they route to (`bedrock-profiles.ts`): keyed by
+   * the profile ARN or its id, valued by a model id or system profile id
+   * (`us.anthropic.claude-sonnet-4-5-20250929-v1:0`).
+   */
+  readonly bedrockProfiles?: Readonly<Record<string, string>>;
 }
+
+/** Most Bedrock application profiles mapped per organization. */
+export const MAX_BEDROCK_PROFILES = 500;
 
 const MAX_MULTIPLIER = 100;
 /** Highest accepted price, USD per million tokens (above every published price by far). */
@@ -75,6 +84,24 @@ export const orgRatesSchema = z.strictObject({
       error: `at most ${MAX_MODEL_RATES} model rates`,
     })
     .optional(),
+  bedrockProfiles: z
+    .record(
+      z
+        .string()
+        .min(1)
+        .max(MAX_KEY_LENGTH)
+        .regex(
+          /^(?:arn:aws[a-z-]*:bedrock:[a-z0-9-]+:\d{12}:application-inference-profile\/)?[a-zA-Z0-9]+$/,
+          {
+            error: 'expected an application-inference-profile ARN or its id',
+          },
+        ),
+      z.string().min(1).max(MAX_KEY_LENGTH),
+    )
+    .refine((p) => Object.keys(p).length <= MAX_BEDROCK_PROFILES, {
+      error: `at most ${MAX_BEDROCK_PROFILES} Bedrock profiles`,
+    })
+    .optional(),
 });
 
 /** {@link OrgRates} compiled for the hot path. Build once per organization with {@link compileOrgRates}. */
@@ -85,6 +112,8 @@ export interface CompiledOrgRates {
   readonly models: ReadonlyMap<string, ModelPrice>;
   /** Prefix keys (`llama:*`), longest first. */
   readonly patterns: readonly { readonly prefix: string; readonly price: ModelPrice }[];
+  /** Bedrock application profile (ARN or id, lower-case) → model id. */
+  readonly bedrockProfiles: ReadonlyMap<string, string>;
   /** Decisions per price resolution (resolutions are cached by the registry, so identity is stable). */
   readonly decisions: WeakMap<PriceResolution, OrgRateDecision>;
 }
@@ -140,6 +169,9 @@ export function compileOrgRates(rates: OrgRates): CompiledOrgRates {
     providers,
     models,
     patterns,
+    bedrockProfiles: new Map(
+      Object.entries(rates.bedrockProfiles ?? {}).map(([k, v]) => [k.trim().toLowerCase(), v.trim()]),
+    ),
     decisions: new WeakMap(),
   };
 }

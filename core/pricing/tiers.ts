@@ -4,11 +4,11 @@
  * Multipliers are exact rationals, applied to every token class of the request (input, cache reads
  * and writes, output), on top of long-context bands and before negotiated org multipliers:
  *
- * | tier       | openai | anthropic | gemini | groq | others |
- * |------------|--------|-----------|--------|------|--------|
- * | `batch`    | 1/2    | 1/2       | 1/2    | 1/2  | 1/2    |
- * | `flex`     | 1/2    | 1         | 1/2    | 1    | 1      |
- * | `priority` | table, else 2 | 1  | 2      | 1    | 1      |
+ * | tier       | openai | anthropic | gemini | groq | bedrock | others |
+ * |------------|--------|-----------|--------|------|---------|--------|
+ * | `batch`    | 1/2    | 1/2       | 1/2    | 1/2  | 1/2     | 1/2    |
+ * | `flex`     | 1/2    | 1         | 1/2    | 1    | 1/2     | 1      |
+ * | `priority` | table, else 2 | 1  | 2      | 1    | 7/4     | 1      |
  *
  * - Batch: every provider with a batch API bills it at 50 % (OpenAI, Anthropic, Gemini, Groq, Mistral,
  *   Together, xAI). A provider without one never reports `batch`.
@@ -20,6 +20,10 @@
  *   in that table. Gemini's Priority tier is priced 75–100 % above standard: 2× (the high side).
  *   Anthropic's Priority Tier is a capacity commitment that burns down at standard relative rates: 1×.
  *   Groq's `performance` tier is enterprise-negotiated: 1× (use org rates).
+ * - Amazon Bedrock (aws.amazon.com/bedrock/pricing, "Priority" and "Flex" columns; service tiers since
+ *   2025-11-18): Priority is the Standard price +75 % (7/4: Nova Pro $1.40 / $5.60 vs $0.80 / $3.20
+ *   per MTok), Flex −50 % (1/2), Batch inference −50 % (1/2). `reserved` (Reserved capacity) is billed
+ *   by the commitment, not per token: priced as standard.
  */
 
 /** The normalized service tier of a call. */
@@ -35,6 +39,8 @@ export interface Rational {
 export const ONE: Rational = { num: 1, den: 1 };
 const HALF: Rational = { num: 1, den: 2 };
 const TWO: Rational = { num: 2, den: 1 };
+/** Bedrock's Priority tier: Standard + 75 %. */
+const BEDROCK_PRIORITY: Rational = { num: 7, den: 4 };
 
 /** Tier strings as providers report them → normalized tier. Other values are normalized first. */
 const TIER_BY_RAW = new Map<string, ServiceTier>([
@@ -48,6 +54,7 @@ const TIER_BY_RAW = new Map<string, ServiceTier>([
   ['standard_only', 'standard'],
   ['on_demand', 'standard'],
   ['scale', 'standard'],
+  ['reserved', 'standard'],
 ]);
 
 /**
@@ -108,6 +115,9 @@ export function tierMultipliersFor(provider: string, matchedModel: string): Tier
     case 'gemini':
     case 'google':
       return { standard: ONE, batch: HALF, flex: HALF, priority: TWO };
+    case 'bedrock':
+    case 'aws':
+      return { standard: ONE, batch: HALF, flex: HALF, priority: BEDROCK_PRIORITY };
     default:
       return { standard: ONE, batch: HALF, flex: ONE, priority: ONE };
   }

@@ -3,6 +3,7 @@
  * in {@link PROVIDERS}; nothing else changes.
  */
 import { anthropic } from './anthropic';
+import { bedrock } from './bedrock';
 import { deepseek } from './deepseek';
 import { gemini } from './gemini';
 import { groq } from './groq';
@@ -26,6 +27,7 @@ export const PROVIDERS = Object.freeze([
   mistral,
   deepseek,
   xai,
+  bedrock,
 ] as const);
 
 /** A known provider identifier (lowercase; also its proxy slug). */

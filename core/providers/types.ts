@@ -30,6 +30,8 @@ export interface ProviderSpec<Id extends string = string> {
   readonly requestFlavor: RequestFlavor;
   /** Refines {@link requestFlavor} from the request path, for providers that serve two API dialects. */
   readonly flavorForPath?: (path: string) => RequestFlavor;
+  /** The model a request path names, for providers that put it there (Bedrock's `/model/<id>/converse`). */
+  readonly modelFromPath?: (path: string) => string | null;
   /** Reads token usage from the provider's responses. */
   readonly usage: UsageParser;
 }

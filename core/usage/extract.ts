@@ -83,7 +83,7 @@ export interface ResponseUsageInput extends UsageContext {
   status?: number;
 }
 
-const STREAM_TYPES = /text\/event-stream|ndjson|jsonl|json-seq/i;
+const STREAM_TYPES = /text\/event-stream|ndjson|jsonl|json-seq|vnd\.amazon\.eventstream/i;
 const JSON_TYPES = /json/i;
 
 /**

@@ -1,3 +1,5 @@
+import type { EventStreamDecoder } from './bedrock';
+
 /**
  * The normalized token usage of one provider call, whatever the provider's own format.
  *
@@ -69,6 +71,13 @@ export interface UsageContext {
    * @default 1_048_576
    */
   maxFrameChars?: number;
+  /**
+   * Makes a decoder for AWS event streams (Bedrock's `application/vnd.amazon.eventstream` bodies). The
+   * relay passes the AWS codec (`bedrock-event-stream.ts`); without one a Bedrock byte stream has no
+   * readable usage. Kept out of the parsers so that the SDK bundle, which sees decoded events, never
+   * carries the codec.
+   */
+  eventStreamDecoder?: () => EventStreamDecoder;
 }
 
 /**

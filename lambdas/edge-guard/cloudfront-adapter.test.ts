@@ -220,3 +220,18 @@ describe('EmfMetrics', () => {
     });
   });
 });
+
+describe('CloudFront origin-request adapter on Bedrock routes', () => {
+  it('a refusal on /bedrock/… is shaped for the AWS SDK (400 ServiceQuotaExceededException, never a 429)', async () => {
+    const guard = new EdgeGuard({ flags: { getMany: async () => [] }, pepper: async () => PEPPER });
+    const event = originRequest({}); // no Service-API-Key: the guard refuses (401)
+    event.Records[0]!.cf.request.uri = '/bedrock/us-east-1/model/us.amazon.nova-pro-v1%3A0/converse';
+    const result = (await createOriginRequestHandler(() => guard)(event)) as CloudFrontResultResponse;
+    expect(result.status).toBe('403');
+    expect(result.headers?.['x-amzn-errortype']?.[0]).toEqual({
+      key: 'x-amzn-ErrorType',
+      value: 'AccessDeniedException',
+    });
+    expect(JSON.parse(result.body ?? '')).toEqual({ message: expect.any(String) });
+  });
+});

@@ -12,6 +12,8 @@ import type {
 import type { GuardResponse } from './decide';
 import type { EdgeGuard } from './guard';
 import { noopMetrics, type MetricsSink } from './metrics';
+import { isBedrockUrl } from '../relay/bedrock-route';
+import { toBedrockError } from '../relay/bedrock-refusal';
 
 /** Canonical casing CloudFront expects in the `key` of a generated response header. */
 const HEADER_CASE: Readonly<Record<string, string>> = {
@@ -19,6 +21,7 @@ const HEADER_CASE: Readonly<Record<string, string>> = {
   'cache-control': 'Cache-Control',
   'retry-after': 'Retry-After',
   'x-should-retry': 'x-should-retry',
+  'x-amzn-errortype': 'x-amzn-ErrorType',
 };
 
 /** A guard response as a CloudFront generated response. */
@@ -57,6 +60,14 @@ export function createOriginRequestHandler(
     const header = request.headers['service-api-key'];
     const session = request.headers['x-spendguard-session'];
     const decision = await guard.check(header?.[0]?.value, session?.[0]?.value);
-    return decision.action === 'forward' ? request : toCloudFrontResponse(decision.response);
+    if (decision.action === 'forward') return request;
+    // On Bedrock routes the refusal is shaped for the AWS SDK, which would retry a 429 (bedrock-refusal.ts).
+    if (!isBedrockUrl(request.uri)) return toCloudFrontResponse(decision.response);
+    const shaped = toBedrockError(decision.response);
+    return toCloudFrontResponse({
+      ...shaped,
+      statusDescription:
+        shaped.status === 403 ? 'Forbidden' : shaped.status === 404 ? 'Not Found' : 'Bad Request',
+    });
   };
 }

@@ -18,7 +18,8 @@ import { costOfEvent } from '../../core/ledger/event-cost';
 import { isPremiumModel, type CompiledOrgRates, type PriceRegistry } from '../../core/pricing';
 import { enforcementDeps, flagTarget, isAt, pushFlag } from '../shared/enforcement';
 import { padSeq } from '../shared/item-keys';
-import { orgRatesFor } from '../shared/org-rates-source';
+import { orgRatesFor, withBedrockProfiles } from '../shared/org-rates-source';
+import type { BedrockProfileLookup } from '../shared/bedrock-profile-lookup';
 import { processInOrder, type SequencedEnvelope } from '../shared/ordered-batch';
 import type { Services } from '../shared/services';
 
@@ -27,6 +28,11 @@ export interface GuardrailConsumerDeps {
   registry: () => Promise<PriceRegistry>;
   logger: Logger;
   metrics: Metrics;
+  /**
+   * Resolves Bedrock application-profile ARNs the organization has not mapped (GetInferenceProfile where
+   * allowed); omit to price them from the mapping alone.
+   */
+  bedrockProfiles?: BedrockProfileLookup;
 }
 
 /** A flag that still has this long to live is not rewritten by a re-trip (bounds writes while blocked). */
@@ -71,7 +77,11 @@ export function createGuardrailConsumer(deps: GuardrailConsumerDeps) {
   const applyRecord = async ({ seq, envelope }: SequencedEnvelope): Promise<void> => {
     const { orgId } = envelope;
     const registry = await deps.registry();
-    const orgRates = await orgRatesFor(services.pricingRates, orgId);
+    const orgRates = await withBedrockProfiles(
+      await orgRatesFor(services.pricingRates, orgId),
+      envelope.events.map((e) => e.model),
+      deps.bedrockProfiles,
+    );
     const config = await services.config.get(orgId);
     const policy = effectivePolicy(config?.policy, config?.budget as BudgetCaps | undefined);
     const stored = await services.guardrailState.get(orgId);

@@ -5,7 +5,8 @@ import { aggregateDeltas } from '../../core/ledger/aggregate-deltas';
 import { toLedgerEntry } from '../../core/ledger/ledger-entry';
 import type { PriceRegistry } from '../../core/pricing';
 import { processInOrder, type SequencedEnvelope } from '../shared/ordered-batch';
-import { orgRatesFor } from '../shared/org-rates-source';
+import { orgRatesFor, withBedrockProfiles } from '../shared/org-rates-source';
+import type { BedrockProfileLookup } from '../shared/bedrock-profile-lookup';
 import type { Services } from '../shared/services';
 
 export interface PricingConsumerDeps {
@@ -16,6 +17,11 @@ export interface PricingConsumerDeps {
   registry: () => Promise<PriceRegistry>;
   logger: Logger;
   metrics: Metrics;
+  /**
+   * Resolves Bedrock application-profile ARNs the organization has not mapped (GetInferenceProfile where
+   * allowed); omit to price them from the mapping alone.
+   */
+  bedrockProfiles?: BedrockProfileLookup;
 }
 
 /**
@@ -29,7 +35,11 @@ export function createPricingConsumer(deps: PricingConsumerDeps) {
 
   const applyRecord = async ({ seq, envelope }: SequencedEnvelope): Promise<void> => {
     const registry = await deps.registry();
-    const orgRates = await orgRatesFor(services.pricingRates, envelope.orgId);
+    const orgRates = await withBedrockProfiles(
+      await orgRatesFor(services.pricingRates, envelope.orgId),
+      envelope.events.map((e) => e.model),
+      deps.bedrockProfiles,
+    );
     // An event id repeated inside one record would pass the ledger's same-record condition twice.
     const unique = [...new Map(envelope.events.map((e) => [e.eventId, e])).values()];
     // An event id counted by an earlier record (a client retry, whatever its timestamp) is skipped.

@@ -4,6 +4,7 @@ import {
   priceRegistryFromEnvironment,
   servicesFromEnvironment,
 } from '../shared/environment';
+import { getInferenceProfileLookup } from '../shared/bedrock-profile-lookup';
 import { createPricingConsumer } from './handler';
 
 /** AWS entry: Kinesis event source mapping with ReportBatchItemFailures. */
@@ -12,4 +13,5 @@ export const handler = createPricingConsumer({
   registry: priceRegistryFromEnvironment(),
   logger,
   metrics,
+  bedrockProfiles: getInferenceProfileLookup(),
 });

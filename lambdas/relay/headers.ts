@@ -30,7 +30,8 @@ export const HOP_BY_HOP: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * Request headers that are never forwarded: ours, hop-by-hop, `host` (set from the upstream URL),
+ * Request headers that are never forwarded (a provider's own may be kept by prefix:
+ * Bedrock's `x-amzn-bedrock-*`): ours, hop-by-hop, `host` (set from the upstream URL),
  * `content-length` (recomputed from the body bytes) and `expect` (the relay has the whole body already).
  */
 const DROPPED_REQUEST: ReadonlySet<string> = new Set([
@@ -73,6 +74,7 @@ function droppedRequestHeader(name: string): boolean {
   if (DROPPED_REQUEST.has(name)) return true;
   // Cheap first-character test before the prefix scan: most headers start with other letters.
   const c = name.charCodeAt(0);
+  if (c === 58 /* : */) return true; // HTTP/2 pseudo-headers (`:method`, `:path`, `:authority`)
   if (c !== 120 /* x */ && c !== 99 /* c */) return false;
   for (const prefix of DROPPED_REQUEST_PREFIXES) if (name.startsWith(prefix)) return true;
   return false;
@@ -86,12 +88,16 @@ function droppedRequestHeader(name: string): boolean {
  * upstreamRequestHeaders({ authorization: 'Bearer sk-…', 'service-api-key': 'abn_…', host: 'proxy' })
  * // { authorization: 'Bearer sk-…' }
  */
-export function upstreamRequestHeaders(headers: HeaderBag): Record<string, string | string[]> {
+export function upstreamRequestHeaders(
+  headers: HeaderBag,
+  keepPrefixes?: readonly string[],
+): Record<string, string | string[]> {
   const extra = connectionTokens(headers.connection);
   const out: Record<string, string | string[]> = {};
   for (const name in headers) {
     const value = headers[name];
-    if (value === undefined || droppedRequestHeader(name) || extra?.has(name)) continue;
+    if (value === undefined || extra?.has(name)) continue;
+    if (droppedRequestHeader(name) && !keepPrefixes?.some((p) => name.startsWith(p))) continue;
     out[name] = value as string | string[];
   }
   return out;

@@ -30,8 +30,16 @@ import {
 import { AUTH_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../shared/api-key-auth';
 import { RelayKeyAuth, type KeyCheck, type KeyVerifier } from './key-auth';
 import { buildTelemetryEvent, envelopeFor } from './proxy-event';
-import { estimateInputTokens, fingerprintOfRequest, requestedModelOf } from './request-info';
+import {
+  estimateInputTokens,
+  fingerprintOfRequest,
+  parseableRequestBody,
+  requestedModelOf,
+} from './request-info';
+import { bedrockUsageFromHeaders } from '../../core/usage/bedrock';
 import { UsageTap } from './usage-tap';
+import { bedrockTarget, isBedrockUrl } from './bedrock-route';
+import { awsShaped } from './bedrock-refusal';
 
 /** One request as the adapter received it. Header names are lowercase. */
 export interface RelayRequest {
@@ -132,6 +140,8 @@ interface Route {
 }
 
 const JSON_TYPE = 'application/json';
+/** Bedrock request headers (`x-amzn-bedrock-service-tier`, guardrail, trace…) kept although `x-amzn-*` is dropped. */
+const BEDROCK_HEADERS = ['x-amzn-bedrock-'] as const;
 /**
  * Shortest time between two re-reads of the origin secret after a mismatch: after a rotation a warm relay
  * recovers on the first request with the new header; a stream of wrong headers costs at most one read
@@ -172,8 +182,10 @@ export class Relay {
    * Relays one request. Resolves after the response has ended AND the event is on the sink (the put
    * starts only after the last byte is written, so it never delays the response). Never rejects.
    */
-  async handle(req: RelayRequest, res: RelayResponder): Promise<RelayOutcome> {
+  async handle(req: RelayRequest, reply: RelayResponder): Promise<RelayOutcome> {
     const startedAt = this.now();
+    // The relay's own refusals on Bedrock routes are shaped for the AWS SDK (bedrock-refusal.ts).
+    const res = isBedrockUrl(req.url) ? awsShaped(reply) : reply;
     try {
       if (this.opts.originSecret !== undefined && !(await this.originAllowed(req.headers))) {
         return reject(
@@ -184,6 +196,7 @@ export class Relay {
         );
       }
       const route = this.route(req.url);
+      if (route !== undefined && 'error' in route) return reject(res, 400, 'invalid_region', route.error);
       if (route === undefined) {
         return reject(
           res,
@@ -239,7 +252,7 @@ export class Relay {
         if (decision.kind === 'refused') return refuseOverBudget(res, decision);
         ticket = decision.ticket;
       }
-      return await this.forward(req, res, route, check, startedAt, ticket);
+      return await this.forward(req, reply, route, check, startedAt, ticket);
     } catch {
       // Only reachable through a bug: answer if nothing was sent yet, never throw into the transport.
       return reject(res, 500, 'internal_error', 'Internal error in the Spendguard relay.');
@@ -309,8 +322,9 @@ export class Relay {
     }
   }
 
-  private route(url: string): Route | undefined {
+  private route(url: string): Route | { readonly error: string } | undefined {
     if (url.charCodeAt(0) !== 47 /* / */) return undefined;
+    if (isBedrockUrl(url)) return this.bedrockRoute(url);
     let end = 1;
     while (end < url.length) {
       const c = url.charCodeAt(end);
@@ -328,10 +342,23 @@ export class Relay {
     return { entry, upstream, rest, endpoint: q === -1 ? rest : rest.slice(0, q) };
   }
 
-  private upstreamFor(entry: ProviderEntry): Upstream | undefined {
-    const cached = this.upstreams.get(entry.slug);
+  /** `/bedrock/<region>/…` and `/bedrock-mantle/<region>/…`: the region is part of the host. */
+  private bedrockRoute(url: string): Route | { readonly error: string } | undefined {
+    const entry = providerBySlug('bedrock');
+    const target = bedrockTarget(url, this.opts.upstreams);
+    if (target !== undefined && 'error' in target) return target;
+    if (entry === undefined || target === undefined) return undefined;
+    const upstream = this.upstreamFor(entry, target.base);
+    if (upstream === undefined) return undefined;
+    const q = target.rest.indexOf('?');
+    return { entry, upstream, rest: target.rest, endpoint: q === -1 ? target.rest : target.rest.slice(0, q) };
+  }
+
+  private upstreamFor(entry: ProviderEntry, baseUrl?: string): Upstream | undefined {
+    const key = baseUrl ?? entry.slug;
+    const cached = this.upstreams.get(key);
     if (cached !== undefined) return cached;
-    const base = this.opts.upstreams?.[entry.slug] ?? entry.upstreamBaseUrl;
+    const base = baseUrl ?? this.opts.upstreams?.[entry.slug] ?? entry.upstreamBaseUrl;
     let u: URL;
     try {
       u = new URL(base);
@@ -346,7 +373,7 @@ export class Relay {
       prefix: u.pathname.replace(/\/+$/, ''),
       origin: `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}`,
     };
-    this.upstreams.set(entry.slug, upstream);
+    this.upstreams.set(key, upstream);
     return upstream;
   }
 
@@ -359,7 +386,7 @@ export class Relay {
     ticket: AdmissionTicket | undefined,
   ): Promise<RelayOutcome> {
     const { entry, upstream } = route;
-    const headers = upstreamRequestHeaders(req.headers);
+    const headers = upstreamRequestHeaders(req.headers, entry.id === 'bedrock' ? BEDROCK_HEADERS : undefined);
     if (req.body.byteLength > 0 || req.headers['content-length'] !== undefined) {
       headers['content-length'] = String(req.body.byteLength);
     }
@@ -426,6 +453,15 @@ export class Relay {
             requestBody: req.body,
             ...(this.opts.tokenCounter ? { tokenCounter: this.opts.tokenCounter } : {}),
             ...(this.opts.maxJsonBytes ? { maxJsonBytes: this.opts.maxJsonBytes } : {}),
+            // Bedrock InvokeModel reports its tier in a header only (the body is the model's own).
+            serviceTier: headerValue(up.headers, 'x-amzn-bedrock-service-tier'),
+            ...(entry.id === 'bedrock' && {
+              headerUsage: () =>
+                bedrockUsageFromHeaders((name) => headerValue(up.headers, name), {
+                  url: upstreamUrl,
+                  requestBody: parseableRequestBody(req.body),
+                }),
+            }),
           },
         );
         tap = copy;

@@ -11,6 +11,7 @@ import {
   type TokenCounter,
   type TokenizerFamily,
 } from '../../core/usage';
+import { bedrockModelFromPath } from '../../core/usage/bedrock';
 
 /**
  * The relay's bound on parsing a request body (issue 15.1): bodies larger than this are never given to
@@ -52,13 +53,13 @@ export function requestedModelOf(body: Uint8Array, path: string): string | null 
       }
     }
   }
-  return geminiModelFromPath(path);
+  return geminiModelFromPath(path) ?? bedrockModelFromPath(path);
 }
 
 /** `sha256:<hex>` of the request's canonical form, or null (no body, not JSON, no prompt members). */
 export function fingerprintOfRequest(flavor: RequestFlavor, body: Uint8Array, path: string): string | null {
   if (body.byteLength === 0) return null;
-  const model = flavor === 'gemini' ? geminiModelFromPath(path) : null;
+  const model = flavor === 'gemini' ? geminiModelFromPath(path) : bedrockModelFromPath(path);
   return fingerprintRequest(flavor, body, model === null ? undefined : { model });
 }
 

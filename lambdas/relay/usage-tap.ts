@@ -9,9 +9,11 @@ import zlib from 'node:zlib';
 import type { ProviderEntry } from '../../core/providers';
 import { MAX_RESPONSE_PARSE_BYTES, usageEssentials } from './large-response';
 import { parseableRequestBody } from './request-info';
+import { createEventStreamDecoder } from '../../core/usage/bedrock-event-stream';
 import {
   createUsageStream,
   usageFromResponse,
+  type NormalizedUsage,
   type TokenCounter,
   type UsageResult,
   type UsageStream,
@@ -29,9 +31,13 @@ export interface UsageTapOptions {
   readonly tokenCounter?: TokenCounter;
   /** A JSON body larger than this is not kept, and its usage is unknown. @default 16 MiB */
   readonly maxJsonBytes?: number;
+  /** The service tier a response header reports (Bedrock `x-amzn-bedrock-service-tier`), used when the body names none. */
+  readonly serviceTier?: string | undefined;
+  /** Usage read from the response headers (Bedrock InvokeModel's token counts), when the body has none. */
+  readonly headerUsage?: () => NormalizedUsage | undefined;
 }
 
-const STREAM_TYPES = /text\/event-stream|ndjson|jsonl|json-seq/i;
+const STREAM_TYPES = /text\/event-stream|ndjson|jsonl|json-seq|vnd\.amazon\.eventstream/i;
 /** Bodies worth keeping for usage: JSON, or no declared type (sniffed). Audio, images, files are not. */
 const JSON_TYPES = /json/i;
 export const DEFAULT_MAX_JSON_BYTES = 16 * 1024 * 1024;
@@ -87,6 +93,7 @@ export class UsageTap {
       this.parser = createUsageStream(opts.provider, {
         url: opts.url,
         requestBody: parseableRequestBody(opts.requestBody),
+        eventStreamDecoder: createEventStreamDecoder,
         ...(opts.tokenCounter ? { tokenCounter: opts.tokenCounter } : {}),
       });
     } else {
@@ -119,7 +126,16 @@ export class UsageTap {
       else this.unzip.destroy();
       if (this.failure === undefined) await this.unzipDone;
     }
-    return { usage: this.result(), stream: this.stream };
+    let usage = this.result();
+    if (!usage.ok && this.status < 400) {
+      const fromHeaders = this.opts.headerUsage?.();
+      if (fromHeaders !== undefined) usage = { ok: true, usage: fromHeaders };
+    }
+    const tier = this.opts.serviceTier;
+    if (usage.ok && usage.usage.serviceTier === null && tier !== undefined && tier.length > 0) {
+      return { usage: { ok: true, usage: { ...usage.usage, serviceTier: tier } }, stream: this.stream };
+    }
+    return { usage, stream: this.stream };
   }
 
   private consume(chunk: Buffer): void {

@@ -17,3 +17,5 @@ export {
 export { OPENROUTER_MOCK_PRICES } from './formats/openrouter';
 export { MOCK_EMBEDDING_DIMENSIONS } from './formats/openai';
 export type { MockProviderName } from './types';
+export { startMockBedrock } from './bedrock';
+export type { BedrockMockRequest, MockBedrock } from './bedrock';

@@ -24,6 +24,9 @@ import type { SecretSource } from '../../lambdas/shared/secrets';
 import type { ApiKeyStore } from '../../lambdas/shared/stores/api-key-store';
 import type { FlagStore } from '../../lambdas/shared/stores/flag-store';
 import { allowedHosts, hostAllowed, misdirectedMessage } from '../runtime/loopback-host';
+import { dualProtocolServer } from '../runtime/h2c';
+import { isBedrockUrl } from '../../lambdas/relay/bedrock-route';
+import { toBedrockError } from '../../lambdas/relay/bedrock-refusal';
 
 /** The default port of the local proxy. */
 export const DEFAULT_PROXY_PORT = 8788;
@@ -97,6 +100,11 @@ function pepperFn(p: LocalProxyOptions['pepper']): () => Promise<string> {
 
 const HEALTH_BODY = JSON.stringify({ status: 'ok' });
 
+/** Whether a response goes out over HTTP/2 (Node's compatibility response has a `stream`). */
+function isHttp2(res: ServerResponse): boolean {
+  return 'stream' in res;
+}
+
 /**
  * Starts the local proxy.
  *
@@ -155,7 +163,9 @@ export async function createLocalProxy(options: LocalProxyOptions): Promise<Loca
     headers: Record<string, string>,
     body: string,
   ): void => {
-    res.writeHead(status, { ...headers, 'content-length': String(Buffer.byteLength(body)) });
+    const h: Record<string, string> = { ...headers, 'content-length': String(Buffer.byteLength(body)) };
+    if (isHttp2(res)) delete h.connection; // a connection-specific header is a protocol error in HTTP/2
+    res.writeHead(status, h);
     res.end(body);
   };
 
@@ -163,7 +173,11 @@ export async function createLocalProxy(options: LocalProxyOptions): Promise<Loca
     if (decision.action === 'respond') {
       req.resume(); // discard the body: the provider is never contacted
       const r = decision.response;
-      respond(res, r.status, r.headers as Record<string, string>, r.body);
+      // A kill or throttle on a Bedrock route is shaped for the AWS SDK (not retried; bedrock-refusal.ts).
+      const shaped = isBedrockUrl(req.url ?? '')
+        ? toBedrockError({ status: r.status, headers: r.headers as Record<string, string>, body: r.body })
+        : { status: r.status, headers: r.headers as Record<string, string>, body: r.body };
+      respond(res, shaped.status, shaped.headers, shaped.body);
       return;
     }
     const bodyRead = readBody(req, maxBody).then((body): RelayOutcome | Promise<RelayOutcome> => {
@@ -192,8 +206,9 @@ export async function createLocalProxy(options: LocalProxyOptions): Promise<Loca
 
   // Set once listening. A page that rebinds its DNS name to 127.0.0.1 must not spend through the proxy.
   let hosts: ReadonlySet<string> = new Set();
-  const server = createServer({ keepAliveTimeout: 65_000, noDelay: true }, (req, res) => {
-    if (!hostAllowed(req.headers.host, hosts)) {
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    // HTTP/2 names the host in `:authority` (Node's compatibility API leaves `host` unset).
+    if (!hostAllowed(req.headers.host ?? (req.headers[':authority'] as string | undefined), hosts)) {
       req.resume();
       respond(
         res,
@@ -219,7 +234,10 @@ export async function createLocalProxy(options: LocalProxyOptions): Promise<Loca
     const fast = guard.checkCached(key, session);
     if (fast !== undefined) proceed(req, res, fast);
     else void guard.check(key, session).then((decision) => proceed(req, res, decision));
-  });
+  };
+  const http1 = createServer({ keepAliveTimeout: 65_000, noDelay: true }, onRequest);
+  // HTTP/2 without TLS on the same port, for the AWS SDK's Bedrock client (local/runtime/h2c.ts).
+  const { front: server, http2: h2 } = dualProtocolServer(http1, onRequest);
   const sockets = new Set<Socket>();
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
@@ -253,7 +271,8 @@ export async function createLocalProxy(options: LocalProxyOptions): Promise<Loca
     close: () => {
       closing ??= (async () => {
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-        server.closeIdleConnections();
+        http1.closeIdleConnections();
+        h2.close();
         await Promise.race([
           idle().then(() => spool.drained()),
           new Promise((r) => setTimeout(r, 5000).unref()),

@@ -2,6 +2,7 @@
  * The public entry points: `initServiceAuto`, `wrapFetch`, `flush`, `shutdown`. Each one catches
  * everything: a Spendguard problem is logged (with `debug: true`) and never reaches the application.
  */
+import { addBedrockMiddleware, isBedrockRuntimeClient } from './aws-client';
 import { Client, type Binding } from './client';
 import { createLogger, describe } from './log';
 import { normalizeOptions, type ClientConfig, type NormalizedOptions } from './options';
@@ -268,3 +269,41 @@ export function internalClient(handle: SpendguardClient): Client | undefined {
 }
 
 export type { TrackedFetch };
+
+/**
+ * Adds Spendguard to an AWS SDK v3 client through its middleware stack: every Bedrock Runtime call
+ * (Converse, ConverseStream, InvokeModel, InvokeModelWithResponseStream) is recorded with its exact
+ * usage, and the server's flags, the budget lease and the local budget are applied before the call (a
+ * refusal rejects with a `ServiceQuotaExceededException` the AWS SDK does not retry). Any other client
+ * is returned untouched. Without options the calls go through `initServiceAuto`'s pipeline (one client,
+ * one budget); with options, as `wrapFetch`'s (`sessionId`, labels, its own key and endpoint).
+ * The request, its SigV4 signature and the output are never changed.
+ *
+ * @example
+ * initServiceAuto({ apiKey, endpoint });
+ * const bedrock = instrumentAwsClient(new BedrockRuntimeClient({ region: 'us-east-1' }));
+ * const agent = instrumentAwsClient(new BedrockRuntimeClient({}), { apiKey, endpoint, sessionId: 'run-42' });
+ */
+export function instrumentAwsClient<T>(client: T, options?: WrapFetchOptions): T {
+  try {
+    if (!isBedrockRuntimeClient(client)) return client;
+    const state = sdkState();
+    if (options === undefined) {
+      return addBedrockMiddleware(client, () => {
+        const auto = sdkState().auto;
+        return auto === null || auto.client.isClosed
+          ? undefined
+          : { client: auto.client, binding: auto.binding };
+      });
+    }
+    const normalized = normalizeOptions(options);
+    const bound = {
+      client: clientFor(normalized, state),
+      binding: { labels: normalized.labels, provider: 'bedrock' },
+    };
+    report(normalized, bound.client);
+    return addBedrockMiddleware(client, () => (bound.client.isClosed ? undefined : bound));
+  } catch {
+    return client;
+  }
+}

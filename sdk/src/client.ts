@@ -143,13 +143,28 @@ export class Client implements SpendguardClient {
     const provider: ProviderEntry | undefined =
       binding.provider !== undefined ? getProvider(binding.provider) : detectProvider(target.url);
     if (provider === undefined) return undefined;
+    return this.beginCall(provider, target.url, target.path, target.body, binding);
+  }
+
+  /**
+   * The hot path for a call already known to be a provider call (the AWS SDK middleware, which sees no
+   * fetch): the same server flags, lease and budget checks as {@link begin}.
+   */
+  beginCall(
+    provider: ProviderEntry,
+    url: string,
+    path: string,
+    body: string | Uint8Array | undefined,
+    binding: Binding,
+  ): Call | Response | undefined {
+    if (this.closed) return undefined;
     this.counters.calls++;
     const now = Date.now();
     const facts: CallFacts = {
       provider,
-      url: target.url,
-      path: target.path,
-      body: target.body,
+      url,
+      path,
+      body,
       labels: binding.labels,
       startedAt: now,
       parsed: UNPARSED,
@@ -522,6 +537,18 @@ export class Call {
     } catch (err) {
       this.client.internalError(err);
       return response;
+    }
+  }
+
+  /**
+   * The call's usage, read by the caller itself (the AWS SDK middleware reads deserialized output, or
+   * the events of a stream as the application consumes them). Never throws.
+   */
+  onUsage(status: number, usage: UsageResult | (() => UsageResult) | null, stream: boolean): void {
+    try {
+      this.finish(status, usage, stream);
+    } catch (err) {
+      this.client.internalError(err);
     }
   }
 

@@ -91,7 +91,10 @@ export function usageToRecord(
 export function fingerprintOf(call: CallFacts): string | undefined {
   if (call.body === undefined) return undefined;
   const flavor = requestFlavorOf(call.provider, call.url);
-  const model = flavor === 'gemini' ? (geminiModelFromPath(call.path) ?? undefined) : undefined;
+  const model =
+    flavor === 'gemini'
+      ? (geminiModelFromPath(call.path) ?? undefined)
+      : (call.provider.modelFromPath?.(call.path) ?? undefined);
   return fingerprintOfValue(flavor, requestValue(call), model);
 }
 

@@ -3,7 +3,8 @@
  * enforces a client-side budget. Zero runtime dependencies; Node.js 20+, AWS Lambda, Deno, Bun, edge
  * runtimes and browsers. See docs/sdk.md.
  */
-export { flush, getServiceClient, initServiceAuto, shutdown, wrapFetch } from './api';
+export { flush, getServiceClient, initServiceAuto, instrumentAwsClient, shutdown, wrapFetch } from './api';
+export { SpendguardRefusalError } from './aws-client';
 export { verifyService } from './verify';
 export { spendguardMiddleware, withSpendguard } from './lambda';
 export type { LambdaFlushOptions, MiddyRequestLike, SpendguardMiddleware } from './lambda';

@@ -1,0 +1,28 @@
+import { bedrockModelFromPath, bedrockUsage } from '../usage/bedrock';
+import { defineProvider, type RequestFlavor } from './types';
+
+/**
+ * Amazon Bedrock: the runtime API (`bedrock-runtime.<region>.amazonaws.com`: Converse, ConverseStream,
+ * InvokeModel, InvokeModelWithResponseStream, `/openai/v1/…`) and the OpenAI-compatible mantle endpoint
+ * (`bedrock-mantle.<region>.api.aws/v1/…`). The host names a region, so the proxy routes
+ * `/bedrock/<region>/<path>` and `/bedrock-mantle/<region>/<path>` itself (lambdas/relay/bedrock-route.ts);
+ * `upstreamBaseUrl` is only the default region's. Not auto-detected: the AWS SDK does not use fetch, the
+ * SDK instruments its client instead (`instrumentAwsClient`).
+ *
+ * Request bodies: Converse (`messages`, `system`, `inferenceConfig`) and the Anthropic and Nova
+ * InvokeModel bodies read as the `anthropic` flavor with the model from the path; the OpenAI-compatible
+ * paths as `openai`.
+ */
+export const bedrock = defineProvider({
+  id: 'bedrock',
+  displayName: 'Amazon Bedrock',
+  hosts: [],
+  pathPrefixes: [],
+  autoDetect: false,
+  upstreamBaseUrl: 'https://bedrock-runtime.us-east-1.amazonaws.com',
+  requestFlavor: 'anthropic',
+  flavorForPath: (path: string): RequestFlavor =>
+    bedrockModelFromPath(path) === null && /\/(?:openai\/)?v1\//.test(path) ? 'openai' : 'anthropic',
+  modelFromPath: bedrockModelFromPath,
+  usage: bedrockUsage,
+});
