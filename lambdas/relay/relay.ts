@@ -31,7 +31,9 @@ import { AUTH_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../shared/api-key-auth';
 import { RelayKeyAuth, type KeyCheck, type KeyVerifier } from './key-auth';
 import { buildTelemetryEvent, envelopeFor } from './proxy-event';
 import { estimateInputTokens, fingerprintOfRequest, requestedModelOf } from './request-info';
-import { UsageTap } from './usage-tap';
+import { UsageTap, type TapResult } from './usage-tap';
+import { errorBody, JSON_TYPE, refuseOverBudget, reject } from './relay-responses';
+import { duplicateHeader, requestProblem } from './request-validation';
 
 /** One request as the adapter received it. Header names are lowercase. */
 export interface RelayRequest {
@@ -131,7 +133,6 @@ interface Route {
   readonly endpoint: string;
 }
 
-const JSON_TYPE = 'application/json';
 /**
  * Shortest time between two re-reads of the origin secret after a mismatch: after a rotation a warm relay
  * recovers on the first request with the new header; a stream of wrong headers costs at most one read
@@ -173,8 +174,8 @@ export class Relay {
    * starts only after the last byte is written, so it never delays the response). Never rejects.
    */
   async handle(req: RelayRequest, res: RelayResponder): Promise<RelayOutcome> {
-    const startedAt = this.now();
     try {
+      const startedAt = this.now();
       if (this.opts.originSecret !== undefined && !(await this.originAllowed(req.headers))) {
         return reject(
           res,
@@ -227,6 +228,18 @@ export class Relay {
         );
       }
       if (check.kind === 'unverified') this.metrics.count('RelayUnverified');
+      // Everything Node's client would throw on is answered here, before anything is reserved (issue 19.3).
+      if (duplicateHeader(req.headers, CONTEXT_HEADERS.sessionId)) {
+        return reject(
+          res,
+          400,
+          'invalid_request',
+          `Send one ${CONTEXT_HEADERS.sessionId} header with one value (no commas): repeated session headers are read differently by each hop.`,
+        );
+      }
+      const headers = upstreamRequestHeaders(req.headers);
+      const problem = requestProblem(headers, route.upstream.prefix + route.rest);
+      if (problem !== undefined) return reject(res, 400, 'invalid_request', problem.message);
       let ticket: AdmissionTicket | undefined;
       // Only requests that can generate are admitted (a GET of the model list costs nothing).
       if (
@@ -239,7 +252,15 @@ export class Relay {
         if (decision.kind === 'refused') return refuseOverBudget(res, decision);
         ticket = decision.ticket;
       }
-      return await this.forward(req, res, route, check, startedAt, ticket);
+      const call: CallProgress = { contacted: false };
+      try {
+        return await this.forward(req, res, route, check, startedAt, ticket, headers, call);
+      } catch (err) {
+        // Every path after admission settles (issue 19.3): nothing sent upstream releases the reservation,
+        // a call that may have reached the provider keeps its worst case. Settling is idempotent.
+        settleQuietly(ticket, call.contacted ? null : 0);
+        throw err;
+      }
     } catch {
       // Only reachable through a bug: answer if nothing was sent yet, never throw into the transport.
       return reject(res, 500, 'internal_error', 'Internal error in the Spendguard relay.');
@@ -357,9 +378,14 @@ export class Relay {
     check: Extract<KeyCheck, { kind: 'valid' | 'unverified' }>,
     startedAt: number,
     ticket: AdmissionTicket | undefined,
+    headers: Record<string, string | string[]>,
+    call: CallProgress,
   ): Promise<RelayOutcome> {
     const { entry, upstream } = route;
-    const headers = upstreamRequestHeaders(req.headers);
+    // Usage must stay readable (issue 19.4): ask only for codings the usage tap decodes.
+    const accept = decodableAcceptEncoding(req.headers['accept-encoding']);
+    if (accept === undefined) delete headers['accept-encoding'];
+    else headers['accept-encoding'] = accept;
     if (req.body.byteLength > 0 || req.headers['content-length'] !== undefined) {
       headers['content-length'] = String(req.body.byteLength);
     }
@@ -371,12 +397,24 @@ export class Relay {
       let status = 0;
       let settled = false;
       let responded = false;
+      /** The provider answered but the usage could not be followed: settle at the worst case. */
+      let keepReservation = false;
 
       const settle = (kind: RelayOutcome['kind'], cut: boolean): void => {
         if (settled) return;
         settled = true;
-        stopListening?.();
-        const endedAt = this.now();
+        // The settlement below must run whatever these hooks do (issue 19.3).
+        try {
+          stopListening?.();
+        } catch {
+          // the transport's hook failed; the client listener dies with the request
+        }
+        let endedAt = startedAt;
+        try {
+          endedAt = this.now();
+        } catch {
+          // a clock that throws: the event keeps the start time
+        }
         void this.record(req, route, check, {
           startedAt,
           endedAt,
@@ -385,12 +423,18 @@ export class Relay {
           tap,
           upstreamUrl,
           fingerprint,
-        }).then(({ costNanos, ...recorded }) => {
-          // The reservation ends with the call (a stream cut by the client included); an unknown cost
-          // settles at the reservation, never below it.
-          ticket?.settle(costNanos);
-          resolve({ status, kind, ...recorded });
-        });
+        }).then(
+          ({ costNanos, ...recorded }) => {
+            // The reservation ends with the call (a stream cut by the client included); an unknown cost
+            // settles at the reservation, never below it.
+            settleQuietly(ticket, keepReservation ? null : costNanos);
+            resolve({ status, kind, ...recorded });
+          },
+          () => {
+            settleQuietly(ticket, null);
+            resolve({ status, kind, recorded: false });
+          },
+        );
       };
 
       let upstreamReq: http.ClientRequest | undefined;
@@ -410,9 +454,11 @@ export class Relay {
         try {
           out = res.start(status, clientResponseHeaders(up.headers, res.keepsContentLength));
         } catch {
-          // Headers the transport refuses (invalid characters), or a client already gone.
+          // Headers the transport refuses (invalid characters), or a client already gone. The provider
+          // answered, so it may bill: the reservation stands.
           up.destroy();
           status = 502;
+          keepReservation = true;
           settle('upstream_error', true);
           return;
         }
@@ -431,35 +477,76 @@ export class Relay {
         tap = copy;
         up.on('data', (chunk: Buffer) => {
           // The client first; the usage copy after.
-          if (!out.write(chunk)) {
-            up.pause();
-            out.once('drain', () => up.resume());
+          try {
+            if (!out.write(chunk)) {
+              up.pause();
+              out.once('drain', () => up.resume());
+            }
+          } catch {
+            // A transport that throws on write has lost its client: stop reading ('close' settles).
+            up.destroy();
+            return;
           }
           copy.push(chunk);
         });
         up.once('end', () => {
-          out.end();
+          try {
+            out.end();
+          } catch {
+            // the client left at the last byte; the call is complete and metered all the same
+          }
           settle('forwarded', false);
         });
         up.once('close', () => {
           if (settled) return;
           // The upstream broke off mid-body (or the client aborted): cut the client's response too, so it
           // sees a truncated message rather than a complete-looking one.
-          out.destroy();
+          try {
+            out.destroy();
+          } catch {
+            // already gone
+          }
           settle('cut', true);
         });
         up.on('error', () => undefined); // 'close' follows and handles it
       };
 
+      const unreachable = (): void => {
+        status = 502;
+        this.metrics.count('RelayUpstreamError');
+        const body = errorBody(
+          502,
+          'upstream_unreachable',
+          `The ${entry.displayName} API could not be reached.`,
+        );
+        const h: Record<string, string> = { 'content-type': JSON_TYPE };
+        if (res.keepsContentLength) h['content-length'] = String(Buffer.byteLength(body));
+        try {
+          res.start(502, h).end(body);
+        } catch {
+          // the client is gone too
+        }
+        settle('upstream_error', false);
+      };
+
       const send = (retry: boolean): void => {
-        const sent = (upstream.secure ? https : http).request({
-          hostname: upstream.hostname,
-          port: upstream.port,
-          method: req.method,
-          path: upstream.prefix + route.rest,
-          headers,
-          agent: upstream.secure ? this.httpsAgent : this.httpAgent,
-        });
+        let sent: http.ClientRequest;
+        try {
+          sent = (upstream.secure ? https : http).request({
+            hostname: upstream.hostname,
+            port: upstream.port,
+            method: req.method,
+            path: upstream.prefix + route.rest,
+            headers,
+            agent: upstream.secure ? this.httpsAgent : this.httpAgent,
+          });
+        } catch {
+          // Node refused the request before sending anything (request-validation missed a case): the
+          // event records a 502 that bills nothing, so the reservation is released.
+          unreachable();
+          return;
+        }
+        call.contacted = true;
         upstreamReq = sent;
         sent.on('response', onResponse);
         sent.on('error', (err: NodeJS.ErrnoException) => {
@@ -470,21 +557,7 @@ export class Relay {
             send(false);
             return;
           }
-          status = 502;
-          this.metrics.count('RelayUpstreamError');
-          const body = errorBody(
-            502,
-            'upstream_unreachable',
-            `The ${entry.displayName} API could not be reached.`,
-          );
-          const h: Record<string, string> = { 'content-type': JSON_TYPE };
-          if (res.keepsContentLength) h['content-length'] = String(Buffer.byteLength(body));
-          try {
-            res.start(502, h).end(body);
-          } catch {
-            // the client is gone too
-          }
-          settle('upstream_error', false);
+          unreachable();
         });
         sent.end(req.body.byteLength > 0 ? req.body : undefined);
       };
@@ -557,7 +630,11 @@ export class Relay {
         },
       });
       const envelope = envelopeFor(principal.orgId, principal.publicId, event, this.now());
-      const costNanos = this.opts.admission === undefined ? null : actualCostNanos(event);
+      const unread = usageUnread(end.status, end.tap !== undefined, tapped?.usage);
+      if (unread !== undefined) this.metrics.count('RelayUsageUnread', { Reason: unread });
+      // Usage unread or only estimated: the hard cap keeps the call's worst case (issues 19.4, 18.8).
+      const costNanos =
+        this.opts.admission === undefined || unread !== undefined ? null : actualCostNanos(event);
       try {
         await this.opts.sink.put([envelope]);
         return { envelope, recorded: true, costNanos };
@@ -583,6 +660,58 @@ export class Relay {
   }
 }
 
+/** How far a call got towards the provider (whether a throw must keep its reservation). */
+interface CallProgress {
+  contacted: boolean;
+}
+
+/** Settles a reservation; a throwing admission never reaches the transport. */
+function settleQuietly(ticket: AdmissionTicket | undefined, actualNanos: number | null): void {
+  try {
+    ticket?.settle(actualNanos);
+  } catch {
+    // the admission's own failure; its reservation expires with its lease
+  }
+}
+
+/** Content codings the usage tap decodes (usage-tap `decompressor`). */
+const DECODABLE_CODINGS: ReadonlySet<string> = new Set(['gzip', 'x-gzip', 'deflate', 'br', 'identity']);
+
+/**
+ * The client's `Accept-Encoding` reduced to codings the relay decodes (issue 19.4): the provider then
+ * answers in a coding the client accepts and the relay can read. Undefined when the client sent none
+ * (the provider answers uncompressed); `identity` when the client accepts none the relay decodes.
+ *
+ * @example decodableAcceptEncoding('zstd, br;q=0.9') // 'br;q=0.9'
+ */
+export function decodableAcceptEncoding(value: string | readonly string[] | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const text = typeof value === 'string' ? value : value.join(',');
+  const kept = text
+    .split(',')
+    .map((t) => t.trim())
+    .filter((t) => {
+      const coding = (t.split(';', 1)[0] ?? '').trim().toLowerCase();
+      return DECODABLE_CODINGS.has(coding);
+    });
+  return kept.length === 0 ? 'identity' : kept.join(', ');
+}
+
+/**
+ * Why a forwarded call's usage is not the provider's figure, or undefined when it is (or when the call
+ * bills nothing: a provider error). `unread`: over the size bound, undecodable, not JSON; `estimated`: a
+ * stream that ended without a usage frame.
+ */
+export function usageUnread(
+  status: number,
+  tapped: boolean,
+  usage: TapResult['usage'] | undefined,
+): 'unread' | 'estimated' | undefined {
+  if (!tapped || status >= 400) return undefined;
+  if (usage === undefined || !usage.ok) return 'unread';
+  return usage.usage.estimated ? 'estimated' : undefined;
+}
+
 /** Prices a call with the bundled registry (core/pricing); the server's price is authoritative. */
 export function registryPriceUsd(provider: string, usage: NormalizedUsage, tsMs: number): number | null {
   return nanosToUsd(calculateCost({ provider, usage, at: tsMs }).costNanos);
@@ -601,69 +730,4 @@ export function actualCostNanos(event: TelemetryEvent): number | null {
   } catch {
     return null;
   }
-}
-
-/** 429 `budget_exceeded` for a call whose worst case does not fit (spec 1.5, design decisions 7 and 11). */
-function refuseOverBudget(
-  res: RelayResponder,
-  d: Extract<AdmissionDecision, { kind: 'refused' }>,
-): RelayOutcome {
-  const label = d.period === 'day' ? 'daily' : 'monthly';
-  const cap = d.capNanos === null ? '' : ` ($${nanosToUsd(d.capNanos)})`;
-  const body = JSON.stringify({
-    error: {
-      message:
-        `Budget Exceeded: this call's worst-case cost does not fit under the organization's ${label} ` +
-        `hard cap${cap}. Calls resume when the ${d.period === 'day' ? 'UTC day' : 'UTC month'} ends ` +
-        `(in ${d.retryAfterSeconds} s) or when the cap is raised.`,
-      type: 'budget_exceeded',
-      code: `budget_${label}_hard`,
-    },
-  });
-  const headers: Record<string, string> = {
-    'content-type': JSON_TYPE,
-    'cache-control': 'no-store',
-    'retry-after': String(d.retryAfterSeconds),
-    'x-should-retry': 'false',
-  };
-  if (res.keepsContentLength) headers['content-length'] = String(Buffer.byteLength(body));
-  try {
-    res.start(429, headers).end(body);
-  } catch {
-    // the client is gone
-  }
-  return { status: 429, kind: 'rejected', recorded: false };
-}
-
-/**
- * OpenAI's error shape; `type` as OpenAI uses it: `api_error` for a 5xx, `invalid_request_error`
- * otherwise, unless the caller names a finer one (`permission_error`).
- */
-function errorBody(status: number, code: string, message: string, type?: string): string {
-  return JSON.stringify({
-    error: { message, type: type ?? (status >= 500 ? 'api_error' : 'invalid_request_error'), code },
-  });
-}
-
-/** A response of the relay's own (no provider contact, no event). */
-function reject(
-  res: RelayResponder,
-  status: number,
-  code: string,
-  message: string,
-  extra: { readonly type?: string; readonly headers?: Record<string, string> } = {},
-): RelayOutcome {
-  const body = errorBody(status, code, message, extra.type);
-  const headers: Record<string, string> = {
-    'content-type': JSON_TYPE,
-    'x-should-retry': 'false',
-    ...extra.headers,
-  };
-  if (res.keepsContentLength) headers['content-length'] = String(Buffer.byteLength(body));
-  try {
-    res.start(status, headers).end(body);
-  } catch {
-    // headers were already sent, or the client is gone
-  }
-  return { status, kind: 'rejected', recorded: false };
 }
