@@ -4,7 +4,9 @@
  * Environment (set by the CDK construct): `DATA_TABLE`, `FLAGS_TABLE`, `EVENTS_STREAM`,
  * `PEPPER_SECRET_ARN` (shared with the other functions, see lambdas/shared/environment.ts) and
  * `ORIGIN_SECRET_ARN`, the secret CloudFront sends as the `x-spendguard-origin-secret` custom origin
- * header. Optional `UPSTREAM_<SLUG>` (e.g. `UPSTREAM_OPENAI`) overrides a provider's base URL.
+ * header. Optional `UPSTREAM_<SLUG>` (e.g. `UPSTREAM_OPENAI`) overrides a provider's base URL; optional
+ * `DEFERRED_BILLING_ORGS` (comma-separated organization ids) lets those organizations make batch,
+ * fine-tuning and background calls under a hard cap (docs/proxy.md).
  */
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { EmfMetrics } from '../edge-guard/metrics';
@@ -33,6 +35,12 @@ function buildRelay(): Relay {
   // Current and previous version: a rotation never locks CloudFront out of a warm relay.
   const originSecret = new SecretsManagerVersions(new SecretsManagerClient({}), originSecretArn);
   const metrics = new EmfMetrics({ service: 'relay' });
+  const deferredOrgs = new Set(
+    (process.env.DEFERRED_BILLING_ORGS ?? '')
+      .split(',')
+      .map((id) => id.trim())
+      .filter((id) => id.length > 0),
+  );
   return new Relay({
     keys: services.apiKeys,
     // Events outlive a stream hiccup in a bounded spool (issue 15.12; drops counted as RelayEventFailed).
@@ -40,6 +48,7 @@ function buildRelay(): Relay {
     originSecret,
     upstreams: upstreamsFromEnvironment(),
     metrics,
+    deferredBillingAllowed: (orgId) => deferredOrgs.has(orgId),
     // One lease holder per container: its slices live in memory between invocations (docs/admission.md).
     admission: new LeaseAdmission({
       leases: services.budgetLeases,

@@ -3,6 +3,7 @@
  * surfaces the message; `budget_exceeded` with its retry headers (spec 1.5, design decisions 7 and 11).
  */
 import { nanosToUsd } from '../../core/pricing';
+import type { DeferredBilling } from '../../core/providers/request-shape';
 import type { AdmissionDecision } from './budget-admission';
 import type { RelayOutcome, RelayResponder } from './relay';
 
@@ -71,4 +72,21 @@ export function reject(
     // headers were already sent, or the client is gone
   }
   return { status, kind: 'rejected', recorded: false };
+}
+
+/**
+ * 403 for a batch, fine-tuning or background call under a hard cap: it bills after the call returns, so
+ * no reservation can bound it (issue 18.6). Allowed per organization (docs/proxy.md).
+ */
+export function refuseDeferred(res: RelayResponder, kind: DeferredBilling): RelayOutcome {
+  const what =
+    kind === 'background' ? 'Background responses' : kind === 'batch' ? 'Batch jobs' : 'Fine-tuning jobs';
+  return reject(
+    res,
+    403,
+    'deferred_billing_refused',
+    `${what} bill after the call returns, so Spendguard cannot hold them under the organization's hard cap. ` +
+      'Ask an admin to allow deferred billing for the organization, or call without a hard cap.',
+    { type: 'permission_error' },
+  );
 }

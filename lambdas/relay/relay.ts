@@ -12,7 +12,12 @@ import { constantTimeEqual } from '../../core/keys';
 import type { TelemetryEvent } from '../../core/events/telemetry-event';
 import { costOfEvent } from '../../core/ledger/event-cost';
 import { calculateCost, getDefaultPriceRegistry, nanosToUsd } from '../../core/pricing';
-import { providerBySlug, requestFlavorOf, type ProviderEntry } from '../../core/providers';
+import {
+  providerBySlug,
+  requestFlavorOf,
+  type ProviderEntry,
+  type RequestFlavor,
+} from '../../core/providers';
 import type { NormalizedUsage, TokenCounter } from '../../core/usage';
 import { noopMetrics, type MetricsSink } from '../edge-guard/metrics';
 import type { EventSink } from '../shared/event-sink';
@@ -30,9 +35,11 @@ import {
 import { AUTH_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../shared/api-key-auth';
 import { RelayKeyAuth, type KeyCheck, type KeyVerifier } from './key-auth';
 import { buildTelemetryEvent, envelopeFor } from './proxy-event';
-import { estimateInputTokens, fingerprintOfRequest, requestedModelOf } from './request-info';
+import { estimateInputTokens, fingerprintOfRequest } from './request-info';
+import { callShapeOf, type CallShape } from '../../core/admission/call-shape';
+import { requestShapeReaderOf } from '../../core/providers/request-shape';
 import { UsageTap, type TapResult } from './usage-tap';
-import { errorBody, JSON_TYPE, refuseOverBudget, reject } from './relay-responses';
+import { errorBody, JSON_TYPE, refuseDeferred, refuseOverBudget, reject } from './relay-responses';
 import { duplicateHeader, requestProblem } from './request-validation';
 
 /** One request as the adapter received it. Header names are lowercase. */
@@ -110,6 +117,11 @@ export interface RelayOptions {
    * caps before the provider is contacted, settles it with the actual cost after. Omit to forward without.
    */
   readonly admission?: RelayAdmission;
+  /**
+   * Whether an organization allows batch, fine-tuning and background calls under its hard cap (they bill
+   * after the call, so admission cannot bound them: issue 18.6). @default none does
+   */
+  readonly deferredBillingAllowed?: (orgId: string) => boolean;
   /** Keep-alive agents to the upstreams. @default one http and one https agent per relay */
   readonly agents?: { readonly http?: http.Agent; readonly https?: https.Agent };
 }
@@ -240,6 +252,11 @@ export class Relay {
       const headers = upstreamRequestHeaders(req.headers);
       const problem = requestProblem(headers, route.upstream.prefix + route.rest);
       if (problem !== undefined) return reject(res, 400, 'invalid_request', problem.message);
+      // The one parse of the request: admission, forwarding and the event all read it (issue 19.2).
+      const flavor = requestFlavorOf(route.entry, route.endpoint);
+      const read = callShapeOf(req.body, route.endpoint, requestShapeReaderOf(route.entry, flavor));
+      if (!read.ok) return reject(res, 400, 'invalid_request', read.message);
+      let shape = read.shape;
       let ticket: AdmissionTicket | undefined;
       // Only requests that can generate are admitted (a GET of the model list costs nothing).
       if (
@@ -248,13 +265,27 @@ export class Relay {
         req.method === 'POST' &&
         req.body.byteLength > 0
       ) {
-        const decision = await this.admit(this.opts.admission, req, route, check.principal.orgId);
-        if (decision.kind === 'refused') return refuseOverBudget(res, decision);
+        if (shape.deferred !== null && this.opts.deferredBillingAllowed?.(check.principal.orgId) === true) {
+          shape = { ...shape, deferred: null }; // bounded as an ordinary call
+        }
+        const decision = await this.admit(
+          this.opts.admission,
+          req,
+          route,
+          flavor,
+          shape,
+          check.principal.orgId,
+        );
+        if (decision.kind === 'refused') {
+          return shape.deferred !== null
+            ? refuseDeferred(res, shape.deferred)
+            : refuseOverBudget(res, decision);
+        }
         ticket = decision.ticket;
       }
       const call: CallProgress = { contacted: false };
       try {
-        return await this.forward(req, res, route, check, startedAt, ticket, headers, call);
+        return await this.forward(req, res, route, check, startedAt, ticket, headers, call, shape);
       } catch (err) {
         // Every path after admission settles (issue 19.3): nothing sent upstream releases the reservation,
         // a call that may have reached the provider keeps its worst case. Settling is idempotent.
@@ -314,15 +345,18 @@ export class Relay {
     admission: RelayAdmission,
     req: RelayRequest,
     route: Route,
+    flavor: RequestFlavor,
+    shape: CallShape,
     orgId: string,
   ): Promise<AdmissionDecision> {
     try {
       return await admission.admit(orgId, {
         provider: route.entry.id,
-        flavor: requestFlavorOf(route.entry, route.endpoint),
-        model: requestedModelOf(req.body, route.endpoint),
+        flavor,
+        model: shape.model,
         body: req.body,
         atMs: this.now(),
+        shape,
       });
     } catch {
       this.metrics.count('AdmissionFailOpen', { Reason: 'internal_error' });
@@ -380,6 +414,7 @@ export class Relay {
     ticket: AdmissionTicket | undefined,
     headers: Record<string, string | string[]>,
     call: CallProgress,
+    shape: CallShape,
   ): Promise<RelayOutcome> {
     const { entry, upstream } = route;
     // Usage must stay readable (issue 19.4): ask only for codings the usage tap decodes.
@@ -415,7 +450,7 @@ export class Relay {
         } catch {
           // a clock that throws: the event keeps the start time
         }
-        void this.record(req, route, check, {
+        void this.record(req, route, check, shape, {
           startedAt,
           endedAt,
           status,
@@ -469,7 +504,7 @@ export class Relay {
           {
             provider: entry,
             url: upstreamUrl,
-            requestBody: req.body,
+            requestBody: shape.parsed,
             ...(this.opts.tokenCounter ? { tokenCounter: this.opts.tokenCounter } : {}),
             ...(this.opts.maxJsonBytes ? { maxJsonBytes: this.opts.maxJsonBytes } : {}),
           },
@@ -578,6 +613,7 @@ export class Relay {
     req: RelayRequest,
     route: Route,
     check: Extract<KeyCheck, { kind: 'valid' | 'unverified' }>,
+    shape: CallShape,
     end: {
       startedAt: number;
       endedAt: number;
@@ -599,8 +635,7 @@ export class Relay {
       const tapped = end.tap === undefined ? undefined : await end.tap.finish();
       const usage = tapped?.usage.ok === true ? tapped.usage.usage : undefined;
       const flavor = requestFlavorOf(route.entry, route.endpoint);
-      const requestedModel = usage?.model != null ? null : requestedModelOf(req.body, route.endpoint);
-      const model = usage?.model ?? requestedModel;
+      const model = usage?.model ?? shape.model;
       // Cut before the answer (499): the provider had the request, so its prompt is estimated.
       const billable = end.status === 499 || (end.tap !== undefined && end.status < 400);
       const event = buildTelemetryEvent({
@@ -613,7 +648,8 @@ export class Relay {
         statusCode: end.status,
         usage,
         billable,
-        estimatedInputTokens: () => estimateInputTokens(flavor, req.body, model, this.opts.tokenCounter),
+        estimatedInputTokens: () =>
+          estimateInputTokens(flavor, req.body, shape, model, this.opts.tokenCounter),
         stream: tapped?.stream ?? false,
         cut: end.cut,
         fingerprint:

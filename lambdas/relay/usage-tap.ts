@@ -8,7 +8,6 @@ import { Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import type { ProviderEntry } from '../../core/providers';
 import { MAX_RESPONSE_PARSE_BYTES, usageEssentials } from './large-response';
-import { parseableRequestBody } from './request-info';
 import {
   createUsageStream,
   usageFromResponse,
@@ -22,10 +21,10 @@ export interface UsageTapOptions {
   /** The upstream URL (Gemini and Ollama read the model / dialect from it). */
   readonly url: string;
   /**
-   * The request body bytes (model fallback and prompt estimate; parsed only when needed, and never
-   * over request-info's MAX_PARSE_BYTES).
+   * The request body as the call's one parse left it (model fallback and prompt estimate), or undefined
+   * for a body that was not parsed (not JSON, or over the parse bound).
    */
-  readonly requestBody: Uint8Array;
+  readonly requestBody: unknown;
   readonly tokenCounter?: TokenCounter;
   /** A JSON body larger than this is not kept, and its usage is unknown. @default 16 MiB */
   readonly maxJsonBytes?: number;
@@ -86,7 +85,7 @@ export class UsageTap {
     if (this.stream) {
       this.parser = createUsageStream(opts.provider, {
         url: opts.url,
-        requestBody: parseableRequestBody(opts.requestBody),
+        requestBody: opts.requestBody,
         ...(opts.tokenCounter ? { tokenCounter: opts.tokenCounter } : {}),
       });
     } else {
@@ -156,7 +155,7 @@ export class UsageTap {
       contentType: this.contentType ?? null,
       status: this.status,
       url: this.opts.url,
-      requestBody: parseableRequestBody(this.opts.requestBody),
+      requestBody: this.opts.requestBody,
       ...(this.opts.tokenCounter ? { tokenCounter: this.opts.tokenCounter } : {}),
     });
   }
