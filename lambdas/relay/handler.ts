@@ -9,6 +9,7 @@
  * fine-tuning and background calls under a hard cap (docs/proxy.md).
  */
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { EdgeGuard, flagSourceFromStore } from '../edge-guard/guard';
 import { EmfMetrics } from '../edge-guard/metrics';
 import { SpoolingEventSink } from '../shared/event-sink';
 import { servicesFromEnvironment } from '../shared/environment';
@@ -49,6 +50,13 @@ function buildRelay(): Relay {
     upstreams: upstreamsFromEnvironment(),
     metrics,
     deferredBillingAllowed: (orgId) => deferredOrgs.has(orgId),
+    // The edge's kill check again at the origin (issue 19.5): a call that reaches the Function URL without
+    // CloudFront meets the same flags. Cached per key and session for a second, like the edge.
+    flags: new EdgeGuard({
+      flags: flagSourceFromStore(services.flags),
+      pepper: () => services.pepper.get(),
+      metrics,
+    }),
     // One lease holder per container: its slices live in memory between invocations (docs/admission.md).
     admission: new LeaseAdmission({
       leases: services.budgetLeases,

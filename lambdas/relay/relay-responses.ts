@@ -3,6 +3,7 @@
  * surfaces the message; `budget_exceeded` with its retry headers (spec 1.5, design decisions 7 and 11).
  */
 import { nanosToUsd } from '../../core/pricing';
+import type { GuardResponse } from '../edge-guard/decide';
 import type { DeferredBilling } from '../../core/providers/request-shape';
 import type { AdmissionDecision } from './budget-admission';
 import type { RelayOutcome, RelayResponder } from './relay';
@@ -89,4 +90,16 @@ export function refuseDeferred(res: RelayResponder, kind: DeferredBilling): Rela
       'Ask an admin to allow deferred billing for the organization, or call without a hard cap.',
     { type: 'permission_error' },
   );
+}
+
+/** The edge guard's own answer (a kill flag's 429, a malformed key's 401), sent by the relay unchanged. */
+export function respondAsGuard(res: RelayResponder, r: GuardResponse): RelayOutcome {
+  const headers: Record<string, string> = { ...r.headers };
+  if (res.keepsContentLength) headers['content-length'] = String(Buffer.byteLength(r.body));
+  try {
+    res.start(r.status, headers).end(r.body);
+  } catch {
+    // the client is gone
+  }
+  return { status: r.status, kind: 'rejected', recorded: false };
 }

@@ -39,7 +39,15 @@ import { estimateInputTokens, fingerprintOfRequest } from './request-info';
 import { callShapeOf, type CallShape } from '../../core/admission/call-shape';
 import { requestShapeReaderOf } from '../../core/providers/request-shape';
 import { UsageTap, type TapResult } from './usage-tap';
-import { errorBody, JSON_TYPE, refuseDeferred, refuseOverBudget, reject } from './relay-responses';
+import {
+  errorBody,
+  JSON_TYPE,
+  refuseDeferred,
+  refuseOverBudget,
+  reject,
+  respondAsGuard,
+} from './relay-responses';
+import type { GuardDecision } from '../edge-guard/decide';
 import { duplicateHeader, requestProblem } from './request-validation';
 
 /** One request as the adapter received it. Header names are lowercase. */
@@ -122,6 +130,12 @@ export interface RelayOptions {
    * after the call, so admission cannot bound them: issue 18.6). @default none does
    */
   readonly deferredBillingAllowed?: (orgId: string) => boolean;
+  /**
+   * The kill flags, checked again at the origin (issue 19.5): the edge guard's cached lookup with the same
+   * scopes (organization, key, session), so a call that reaches the Function URL without CloudFront meets
+   * the same kill. Omit where the guard already ran in the same process (the local proxy).
+   */
+  readonly flags?: FlagCheck;
   /** Keep-alive agents to the upstreams. @default one http and one https agent per relay */
   readonly agents?: { readonly http?: http.Agent; readonly https?: https.Agent };
 }
@@ -151,6 +165,8 @@ interface Route {
  * (two GetSecretValue calls) per interval per container.
  */
 export const ORIGIN_SECRET_REFRESH_INTERVAL_MS = 10_000;
+/** Shortest time between two reads of an origin secret that could not be read (requests get 503 meanwhile). */
+export const ORIGIN_SECRET_RETRY_MS = 1_000;
 /** Bodies up to this size are fingerprinted while the upstream request is in flight. */
 const EARLY_FINGERPRINT_BYTES = 256 * 1024;
 
@@ -170,6 +186,8 @@ export class Relay {
   private originSecrets: readonly string[] | undefined;
   /** When the origin secret was last re-read because of a mismatch (rate limit). */
   private originSecretRefreshedAt = Number.NEGATIVE_INFINITY;
+  /** When the first read of the origin secret last failed (the relay answers 503 until it succeeds). */
+  private originSecretFailedAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly opts: RelayOptions) {
     this.auth = new RelayKeyAuth(opts.keys, { now: opts.now ?? Date.now });
@@ -188,7 +206,17 @@ export class Relay {
   async handle(req: RelayRequest, res: RelayResponder): Promise<RelayOutcome> {
     try {
       const startedAt = this.now();
-      if (this.opts.originSecret !== undefined && !(await this.originAllowed(req.headers))) {
+      const origin = this.opts.originSecret === undefined ? true : await this.originAllowed(req.headers);
+      if (origin === 'unavailable') {
+        return reject(
+          res,
+          503,
+          'origin_verification_unavailable',
+          'The Spendguard proxy cannot verify this request right now; retry shortly.',
+          { headers: { 'retry-after': '1', 'x-should-retry': 'true' } },
+        );
+      }
+      if (!origin) {
         return reject(
           res,
           403,
@@ -240,6 +268,16 @@ export class Relay {
         );
       }
       if (check.kind === 'unverified') this.metrics.count('RelayUnverified');
+      if (this.opts.flags !== undefined) {
+        const decision = await this.opts.flags.check(
+          req.headers[API_KEY_HEADER],
+          req.headers[CONTEXT_HEADERS.sessionId],
+        );
+        if (decision.action === 'respond') {
+          this.metrics.count('RelayFlagRefused', { Reason: decision.reason });
+          return respondAsGuard(res, decision.response);
+        }
+      }
       // Everything Node's client would throw on is answered here, before anything is reserved (issue 19.3).
       if (duplicateHeader(req.headers, CONTEXT_HEADERS.sessionId)) {
         return reject(
@@ -304,18 +342,25 @@ export class Relay {
     this.httpsAgent.destroy();
   }
 
-  private async originAllowed(headers: HeaderBag): Promise<boolean> {
+  private async originAllowed(headers: HeaderBag): Promise<boolean | 'unavailable'> {
     const presented = headerValue(headers, ORIGIN_SECRET_HEADER);
     const matches = (values: readonly string[]) =>
       presented !== undefined && values.some((v) => constantTimeEqual(presented, v));
     if (this.originSecrets === undefined) {
+      // While the secret cannot be read, one read per second at most: the 503s cost no Secrets Manager call.
+      const now = this.now();
+      if (now - this.originSecretFailedAt < ORIGIN_SECRET_RETRY_MS) {
+        this.metrics.count('RelayUnverified', { Reason: 'origin_secret_unavailable' });
+        return 'unavailable';
+      }
       try {
         this.originSecrets = await this.readOriginSecrets(false);
       } catch {
-        // Fail open (design decision 6): without the secret the relay cannot tell, so it lets the request
-        // through and counts it; the edge guard and the key check still apply.
+        this.originSecretFailedAt = now;
+        // Identity fails closed (design decision 6, issue 19.5): without the secret the relay cannot tell a
+        // call through CloudFront (and its guard) from one that bypasses it. The caller answers 503.
         this.metrics.count('RelayUnverified', { Reason: 'origin_secret_unavailable' });
-        return true;
+        return 'unavailable';
       }
     }
     if (matches(this.originSecrets)) return true;
@@ -694,6 +739,14 @@ export class Relay {
       return null;
     }
   }
+}
+
+/** The edge guard's decision for a key and session (`EdgeGuard` fits). Never rejects. */
+export interface FlagCheck {
+  check(
+    apiKey: string | readonly string[] | undefined,
+    session?: string | readonly string[],
+  ): Promise<GuardDecision>;
 }
 
 /** How far a call got towards the provider (whether a throw must keep its reservation). */
