@@ -162,7 +162,8 @@ export class SpendguardEdge extends Construct {
     // Budget admission (docs/admission.md): GetItem keys, org config and lease items; PutItem lease items
     // (conditional on their version); Query the day / month aggregates that seed a new lease item.
     data.bindDataTable(this.relayFunction, ['GetItem', 'PutItem', 'Query']);
-    data.bindFlagsTable(this.relayFunction, []);
+    // The kill flags, checked again at the origin (issue 19.5): one BatchGetItem per key and session a second.
+    data.bindFlagsTable(this.relayFunction, ['BatchGetItem']);
     secrets.bindPepper(this.relayFunction);
     secrets.bindOriginSecret(this.relayFunction);
     pipeline.bindStream(this.relayFunction);
