@@ -64,6 +64,15 @@ export interface UsageContext {
   /** Exact token counter for estimates; default: the family's characters-per-token ratio. */
   tokenCounter?: TokenCounter;
   /**
+   * Typical hidden reasoning tokens per call of a model at an effort, learned from the organization's calls
+   * that reported usage (the relay's `ReasoningBaseline`); the estimate of a reasoning stream without usage
+   * uses it as its floor. @default the published figures (reasoning-allowance `TYPICAL_REASONING_TOKENS`)
+   */
+  typicalReasoning?: (
+    model: string,
+    effort: 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh',
+  ) => number | undefined;
+  /**
    * Longest single SSE event or NDJSON line kept in memory, in characters (about bytes for JSON).
    * A longer frame is skipped and reported as "frame too large" unless a usage frame follows it.
    * @default 1_048_576

@@ -18,7 +18,14 @@ import {
   type ProviderEntry,
   type RequestFlavor,
 } from '../../core/providers';
-import type { NormalizedUsage, TokenCounter } from '../../core/usage';
+import {
+  isReasoningModel,
+  ReasoningBaseline,
+  reasoningEffortOf,
+  type NormalizedUsage,
+  type TokenCounter,
+  type TypicalReasoning,
+} from '../../core/usage';
 import { noopMetrics, type MetricsSink } from '../edge-guard/metrics';
 import type { EventSink } from '../shared/event-sink';
 import type { VersionedSecretSource } from '../shared/secrets';
@@ -182,6 +189,8 @@ export class Relay {
   private readonly httpAgent: http.Agent;
   private readonly httpsAgent: https.Agent;
   private readonly upstreams = new Map<string, Upstream>();
+  /** Reasoning tokens the organizations' calls reported, per model and effort (this container's view). */
+  private readonly reasoning = new ReasoningBaseline();
   /** The accepted origin-secret values, once read. */
   private originSecrets: readonly string[] | undefined;
   /** When the origin secret was last re-read because of a mismatch (rate limit). */
@@ -551,6 +560,9 @@ export class Relay {
             url: upstreamUrl,
             requestBody: shape.parsed,
             ...(this.opts.tokenCounter ? { tokenCounter: this.opts.tokenCounter } : {}),
+            ...(check.principal !== undefined
+              ? { typicalReasoning: this.typicalReasoningOf(check.principal.orgId) }
+              : {}),
             ...(this.opts.maxJsonBytes ? { maxJsonBytes: this.opts.maxJsonBytes } : {}),
           },
         );
@@ -679,6 +691,7 @@ export class Relay {
       }
       const tapped = end.tap === undefined ? undefined : await end.tap.finish();
       const usage = tapped?.usage.ok === true ? tapped.usage.usage : undefined;
+      if (usage !== undefined && !usage.estimated) this.learnReasoning(principal.orgId, usage, shape);
       const flavor = requestFlavorOf(route.entry, route.endpoint);
       const model = usage?.model ?? shape.model;
       // Cut before the answer (499): the provider had the request, so its prompt is estimated.
@@ -727,6 +740,22 @@ export class Relay {
       this.metrics.count('RelayEventFailed', { Reason: 'internal_error' });
       return { recorded: false, costNanos: null };
     }
+  }
+
+  /** The organization's learned reasoning per model and effort, for the estimate of a stream without usage. */
+  private typicalReasoningOf(orgId: string): TypicalReasoning {
+    return (model, effort) => this.reasoning.typical(orgId, model, effort);
+  }
+
+  /** Learns from a call that reported its reasoning tokens (issue 18.8). */
+  private learnReasoning(orgId: string, usage: NormalizedUsage, shape: CallShape): void {
+    if (usage.model === null || !isReasoningModel(usage.model)) return;
+    this.reasoning.observe(
+      orgId,
+      usage.model,
+      reasoningEffortOf(shape.parsed, usage.model),
+      usage.reasoningTokens,
+    );
   }
 
   private price(provider: string, usage: NormalizedUsage, ts: number): number | null {

@@ -12,6 +12,7 @@ import {
   createUsageStream,
   usageFromResponse,
   type TokenCounter,
+  type TypicalReasoning,
   type UsageResult,
   type UsageStream,
 } from '../../core/usage';
@@ -26,6 +27,8 @@ export interface UsageTapOptions {
    */
   readonly requestBody: unknown;
   readonly tokenCounter?: TokenCounter;
+  /** Learned typical reasoning of the caller's organization (the estimate's floor for reasoning streams). */
+  readonly typicalReasoning?: TypicalReasoning;
   /** A JSON body larger than this is not kept, and its usage is unknown. @default 16 MiB */
   readonly maxJsonBytes?: number;
 }
@@ -87,6 +90,7 @@ export class UsageTap {
         url: opts.url,
         requestBody: opts.requestBody,
         ...(opts.tokenCounter ? { tokenCounter: opts.tokenCounter } : {}),
+        ...(opts.typicalReasoning ? { typicalReasoning: opts.typicalReasoning } : {}),
       });
     } else {
       this.json = [];
