@@ -61,10 +61,8 @@ describe('callShapeOf', () => {
       model: 'claude-opus-4-5',
     });
     const read = callShapeOf(Buffer.from(body), '/v1/messages', anthropicRequestShape);
-    expect(read).toMatchObject({
-      ok: true,
-      shape: { model: 'claude-opus-4-5', outputTokens: 64_000, parsed: undefined },
-    });
+    expect(read).toMatchObject({ ok: true, shape: { model: 'claude-opus-4-5', outputTokens: 64_000 } });
+    expect(read.ok && read.shape.parsed()).toBeUndefined();
     const dup = callShapeOf(
       Buffer.from(body.replace(/}$/, ',"model":"claude-3-haiku"}')),
       '/v1/messages',
@@ -87,9 +85,24 @@ describe('callShapeOf', () => {
     });
   });
 
+  it('parses the whole body once, on first use, and counts its binary parts', () => {
+    const body = {
+      model: 'gpt-4o',
+      messages: [
+        { role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'UklG', format: 'wav' } }] },
+      ],
+    };
+    const read = callShapeOf(Buffer.from(JSON.stringify(body)), CHAT, openaiRequestShape);
+    if (!read.ok) throw new Error(read.message);
+    expect(read.shape.parsed()).toEqual(body);
+    expect(read.shape.parsed()).toBe(read.shape.parsed());
+    expect(read.shape.binaryChars()).toBe(4);
+  });
+
   it('reads a body that is not a JSON object for its path only', () => {
     const read = callShapeOf(Buffer.from('--boundary\r\n'), '/v1/audio/transcriptions', openaiRequestShape);
-    expect(read).toMatchObject({ ok: true, shape: { kind: 'other', model: null, parsed: undefined } });
+    expect(read).toMatchObject({ ok: true, shape: { kind: 'other', model: null } });
+    expect(read.ok && read.shape.parsed()).toBeUndefined();
   });
 });
 

@@ -108,10 +108,15 @@ export function scanTopLevel(buf: Buffer): TopLevelScan {
     const keyEnd = skipString(buf, i);
     if (keyEnd === -1) return fail('unterminated member name', i);
     let key: string;
-    try {
-      key = JSON.parse(buf.toString('utf8', i, keyEnd)) as string;
-    } catch {
-      return fail('invalid member name', i);
+    // Most names carry no escape: read them as they are; an escaped one is decoded as a JSON parser would.
+    if (buf.subarray(i + 1, keyEnd - 1).indexOf(BACKSLASH) === -1) {
+      key = buf.toString('utf8', i + 1, keyEnd - 1);
+    } else {
+      try {
+        key = JSON.parse(buf.toString('utf8', i, keyEnd)) as string;
+      } catch {
+        return fail('invalid member name', i);
+      }
     }
     i = skipSpace(buf, keyEnd);
     if (buf[i] !== COLON) return fail(`expected ':' after "${key.slice(0, 64)}"`, i);

@@ -207,7 +207,7 @@ export function cheapWorstCase(call: CallToBound): WorstCase {
 export function preciseWorstCase(call: CallToBound, counter: TokenCounter | undefined): WorstCase {
   const buf = asBuffer(call.body);
   const shape = shapeOf(call);
-  const parsed = shape?.parsed;
+  const parsed = shape?.parsed();
   if (parsed === undefined) return cheapWorstCase(call);
   const late = deferred(shape, true);
   if (late !== undefined) return late;
@@ -221,7 +221,7 @@ export function preciseWorstCase(call: CallToBound, counter: TokenCounter | unde
   const inputTokens =
     Math.max(byRatio, counted) +
     imageTokens(buf) +
-    (shape?.binaryChars ?? 0) +
+    (shape?.binaryChars() ?? 0) +
     serverContextTokens(shape, call.model);
   const out = outputBoundOf(shape, call.model);
   return {

@@ -57,7 +57,8 @@ export interface UsageContext {
   /** The request URL: Gemini carries the model in its path, Ollama and Gemini choose the API dialect by it. */
   url?: string;
   /**
-   * The request body, parsed JSON or its raw text. Supplies the requested model (when the response has
+   * The request body: parsed JSON, its raw text, or a function that returns the parsed body (called only
+   * when a parser needs it, so the caller parses once and only when needed). Supplies the requested model (when the response has
    * none) and the prompt text for estimates. Read only when needed; never stored.
    */
   requestBody?: unknown;

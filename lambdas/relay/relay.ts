@@ -753,7 +753,7 @@ export class Relay {
     this.reasoning.observe(
       orgId,
       usage.model,
-      reasoningEffortOf(shape.parsed, usage.model),
+      reasoningEffortOf(shape.parsed(), usage.model),
       usage.reasoningTokens,
     );
   }

@@ -47,10 +47,11 @@ export function estimateInputTokens(
 ): number {
   if (body.byteLength === 0 || shape.kind !== 'json') return 0;
   const family = familyOfModel(model, FAMILY_OF_FLAVOR[flavor]);
-  if (shape.parsed === undefined) return Math.ceil(body.byteLength / CHARS_PER_TOKEN[family]);
+  const parsed = shape.parsed();
+  if (parsed === undefined) return Math.ceil(body.byteLength / CHARS_PER_TOKEN[family]);
   return estimateRequestTokens(
     flavor,
-    shape.parsed,
+    parsed,
     family,
     body.byteLength <= MAX_COUNTED_BYTES ? counter : undefined,
   );

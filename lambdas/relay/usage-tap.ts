@@ -22,8 +22,9 @@ export interface UsageTapOptions {
   /** The upstream URL (Gemini and Ollama read the model / dialect from it). */
   readonly url: string;
   /**
-   * The request body as the call's one parse left it (model fallback and prompt estimate), or undefined
-   * for a body that was not parsed (not JSON, or over the parse bound).
+   * The request body for the model fallback and the prompt estimate, as `UsageContext.requestBody` takes
+   * it: the relay passes its one parse as a thunk (run only if a parser asks; undefined for a body it does
+   * not parse: not JSON, over the parse bound).
    */
   readonly requestBody: unknown;
   readonly tokenCounter?: TokenCounter;
