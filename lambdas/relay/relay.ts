@@ -8,16 +8,10 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import type { EventEnvelope } from '../../core/events/telemetry-event';
-import { constantTimeEqual } from '../../core/keys';
 import type { TelemetryEvent } from '../../core/events/telemetry-event';
 import { costOfEvent } from '../../core/ledger/event-cost';
 import { calculateCost, getDefaultPriceRegistry, nanosToUsd } from '../../core/pricing';
-import {
-  providerBySlug,
-  requestFlavorOf,
-  type ProviderEntry,
-  type RequestFlavor,
-} from '../../core/providers';
+import { requestFlavorOf, type RequestFlavor } from '../../core/providers';
 import {
   isReasoningModel,
   ReasoningBaseline,
@@ -28,14 +22,12 @@ import {
 } from '../../core/usage';
 import { noopMetrics, type MetricsSink } from '../edge-guard/metrics';
 import type { EventSink } from '../shared/event-sink';
-import type { VersionedSecretSource } from '../shared/secrets';
 import type { AdmissionDecision, AdmissionTicket, RelayAdmission } from './budget-admission';
 import {
   API_KEY_HEADER,
   clientResponseHeaders,
   CONTEXT_HEADERS,
   headerValue,
-  ORIGIN_SECRET_HEADER,
   upstreamRequestHeaders,
   type HeaderBag,
 } from './headers';
@@ -45,7 +37,12 @@ import { buildTelemetryEvent, envelopeFor } from './proxy-event';
 import { estimateInputTokens, fingerprintOfRequest } from './request-info';
 import { callShapeOf, type CallShape } from '../../core/admission/call-shape';
 import { requestShapeReaderOf } from '../../core/providers/request-shape';
-import { UsageTap, type TapResult } from './usage-tap';
+import { UsageTap } from './usage-tap';
+import { decodableAcceptEncoding } from './accept-encoding';
+import { settleQuietly, usageUnread, type CallProgress } from './call-settlement';
+import { OriginCheck, type OriginSecretSource } from './origin-check';
+import { UpstreamRoutes, type Route } from './upstream-routes';
+
 import {
   errorBody,
   JSON_TYPE,
@@ -112,7 +109,7 @@ export interface RelayOptions {
    * {@link ORIGIN_SECRET_REFRESH_INTERVAL_MS}). Omit to skip the check (the local proxy, which has no
    * CloudFront in front).
    */
-  readonly originSecret?: (() => Promise<string>) | VersionedSecretSource;
+  readonly originSecret?: OriginSecretSource;
   /** Upstream base URL per provider slug, overriding the catalog's `upstreamBaseUrl`. */
   readonly upstreams?: Readonly<Partial<Record<string, string>>>;
   readonly metrics?: MetricsSink;
@@ -147,33 +144,9 @@ export interface RelayOptions {
   readonly agents?: { readonly http?: http.Agent; readonly https?: https.Agent };
 }
 
-interface Upstream {
-  readonly secure: boolean;
-  readonly hostname: string;
-  readonly port: number;
-  /** Path prefix of the base URL, without a trailing slash ('' for none). */
-  readonly prefix: string;
-  /** Base URL as text, for the usage context. */
-  readonly origin: string;
-}
+export { ORIGIN_SECRET_REFRESH_INTERVAL_MS, ORIGIN_SECRET_RETRY_MS } from './origin-check';
+export { decodableAcceptEncoding } from './accept-encoding';
 
-interface Route {
-  readonly entry: ProviderEntry;
-  readonly upstream: Upstream;
-  /** Provider path with the query, e.g. `/v1/chat/completions?x=1`. */
-  readonly rest: string;
-  /** Provider path without the query. */
-  readonly endpoint: string;
-}
-
-/**
- * Shortest time between two re-reads of the origin secret after a mismatch: after a rotation a warm relay
- * recovers on the first request with the new header; a stream of wrong headers costs at most one read
- * (two GetSecretValue calls) per interval per container.
- */
-export const ORIGIN_SECRET_REFRESH_INTERVAL_MS = 10_000;
-/** Shortest time between two reads of an origin secret that could not be read (requests get 503 meanwhile). */
-export const ORIGIN_SECRET_RETRY_MS = 1_000;
 /** Bodies up to this size are fingerprinted while the upstream request is in flight. */
 const EARLY_FINGERPRINT_BYTES = 256 * 1024;
 
@@ -188,20 +161,20 @@ export class Relay {
   private readonly now: () => number;
   private readonly httpAgent: http.Agent;
   private readonly httpsAgent: https.Agent;
-  private readonly upstreams = new Map<string, Upstream>();
+  private readonly upstreams: UpstreamRoutes;
+  private readonly origin: OriginCheck | undefined;
   /** Reasoning tokens the organizations' calls reported, per model and effort (this container's view). */
   private readonly reasoning = new ReasoningBaseline();
-  /** The accepted origin-secret values, once read. */
-  private originSecrets: readonly string[] | undefined;
-  /** When the origin secret was last re-read because of a mismatch (rate limit). */
-  private originSecretRefreshedAt = Number.NEGATIVE_INFINITY;
-  /** When the first read of the origin secret last failed (the relay answers 503 until it succeeds). */
-  private originSecretFailedAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly opts: RelayOptions) {
     this.auth = new RelayKeyAuth(opts.keys, { now: opts.now ?? Date.now });
     this.metrics = opts.metrics ?? noopMetrics;
     this.now = opts.now ?? Date.now;
+    this.upstreams = new UpstreamRoutes(opts.upstreams);
+    this.origin =
+      opts.originSecret === undefined
+        ? undefined
+        : new OriginCheck(opts.originSecret, { metrics: this.metrics, now: this.now });
     this.httpAgent =
       opts.agents?.http ?? new http.Agent({ keepAlive: true, maxSockets: 256, scheduling: 'lifo' });
     this.httpsAgent =
@@ -215,7 +188,7 @@ export class Relay {
   async handle(req: RelayRequest, res: RelayResponder): Promise<RelayOutcome> {
     try {
       const startedAt = this.now();
-      const origin = this.opts.originSecret === undefined ? true : await this.originAllowed(req.headers);
+      const origin = this.origin === undefined ? true : await this.origin.allowed(req.headers);
       if (origin === 'unavailable') {
         return reject(
           res,
@@ -233,7 +206,7 @@ export class Relay {
           'This endpoint only accepts requests through the Spendguard proxy URL.',
         );
       }
-      const route = this.route(req.url);
+      const route = this.upstreams.route(req.url);
       if (route === undefined) {
         return reject(
           res,
@@ -351,49 +324,6 @@ export class Relay {
     this.httpsAgent.destroy();
   }
 
-  private async originAllowed(headers: HeaderBag): Promise<boolean | 'unavailable'> {
-    const presented = headerValue(headers, ORIGIN_SECRET_HEADER);
-    const matches = (values: readonly string[]) =>
-      presented !== undefined && values.some((v) => constantTimeEqual(presented, v));
-    if (this.originSecrets === undefined) {
-      // While the secret cannot be read, one read per second at most: the 503s cost no Secrets Manager call.
-      const now = this.now();
-      if (now - this.originSecretFailedAt < ORIGIN_SECRET_RETRY_MS) {
-        this.metrics.count('RelayUnverified', { Reason: 'origin_secret_unavailable' });
-        return 'unavailable';
-      }
-      try {
-        this.originSecrets = await this.readOriginSecrets(false);
-      } catch {
-        this.originSecretFailedAt = now;
-        // Identity fails closed (design decision 6, issue 19.5): without the secret the relay cannot tell a
-        // call through CloudFront (and its guard) from one that bypasses it. The caller answers 503.
-        this.metrics.count('RelayUnverified', { Reason: 'origin_secret_unavailable' });
-        return 'unavailable';
-      }
-    }
-    if (matches(this.originSecrets)) return true;
-    // A mismatch may mean the secret was rotated since this container read it: re-read, rate-limited so
-    // that requests with a wrong header cannot turn into a flood of Secrets Manager calls.
-    const now = this.now();
-    if (presented === undefined || now - this.originSecretRefreshedAt < ORIGIN_SECRET_REFRESH_INTERVAL_MS) {
-      return false;
-    }
-    this.originSecretRefreshedAt = now;
-    try {
-      this.originSecrets = await this.readOriginSecrets(true);
-    } catch {
-      return false; // the cached values stay; a read failure is no reason to admit a wrong header
-    }
-    return matches(this.originSecrets);
-  }
-
-  private async readOriginSecrets(refresh: boolean): Promise<readonly string[]> {
-    const source = this.opts.originSecret as NonNullable<RelayOptions['originSecret']>;
-    if (typeof source === 'function') return [await source()];
-    return source.accepted(refresh);
-  }
-
   /** Never rejects: an admission failure forwards the call (fail open, design decision 6). */
   private async admit(
     admission: RelayAdmission,
@@ -416,47 +346,6 @@ export class Relay {
       this.metrics.count('AdmissionFailOpen', { Reason: 'internal_error' });
       return { kind: 'admitted', ticket: { reservedNanos: 0, settle: () => undefined } };
     }
-  }
-
-  private route(url: string): Route | undefined {
-    if (url.charCodeAt(0) !== 47 /* / */) return undefined;
-    let end = 1;
-    while (end < url.length) {
-      const c = url.charCodeAt(end);
-      if (c === 47 || c === 63 /* ? */) break;
-      end++;
-    }
-    const slug = url.slice(1, end);
-    const entry = providerBySlug(slug);
-    if (entry === undefined) return undefined;
-    const upstream = this.upstreamFor(entry);
-    if (upstream === undefined) return undefined;
-    let rest = url.slice(end);
-    if (rest.length === 0 || rest.charCodeAt(0) === 63) rest = '/' + rest;
-    const q = rest.indexOf('?');
-    return { entry, upstream, rest, endpoint: q === -1 ? rest : rest.slice(0, q) };
-  }
-
-  private upstreamFor(entry: ProviderEntry): Upstream | undefined {
-    const cached = this.upstreams.get(entry.slug);
-    if (cached !== undefined) return cached;
-    const base = this.opts.upstreams?.[entry.slug] ?? entry.upstreamBaseUrl;
-    let u: URL;
-    try {
-      u = new URL(base);
-    } catch {
-      return undefined;
-    }
-    const secure = u.protocol === 'https:';
-    const upstream: Upstream = {
-      secure,
-      hostname: u.hostname.replace(/^\[|\]$/g, ''),
-      port: u.port === '' ? (secure ? 443 : 80) : Number(u.port),
-      prefix: u.pathname.replace(/\/+$/, ''),
-      origin: `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}`,
-    };
-    this.upstreams.set(entry.slug, upstream);
-    return upstream;
   }
 
   private forward(
@@ -776,58 +665,6 @@ export interface FlagCheck {
     apiKey: string | readonly string[] | undefined,
     session?: string | readonly string[],
   ): Promise<GuardDecision>;
-}
-
-/** How far a call got towards the provider (whether a throw must keep its reservation). */
-interface CallProgress {
-  contacted: boolean;
-}
-
-/** Settles a reservation; a throwing admission never reaches the transport. */
-function settleQuietly(ticket: AdmissionTicket | undefined, actualNanos: number | null): void {
-  try {
-    ticket?.settle(actualNanos);
-  } catch {
-    // the admission's own failure; its reservation expires with its lease
-  }
-}
-
-/** Content codings the usage tap decodes (usage-tap `decompressor`). */
-const DECODABLE_CODINGS: ReadonlySet<string> = new Set(['gzip', 'x-gzip', 'deflate', 'br', 'identity']);
-
-/**
- * The client's `Accept-Encoding` reduced to codings the relay decodes (issue 19.4): the provider then
- * answers in a coding the client accepts and the relay can read. Undefined when the client sent none
- * (the provider answers uncompressed); `identity` when the client accepts none the relay decodes.
- *
- * @example decodableAcceptEncoding('zstd, br;q=0.9') // 'br;q=0.9'
- */
-export function decodableAcceptEncoding(value: string | readonly string[] | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  const text = typeof value === 'string' ? value : value.join(',');
-  const kept = text
-    .split(',')
-    .map((t) => t.trim())
-    .filter((t) => {
-      const coding = (t.split(';', 1)[0] ?? '').trim().toLowerCase();
-      return DECODABLE_CODINGS.has(coding);
-    });
-  return kept.length === 0 ? 'identity' : kept.join(', ');
-}
-
-/**
- * Why a forwarded call's usage is not the provider's figure, or undefined when it is (or when the call
- * bills nothing: a provider error). `unread`: over the size bound, undecodable, not JSON; `estimated`: a
- * stream that ended without a usage frame.
- */
-export function usageUnread(
-  status: number,
-  tapped: boolean,
-  usage: TapResult['usage'] | undefined,
-): 'unread' | 'estimated' | undefined {
-  if (!tapped || status >= 400) return undefined;
-  if (usage === undefined || !usage.ok) return 'unread';
-  return usage.usage.estimated ? 'estimated' : undefined;
 }
 
 /** Prices a call with the bundled registry (core/pricing); the server's price is authoritative. */
