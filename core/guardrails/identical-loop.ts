@@ -22,7 +22,7 @@
  */
 import { z } from 'zod';
 import { emptyTable, indexOfId, putEntry, putEntryFair } from './bounded-table';
-import { hash53 } from './identity';
+import { hash53, OWNER_TAGS, ownerTag } from './identity';
 import type { BoundedTable } from './bounded-table';
 import { MAX_COUNT, MAX_TIMESTAMP_MS, tableMaxBytes } from './limits';
 import { durationMsSchema, guardrailModeSchema, guardrailScopeSchema } from './policy-fields';
@@ -71,6 +71,16 @@ export interface IdenticalLoopState {
 const lastSeen = (entry: IdenticalLoopEntry): number => entry[2];
 const ownerOf = (entry: IdenticalLoopEntry): number | undefined => entry[3];
 const keyLastSeen = (entry: KeyLoopEntry): number => entry[2];
+
+/**
+ * Key-and-model streams kept (the most recently active). Small, so that every policy that fitted the 64 KB
+ * state bound before loops were followed across sessions still fits it.
+ */
+export const KEY_LOOP_STREAMS = 16;
+
+function keyStreamCapacity(policy: { limits: { maxKeys: number } }): number {
+  return min(policy.limits.maxKeys, KEY_LOOP_STREAMS);
+}
 
 /** The key-and-model stream of an event (its own hash space: seed 5). */
 function keyStreamOf(event: LayerEvent): number {
@@ -123,7 +133,7 @@ export const identicalLoopLayer: GuardrailLayer<IdenticalLoopState, IdenticalLoo
       event.fingerprintHash,
       count,
       prev ? max(prev[2], event.ts) : event.ts,
-      event.keyHash,
+      ownerTag(event.keyHash),
     ];
     const keyStreams = state.keyStreams ?? emptyTable<KeyLoopEntry>();
     const keyStream = keyStreamOf(event);
@@ -156,7 +166,7 @@ export const identicalLoopLayer: GuardrailLayer<IdenticalLoopState, IdenticalLoo
         lastSeen,
         ownerOf,
       ),
-      keyStreams: putEntry(keyStreams, keyIndex, keyStream, keyEntry, policy.limits.maxKeys, keyLastSeen),
+      keyStreams: putEntry(keyStreams, keyIndex, keyStream, keyEntry, keyStreamCapacity(policy), keyLastSeen),
     };
     if (!cfg.enabled) return { state: next, verdicts: NO_VERDICTS };
     if (count < cfg.consecutive) {
@@ -196,10 +206,10 @@ export const identicalLoopLayer: GuardrailLayer<IdenticalLoopState, IdenticalLoo
     '{"streams":,"keyStreams":}'.length +
     tableMaxBytes(
       policy.limits.maxSessions,
-      JSON.stringify([2 ** 53, MAX_COUNT, MAX_TIMESTAMP_MS, 2 ** 53]).length,
+      JSON.stringify([2 ** 53, MAX_COUNT, MAX_TIMESTAMP_MS, OWNER_TAGS - 1]).length,
     ) +
     tableMaxBytes(
-      policy.limits.maxKeys,
+      keyStreamCapacity(policy),
       JSON.stringify([2 ** 53, MAX_COUNT, MAX_TIMESTAMP_MS, 2 ** 53, MAX_COUNT]).length,
     ),
 };

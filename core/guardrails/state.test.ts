@@ -1,5 +1,8 @@
 import fc from 'fast-check';
+import { KEY_GROWTH_STREAMS } from './context-growth';
 import { applyEvent } from './engine';
+import { KEY_LOOP_STREAMS } from './identical-loop';
+import { OWNER_TAGS } from './identity';
 import { MAX_COUNT, MAX_NANOS, MAX_TIMESTAMP_MS, MAX_TOKENS, STATE_BYTES_LIMIT } from './limits';
 import { utcDayIndex, utcMonthIndex } from './periods';
 import { DEFAULT_POLICY, guardrailPolicySchema } from './policy';
@@ -31,11 +34,13 @@ function worstCaseState(policy: GuardrailPolicy): OrgGuardrailState {
       identicalLoop: {
         streams: {
           ids: ids(maxSessions),
-          entries: ids(maxSessions).map((fp) => [fp, MAX_COUNT, MAX_TIMESTAMP_MS, fp] as const),
+          entries: ids(maxSessions).map((fp) => [fp, MAX_COUNT, MAX_TIMESTAMP_MS, OWNER_TAGS - 1] as const),
         },
         keyStreams: {
-          ids: ids(maxKeys),
-          entries: ids(maxKeys).map((fp) => [fp, MAX_COUNT, MAX_TIMESTAMP_MS, fp, MAX_COUNT] as const),
+          ids: ids(Math.min(maxKeys, KEY_LOOP_STREAMS)),
+          entries: ids(Math.min(maxKeys, KEY_LOOP_STREAMS)).map(
+            (fp) => [fp, MAX_COUNT, MAX_TIMESTAMP_MS, fp, MAX_COUNT] as const,
+          ),
         },
       },
       contextGrowth: {
@@ -48,6 +53,21 @@ function worstCaseState(policy: GuardrailPolicy): OrgGuardrailState {
                 MAX_TOKENS,
                 MAX_COUNT,
                 new Array<number>(policy.contextGrowth.window).fill(MAX_TOKENS),
+                OWNER_TAGS - 1,
+              ] as const,
+          ),
+        },
+        keyStreams: {
+          ids: ids(Math.min(maxKeys, KEY_GROWTH_STREAMS)),
+          entries: ids(Math.min(maxKeys, KEY_GROWTH_STREAMS)).map(
+            (fp) =>
+              [
+                MAX_TIMESTAMP_MS,
+                MAX_TOKENS,
+                MAX_COUNT,
+                new Array<number>(policy.contextGrowth.window).fill(MAX_TOKENS),
+                fp,
+                MAX_COUNT,
               ] as const,
           ),
         },
