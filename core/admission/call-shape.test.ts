@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { openaiRequestShape } from '../providers/request-shape/openai';
 import { anthropicRequestShape } from '../providers/request-shape/anthropic';
 import { geminiRequestShape } from '../providers/request-shape/gemini';
@@ -116,5 +117,31 @@ describe('binaryChars', () => {
       ],
     };
     expect(binaryChars(body)).toBe(40 + 'data:image/png;base64,AAAA'.length);
+  });
+});
+
+describe('callShapeOf members (property)', () => {
+  it('gives every top-level member the value JSON.parse gives it, for bodies below and above the parse bound', () => {
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 6 }),
+        fc.boolean(),
+        (obj, large) => {
+          const body = large
+            ? JSON.stringify({ ...obj, __pad: 'x'.repeat(MAX_PARSE_BYTES) }).replace(/^\{/, '{ ')
+            : JSON.stringify(obj);
+          const seen = new Map<string, unknown>();
+          const reader = (view: { member(name: string): unknown }) => {
+            for (const k of Object.keys(obj)) seen.set(k, view.member(k));
+            return openaiRequestShape({ member: view.member, body: Buffer.from(body), endpoint: CHAT });
+          };
+          const read = callShapeOf(Buffer.from(body), CHAT, reader);
+          expect(read.ok).toBe(true);
+          const parsed = JSON.parse(body) as Record<string, unknown>;
+          for (const k of Object.keys(obj)) expect(seen.get(k)).toEqual(parsed[k]);
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 });
