@@ -27,7 +27,7 @@ export type MetricName =
    * Dimension `Reason`: `unread` or `estimated`. docs/proxy.md
    */
   | 'RelayUsageUnread'
-  /** The relay refused a request for a kill flag (the edge's lookup, repeated at the origin). Dimension `Scope`. */
+  /** The relay refused a request for a kill flag (the edge's lookup, repeated at the origin). Dimension `Reason`. */
   | 'RelayFlagRefused';
 
 /** Where counters go: EMF lines in Lambda, memory in tests and in the local proxy. */
