@@ -100,6 +100,14 @@ describe('callShapeOf', () => {
     expect(read.shape.binaryChars()).toBe(4);
   });
 
+  it('reads past a UTF-8 byte order mark, as lenient provider parsers do', () => {
+    const body = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"model":"o1-pro","n":2}')]);
+    expect(callShapeOf(body, CHAT, openaiRequestShape)).toMatchObject({
+      ok: true,
+      shape: { kind: 'json', model: 'o1-pro', choices: 2 },
+    });
+  });
+
   it('reads a body that is not a JSON object for its path only', () => {
     const read = callShapeOf(Buffer.from('--boundary\r\n'), '/v1/audio/transcriptions', openaiRequestShape);
     expect(read).toMatchObject({ ok: true, shape: { kind: 'other', model: null } });

@@ -71,7 +71,10 @@ function startsLikeObject(buf: Buffer): boolean {
  * // { ok: false, message: 'The body has "model" twice at its top level: …' }
  */
 export function callShapeOf(body: Uint8Array, endpoint: string, reader: RequestShapeReader): CallShapeResult {
-  const buf = asBuffer(body);
+  const whole = asBuffer(body);
+  // A UTF-8 byte order mark: some JSON parsers (Python's `json.loads` on bytes) skip it, so must this one.
+  const bom = whole[0] === 0xef && whole[1] === 0xbb && whole[2] === 0xbf;
+  const buf = bom ? whole.subarray(3) : whole;
   if (!startsLikeObject(buf)) {
     const view: RequestView = { member: () => undefined, body: buf, endpoint };
     return {
