@@ -364,3 +364,66 @@ describe('usage stays readable, and unread usage keeps the reservation (19.4)', 
     expect(decodableAcceptEncoding(['deflate', 'compress'])).toBe('deflate');
   });
 });
+
+describe('the relay learns an organization’s reasoning (issue 18.8)', () => {
+  it('estimates an o3 stream without usage at what the organization’s o3 calls reported', async () => {
+    const completion = JSON.stringify({
+      id: 'chatcmpl-r',
+      object: 'chat.completion',
+      model: 'o3-2025-04-16',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'yes' }, finish_reason: 'stop' }],
+      usage: {
+        prompt_tokens: 20,
+        completion_tokens: 2_401,
+        total_tokens: 2_421,
+        completion_tokens_details: { reasoning_tokens: 2_400 },
+      },
+    });
+    const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+      `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', model: 'o3-2025-04-16', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    const server: Server = createServer((req, res) => {
+      let text = '';
+      req.on('data', (c: Buffer) => (text += c.toString()));
+      req.on('end', () => {
+        if ((JSON.parse(text) as { stream?: boolean }).stream === true) {
+          res.writeHead(200, { 'content-type': 'text/event-stream' });
+          res.end(
+            chunk({ role: 'assistant', content: '' }) +
+              chunk({ content: 'no' }) +
+              chunk({}, 'stop') +
+              'data: [DONE]\n\n',
+          );
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(completion);
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const sink = new MemoryEventSink();
+    const relay = relayWith(new CountingAdmission(), {
+      sink,
+      upstreams: { openai: `http://127.0.0.1:${(server.address() as AddressInfo).port}` },
+    });
+    const send = (stream: boolean) =>
+      relay.handle(
+        {
+          method: 'POST',
+          url: '/openai/v1/chat/completions',
+          headers: { 'service-api-key': apiKey },
+          body: Buffer.from(
+            JSON.stringify({ model: 'o3', stream, messages: [{ role: 'user', content: 'ok?' }] }),
+          ),
+        },
+        new Collected().responder(),
+      );
+    await send(true); // nothing learned yet: the published figure
+    for (let i = 0; i < 3; i++) await send(false);
+    await send(true);
+    relay.destroy();
+    await new Promise<void>((r) => server.close(() => r()));
+    const events = sink.envelopes.map((e) => e.events[0]!);
+    expect(events[0]).toMatchObject({ estimated: true, reasoningTokens: 1_536 });
+    expect(events[4]).toMatchObject({ estimated: true, reasoningTokens: 2_400 });
+  });
+});
