@@ -16,7 +16,7 @@ import {
 import type { SpendguardFunction } from './function';
 
 /** The item operations the handlers use; a binding grants exactly the ones named. */
-export type TableOperation = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query';
+export type TableOperation = 'GetItem' | 'BatchGetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query';
 
 /** Properties of {@link SpendguardData}. */
 export interface SpendguardDataProps {

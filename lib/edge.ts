@@ -169,7 +169,8 @@ export class SpendguardEdge extends Construct {
     data.bindDataTable(this.relayFunction, ['GetItem', 'Query']);
     // Writes: budget lease items only (issue 21), named by their key layout.
     data.bindDataPutsTo(this.relayFunction, [itemKeys.budgetLease('*').pk]);
-    data.bindFlagsTable(this.relayFunction, []);
+    // The kill flags, checked again at the origin (issue 19.5): one BatchGetItem per key and session a second.
+    data.bindFlagsTable(this.relayFunction, ['BatchGetItem']);
     secrets.bindPepper(this.relayFunction);
     secrets.bindOriginSecret(this.relayFunction);
     pipeline.bindStream(this.relayFunction);

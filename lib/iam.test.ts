@@ -166,9 +166,10 @@ describeWithHandlers('least-privilege IAM', () => {
     ]);
   });
 
-  it('relay: key lookup, budget lease items, one event per request, the pepper and the origin secret; no flags access', () => {
+  it('relay: key lookup, budget lease items, kill flags (read), one event per request, the pepper and the origin secret', () => {
     expect(functionPermissions(s.template, 'Edge/Relay')).toEqual(
       sorted([
+        `dynamodb:BatchGetItem ${flags()}`,
         `dynamodb:GetItem ${data()}`,
         `dynamodb:PutItem ${data()}`,
         `dynamodb:Query ${data()}`,

@@ -44,12 +44,18 @@ async function organization(orgId: string) {
 }
 
 /** The status the official client sees for one chat call (200, or the APIError's status). */
-async function statusOf(apiKey: string, session: string | undefined, prompt: string): Promise<number> {
+async function statusOf(
+  apiKey: string,
+  session: string | undefined,
+  prompt: string,
+  extra: Record<string, string> = {},
+): Promise<number> {
   const client = new OpenAI({
     apiKey: 'sk-test',
     baseURL: `${stack.proxyUrl}/openai/v1`,
     maxRetries: 0,
     defaultHeaders: {
+      ...extra,
       'Service-API-Key': apiKey,
       ...(session === undefined ? {} : { 'x-spendguard-session': session }),
     },
@@ -107,6 +113,31 @@ describe('kill scopes through the local proxy', () => {
     await afterGuardCache();
     expect(await statusOf(a.apiKey, 'loop-1', 'a fresh start')).toBe(200);
     expect(await statusOf(a.apiKey, 'loop-2', 'run the failing test again')).toBe(429);
+  });
+
+  it('a loop that names a new session on every call is refused within 8 calls, at key scope (issue 19.6)', async () => {
+    const org = await organization('org_scope_renamed');
+    // Bursts off, so only layer 2 can stop it.
+    await call('PUT', '/v1/budget', { policy: { layers: { rpsBurst: { maxRequests: 100 } } } }, org.auth);
+    const a = await org.newKey();
+    const b = await org.newKey();
+    const statuses: number[] = [];
+    // The provider answers in 250 ms, faster than real models do: the verdict travels through the
+    // pipeline (about 0.75 s on this machine) while the loop goes on.
+    for (let i = 0; i < 20; i++) {
+      statuses.push(
+        await statusOf(a.apiKey, `attempt-${i}`, 'retry the failing step', { 'x-mock-latency-ms': '250' }),
+      );
+    }
+    const firstRefused = statuses.indexOf(429) + 1;
+    expect(firstRefused).toBeGreaterThanOrEqual(4);
+    expect(firstRefused).toBeLessThanOrEqual(8);
+    expect(statuses.slice(firstRefused - 1).every((s) => s === 429)).toBe(true);
+    expect(await statusOf(b.apiKey, 'attempt-0', 'retry the failing step')).toBe(200);
+    const flags = await call('GET', '/v1/flags', undefined, org.auth);
+    expect(flags.body.flags).toEqual([
+      expect.objectContaining({ scope: 'key', keyId: a.publicId, triggerType: 'token_loop_identical' }),
+    ]);
   });
 
   it('a burst (layer 4) stops that key only', async () => {

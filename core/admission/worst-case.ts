@@ -13,10 +13,18 @@
  *   tokenizer that is denser than the model's own cannot under-reserve. Used only when the cheap bound
  *   does not fit comfortably in what is left; exact for a prompt billed at the family's ratio.
  *
- * The output bound is the one the request sets (`max_tokens`, `max_completion_tokens`,
- * `max_output_tokens`, Gemini's `maxOutputTokens`, Ollama's `num_predict`), times `n` choices, else the
- * model's maximum output ({@link maxOutputTokensOf}). Both are priced by the bundled registry at the full
- * input rate (no cache discount) and the output rate, long-context bands included.
+ * Both read the call's {@link CallShape} (one parse per call, issue 19.2). What bills is covered (issue 18.6):
+ * - output: the bound the request sets (`max_tokens`, `max_completion_tokens`, `max_output_tokens`,
+ *   Gemini's `maxOutputTokens`, Ollama's `num_predict`), lowered only by the documented limit of that
+ *   exact model ({@link documentedMaxOutputOf}); with none set, the model family's maximum
+ *   ({@link maxOutputTokensOf}); times the choices (`n`, `best_of`, `candidateCount`);
+ * - input: base64 and binary parts (images, PDFs, audio) count one token per character, never below the
+ *   cheap bound's count for them; server-side context (`previous_response_id`, files by id,
+ *   `cachedContent`) adds the model's whole context window ({@link contextTokensOf});
+ * - rates: the dearest tier the request can trigger (`service_tier: "priority"`) and, for a request with
+ *   `cache_control`, its input at the cache-write rate (1-hour writes: 2× input); long-context bands;
+ * - batch, fine-tuning and `background` calls bill outside the call: their bound is
+ *   {@link DEFERRED_WORST_CASE_NANOS}, which no hard cap fits (the relay names the refusal).
  */
 import { calculateCost } from '../pricing';
 import type { RequestFlavor } from '../providers/types';
@@ -28,14 +36,18 @@ import {
   type TokenCounter,
   type TokenizerFamily,
 } from '../usage';
-import { maxOutputTokensOf } from './max-output';
+import { callShapeOf, type CallShape } from './call-shape';
+import { contextTokensOf } from './context-window';
+import { documentedMaxOutputOf, maxOutputTokensOf } from './max-output';
+import { getProvider } from '../providers/catalog';
+import { REQUEST_SHAPE_READERS, requestShapeReaderOf } from '../providers/request-shape';
 
 /** Tokens one image part may cost (OpenAI high detail ≤ ~1,600, Anthropic ≤ ~1,600, patch models ≤ ~2,500). */
 export const IMAGE_TOKEN_BOUND = 3_000;
 /** Fixed input margin of the cheap bound: special tokens and reply priming not visible as text. */
 export const INPUT_MARGIN_TOKENS = 16;
-/** Largest `n` (choices per request) believed; OpenAI allows 128. */
-const MAX_CHOICES = 128;
+/** The bound of a call that bills after it returns (batch, fine-tuning, background): fits under no cap. */
+export const DEFERRED_WORST_CASE_NANOS = Number.MAX_SAFE_INTEGER;
 
 /** A call to bound. */
 export interface CallToBound {
@@ -48,6 +60,13 @@ export interface CallToBound {
   readonly body: Uint8Array;
   /** When the call is made (dated prices). */
   readonly atMs: number;
+  /** The provider path without the query, when known (Bedrock names the model and operation there). */
+  readonly endpoint?: string;
+  /**
+   * The call's one parse (core/admission/call-shape). @default read from `body` with the flavor's reader
+   * (a body the relay would refuse is then bounded by its bytes)
+   */
+  readonly shape?: CallShape;
 }
 
 /** A bound and how it was reached. */
@@ -70,16 +89,6 @@ const IMAGE_MARKERS = [
   '"inlineData"',
   '"images"',
 ].map((m) => Buffer.from(m));
-const OUTPUT_FIELDS = [
-  'max_tokens',
-  'max_completion_tokens',
-  'max_output_tokens',
-  'maxOutputTokens',
-  'num_predict',
-  'maxTokens', // Bedrock Converse `inferenceConfig.maxTokens`
-].map((f) => Buffer.from(`"${f}"`));
-const CHOICES_FIELD = Buffer.from('"n"');
-
 const FAMILY_OF_FLAVOR: Readonly<Record<RequestFlavor, TokenizerFamily>> = {
   openai: 'openai',
   anthropic: 'anthropic',
@@ -101,63 +110,68 @@ function occurrences(buf: Buffer, needle: Buffer): number {
   return n;
 }
 
-/**
- * The largest integer value of a `<needle>: <int>` member (needle: `"name"`) anywhere in the body, or undefined. The largest,
- * not the first: a nested member of the same name (a tool's schema) must not lower the bound.
- */
-function largestIntMember(buf: Buffer, needle: Buffer): number | undefined {
-  let best: number | undefined;
-  let at = buf.indexOf(needle);
-  while (at !== -1) {
-    let i = at + needle.length;
-    while (i < buf.length && (buf[i] === 0x20 || buf[i] === 0x0a || buf[i] === 0x0d || buf[i] === 0x09)) i++;
-    if (buf[i] === 0x3a /* : */) {
-      i++;
-      while (i < buf.length && (buf[i] === 0x20 || buf[i] === 0x0a || buf[i] === 0x0d || buf[i] === 0x09))
-        i++;
-      let value = 0;
-      let digits = 0;
-      while (i < buf.length && (buf[i] as number) >= 0x30 && (buf[i] as number) <= 0x39 && digits < 10) {
-        value = value * 10 + ((buf[i] as number) - 0x30);
-        digits++;
-        i++;
-      }
-      if (digits > 0 && (best === undefined || value > best)) best = value;
-    }
-    at = buf.indexOf(needle, at + needle.length);
-  }
-  return best;
+/** The call's shape: the one the relay read, else read now. */
+function shapeOf(call: CallToBound): CallShape | undefined {
+  if (call.shape !== undefined) return call.shape;
+  const entry = getProvider(call.provider);
+  const reader =
+    entry === undefined ? REQUEST_SHAPE_READERS[call.flavor] : requestShapeReaderOf(entry, call.flavor);
+  const read = callShapeOf(call.body, call.endpoint ?? '', reader);
+  return read.ok ? read.shape : undefined;
 }
 
 /** Output tokens the request allows (its own bound × choices), or the model's maximum. */
-function outputBoundOf(buf: Buffer, model: string | null): { tokens: number; from: 'request' | 'model' } {
-  let bound: number | undefined;
-  for (const field of OUTPUT_FIELDS) {
-    const v = largestIntMember(buf, field);
-    if (v !== undefined && (bound === undefined || v > bound)) bound = v;
-  }
-  const modelMax = maxOutputTokensOf(model);
-  const choices = Math.min(MAX_CHOICES, Math.max(1, largestIntMember(buf, CHOICES_FIELD) ?? 1));
-  // A bound above the model's maximum cannot be generated; the model's maximum is the tighter truth.
-  if (bound === undefined || bound <= 0) return { tokens: modelMax * choices, from: 'model' };
-  return { tokens: Math.min(bound, modelMax) * choices, from: 'request' };
+function outputBoundOf(
+  shape: CallShape | undefined,
+  model: string | null,
+): { tokens: number; from: 'request' | 'model' } {
+  const choices = shape?.choices ?? 1;
+  const bound = shape?.outputTokens ?? null;
+  if (bound === null) return { tokens: maxOutputTokensOf(model) * choices, from: 'model' };
+  // Only a documented limit of this exact model may lower what the request asked for.
+  const documented = documentedMaxOutputOf(model);
+  return { tokens: (documented === null ? bound : Math.min(bound, documented)) * choices, from: 'request' };
 }
 
-function price(call: CallToBound, inputTokens: number, outputTokens: number): number {
+function price(
+  call: CallToBound,
+  shape: CallShape | undefined,
+  inputTokens: number,
+  outputTokens: number,
+): number {
+  const cacheWrite = shape?.cacheWrite ?? null;
   return calculateCost({
     provider: call.provider,
     model: call.model,
     at: call.atMs,
+    serviceTier: shape?.serviceTier ?? null,
     usage: {
       model: call.model,
       inputTokens,
       outputTokens,
       cacheReadTokens: 0,
-      cacheWrite5mTokens: 0,
-      cacheWrite1hTokens: 0,
+      // Every input token written to the dearest cache the request asks for (writes cost more than input).
+      cacheWrite5mTokens: cacheWrite === '5m' ? inputTokens : 0,
+      cacheWrite1hTokens: cacheWrite === '1h' ? inputTokens : 0,
       reasoningTokens: 0,
     },
   }).costNanos;
+}
+
+/** Input the provider adds from its own storage: the model's whole context window. */
+function serverContextTokens(shape: CallShape | undefined, model: string | null): number {
+  return shape?.serverContext === true ? contextTokensOf(model) : 0;
+}
+
+function deferred(shape: CallShape | undefined, precise: boolean): WorstCase | undefined {
+  if (shape?.deferred == null) return undefined;
+  return {
+    inputTokens: 0,
+    outputTokens: 0,
+    costNanos: DEFERRED_WORST_CASE_NANOS,
+    outputBound: 'request',
+    precise,
+  };
 }
 
 function imageTokens(buf: Buffer): number {
@@ -175,12 +189,16 @@ function imageTokens(buf: Buffer): number {
  */
 export function cheapWorstCase(call: CallToBound): WorstCase {
   const buf = asBuffer(call.body);
-  const inputTokens = buf.byteLength + imageTokens(buf) + INPUT_MARGIN_TOKENS;
-  const out = outputBoundOf(buf, call.model);
+  const shape = shapeOf(call);
+  const late = deferred(shape, false);
+  if (late !== undefined) return late;
+  const inputTokens =
+    buf.byteLength + imageTokens(buf) + INPUT_MARGIN_TOKENS + serverContextTokens(shape, call.model);
+  const out = outputBoundOf(shape, call.model);
   return {
     inputTokens,
     outputTokens: out.tokens,
-    costNanos: price(call, inputTokens, out.tokens),
+    costNanos: price(call, shape, inputTokens, out.tokens),
     outputBound: out.from,
     precise: false,
   };
@@ -188,17 +206,17 @@ export function cheapWorstCase(call: CallToBound): WorstCase {
 
 /**
  * The precise bound: the prompt counted with `counter` (when given) and by the family's
- * characters-per-token ratio, the larger of the two, plus images and the margin. Falls back to the cheap
- * bound for a body that is not JSON.
+ * characters-per-token ratio, the larger of the two, plus images, binary parts by size, server-side
+ * context and the margin. Falls back to the cheap bound for a body that was not parsed (not JSON, or over
+ * the parse bound).
  */
 export function preciseWorstCase(call: CallToBound, counter: TokenCounter | undefined): WorstCase {
   const buf = asBuffer(call.body);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(buf.toString('utf8'));
-  } catch {
-    return cheapWorstCase(call);
-  }
+  const shape = shapeOf(call);
+  const parsed = shape?.parsed();
+  if (parsed === undefined) return cheapWorstCase(call);
+  const late = deferred(shape, true);
+  if (late !== undefined) return late;
   const family = familyOfModel(call.model, FAMILY_OF_FLAVOR[call.flavor]);
   // The text by the family's ratio, without chat framing; the tokenizer's exact count with it. The larger
   // of the two: the ratio guards against a tokenizer denser than the model's own, the framing tokens are
@@ -206,12 +224,16 @@ export function preciseWorstCase(call: CallToBound, counter: TokenCounter | unde
   // about 4.5 characters per token), so the gap between the two is the margin.
   const byRatio = estimateRequestTokens(call.flavor, parsed, family, undefined) - framingTokens(parsed);
   const counted = counter === undefined ? 0 : estimateRequestTokens(call.flavor, parsed, family, counter);
-  const inputTokens = Math.max(byRatio, counted) + imageTokens(buf);
-  const out = outputBoundOf(buf, call.model);
+  const inputTokens =
+    Math.max(byRatio, counted) +
+    imageTokens(buf) +
+    (shape?.binaryChars() ?? 0) +
+    serverContextTokens(shape, call.model);
+  const out = outputBoundOf(shape, call.model);
   return {
     inputTokens,
     outputTokens: out.tokens,
-    costNanos: price(call, inputTokens, out.tokens),
+    costNanos: price(call, shape, inputTokens, out.tokens),
     outputBound: out.from,
     precise: true,
   };
@@ -231,5 +253,5 @@ function framingTokens(parsed: unknown): number {
 
 /** What an input of `inputTokens` costs alone (the settlement of a call that failed without usage). */
 export function inputCostNanos(call: CallToBound, inputTokens: number): number {
-  return price(call, inputTokens, 0);
+  return price(call, undefined, inputTokens, 0);
 }

@@ -66,3 +66,52 @@ export function putEntry<E>(
   }
   return { ids, entries };
 }
+
+/**
+ * {@link putEntry} with fair eviction between owners (issue 19.6): when the table is full, the entry
+ * evicted belongs to the owner holding the most entries (the least recently seen of them), so one owner
+ * that opens many ids (an API key naming a new session per call) evicts only its own and never another
+ * owner's state while it holds more than that owner. Entries whose owner is unknown (`undefined`, state
+ * written before owners were kept) count as one owner of their own each.
+ */
+export function putEntryFair<E>(
+  table: BoundedTable<E>,
+  index: number,
+  id: number,
+  entry: E,
+  capacity: number,
+  lastSeen: (entry: E) => number,
+  ownerOf: (entry: E) => number | undefined,
+): BoundedTable<E> {
+  if (index >= 0 || table.entries.length < max(1, capacity)) {
+    return putEntry(table, index, id, entry, capacity, lastSeen);
+  }
+  const held = new Map<number, number>();
+  for (const e of table.entries) {
+    const owner = ownerOf(e);
+    if (owner !== undefined) held.set(owner, (held.get(owner) ?? 0) + 1);
+  }
+  const newOwner = ownerOf(entry);
+  if (newOwner !== undefined) held.set(newOwner, (held.get(newOwner) ?? 0) + 1);
+  let victim = -1;
+  let victimHeld = 0;
+  let victimSeen = 0;
+  for (let i = 0; i < table.entries.length; i++) {
+    const e = table.entries[i] as E;
+    const owner = ownerOf(e);
+    const count = owner === undefined ? 1 : (held.get(owner) ?? 1);
+    const seen = lastSeen(e);
+    if (victim < 0 || count > victimHeld || (count === victimHeld && seen < victimSeen)) {
+      victim = i;
+      victimHeld = count;
+      victimSeen = seen;
+    }
+  }
+  const ids = table.ids.slice();
+  const entries = table.entries.slice();
+  ids.splice(victim, 1);
+  entries.splice(victim, 1);
+  ids.push(id);
+  entries.push(entry);
+  return { ids, entries };
+}

@@ -106,3 +106,30 @@ describe('context growth (layer 3)', () => {
     expect(trippedAt(verdicts)).toEqual([4]);
   });
 });
+
+describe('context growth across sessions (issue 19.6)', () => {
+  const growing = grow(2000, [300, 300, 300, 300, 300, 300, 300]);
+
+  it('an agent that names a new session on every call is stopped at key scope on the 7th call', () => {
+    const renamed = growing.map((promptTokens, i) =>
+      makeEvent({ promptTokens, sessionId: `attempt-${i}`, ts: T0 + i * 5000 }),
+    );
+    const { verdicts } = runLayer(contextGrowthLayer, renamed);
+    expect(trippedAt(verdicts)).toEqual([7, 8]);
+    expect(verdicts[6]?.[0]).toMatchObject({ scope: 'key', triggerType: 'context_growth_linear' });
+    expect(verdicts[6]?.[0]).not.toHaveProperty('sessionId');
+  });
+
+  it('two agents of one key, each growing, interleaved: each session is stopped, the key is not', () => {
+    const a = session(growing, 'agent-a');
+    const b = session(
+      growing.map((p) => p + 5_000),
+      'agent-b',
+    ).map((e) => ({ ...e, ts: e.ts + 1 }));
+    const interleaved = a.flatMap((e, i) => [e, b[i]!]);
+    const { verdicts } = runLayer(contextGrowthLayer, interleaved);
+    const scopes = verdicts.flat().map((v) => v.scope);
+    expect(scopes.length).toBeGreaterThan(0);
+    expect(new Set(scopes)).toEqual(new Set(['session']));
+  });
+});

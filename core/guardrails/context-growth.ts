@@ -15,9 +15,16 @@
  * clears the run; so does a pause longer than `resetAfterIdleMs` (default 15 min). Calls that
  * report no prompt tokens (failed calls) are skipped. Once
  * tripped, every further linear call re-emits the verdict.
+ *
+ * Across sessions (issue 19.6): the same run is also followed per key and model, whatever the session, so
+ * an agent that names a new session on every call still shows its growing context; when that run is linear
+ * and spans more than one session, the verdict is at key scope. Interleaved sessions of one key zig-zag
+ * (a shrinking increment clears the run), so concurrent agents do not add up to a false positive. The
+ * session table evicts fairly per key, as layer 2's does.
  */
 import { z } from 'zod';
-import { emptyTable, indexOfId, putEntry } from './bounded-table';
+import { emptyTable, indexOfId, putEntry, putEntryFair } from './bounded-table';
+import { hash53, OWNER_TAGS, ownerTag } from './identity';
 import type { BoundedTable } from './bounded-table';
 import { MAX_COUNT, MAX_TIMESTAMP_MS, MAX_TOKENS, tableMaxBytes } from './limits';
 import { durationMsSchema, guardrailModeSchema, guardrailScopeSchema } from './policy-fields';
@@ -54,13 +61,73 @@ export type ContextGrowthEntry = readonly [
   lastPromptTokens: number,
   hits: number,
   increments: readonly number[],
+  /** The key hash; absent in state written before it was kept. */
+  key?: number,
+];
+
+/** Per key and model, across sessions: a {@link ContextGrowthEntry} with the last session and the switches in the run. */
+export type KeyGrowthEntry = readonly [
+  lastTs: number,
+  lastPromptTokens: number,
+  hits: number,
+  increments: readonly number[],
+  lastStream: number,
+  switches: number,
 ];
 
 export interface ContextGrowthState {
   sessions: BoundedTable<ContextGrowthEntry>;
+  /** Absent in state written before growth was followed across sessions. */
+  keyStreams?: BoundedTable<KeyGrowthEntry>;
 }
 
-const lastSeen = (entry: ContextGrowthEntry): number => entry[0];
+const lastSeen = (entry: ContextGrowthEntry | KeyGrowthEntry): number => entry[0];
+const ownerOf = (entry: ContextGrowthEntry): number | undefined => entry[4];
+
+/** One step of the run: the next entry's first four fields and whether the window is linear. */
+function grow(
+  prev: readonly [number, number, number, readonly number[], ...unknown[]] | undefined,
+  ts: number,
+  p: number,
+  cfg: ContextGrowthPolicy,
+): {
+  fields: [number, number, number, number[]];
+  linear: { mean: number; spread: number } | null;
+  fresh: boolean;
+} {
+  if (prev === undefined || (cfg.resetAfterIdleMs !== 0 && ts - prev[0] > cfg.resetAfterIdleMs)) {
+    return { fields: [ts, p, 0, []], linear: null, fresh: true };
+  }
+  const delta = p - prev[1];
+  let increments: number[] = [];
+  if (delta >= cfg.minIncrementTokens) {
+    const kept = prev[3];
+    const from = max(0, kept.length - cfg.window + 1);
+    increments = kept.slice(from);
+    increments.push(delta);
+  }
+  const linear = linearIncrements(increments, cfg);
+  return {
+    fields: [max(prev[0], ts), p, linear ? min(prev[2] + 1, MAX_COUNT) : 0, increments],
+    linear,
+    fresh: increments.length === 0,
+  };
+}
+
+/**
+ * Key-and-model streams kept (the most recently active): each holds a window of increments, so the table is
+ * kept small enough that every policy valid before it existed still fits the 64 KB state bound.
+ */
+export const KEY_GROWTH_STREAMS = 16;
+
+function keyStreamCapacity(policy: { limits: { maxKeys: number } }): number {
+  return min(policy.limits.maxKeys, KEY_GROWTH_STREAMS);
+}
+
+/** The key-and-model stream of an event (its own hash space: seed 6). */
+function keyStreamOf(keyId: string, model: string): number {
+  return hash53(`${keyId}\u0000${model}`, 6);
+}
 
 /** The spread test on the last `window` increments; returns [mean, spread] when linear, else null. */
 export function linearIncrements(
@@ -104,26 +171,54 @@ export const contextGrowthLayer: GuardrailLayer<ContextGrowthState, ContextGrowt
     const index = indexOfId(sessions, event.streamHash);
     const prev = index >= 0 ? sessions.entries[index] : undefined;
     const p = event.promptTokens;
-    let entry: ContextGrowthEntry;
-    let linear: { mean: number; spread: number } | null = null;
-    if (prev === undefined || (cfg.resetAfterIdleMs !== 0 && event.ts - prev[0] > cfg.resetAfterIdleMs)) {
-      entry = [event.ts, p, 0, []];
-    } else {
-      const delta = p - prev[1];
-      let increments: number[] = [];
-      if (delta >= cfg.minIncrementTokens) {
-        const kept = prev[3];
-        const from = max(0, kept.length - cfg.window + 1);
-        increments = kept.slice(from);
-        increments.push(delta);
-      }
-      linear = linearIncrements(increments, cfg);
-      entry = [max(prev[0], event.ts), p, linear ? min(prev[2] + 1, MAX_COUNT) : 0, increments];
-    }
-    const next = {
-      sessions: putEntry(sessions, index, event.streamHash, entry, policy.limits.maxSessions, lastSeen),
+    const own = grow(prev, event.ts, p, cfg);
+    const entry: ContextGrowthEntry = [...own.fields, ownerTag(event.keyHash)];
+    const linear = own.linear;
+
+    const keyStreams = state.keyStreams ?? emptyTable<KeyGrowthEntry>();
+    const keyStream = keyStreamOf(event.event.keyId, event.event.model);
+    const keyIndex = indexOfId(keyStreams, keyStream);
+    const kPrev = keyIndex >= 0 ? keyStreams.entries[keyIndex] : undefined;
+    const across = grow(kPrev, event.ts, p, cfg);
+    const switches =
+      across.fresh || kPrev === undefined
+        ? 0
+        : min(kPrev[5] + (kPrev[4] === event.streamHash ? 0 : 1), MAX_COUNT);
+    const keyEntry: KeyGrowthEntry = [...across.fields, event.streamHash, switches];
+    const next: ContextGrowthState = {
+      sessions: putEntryFair(
+        sessions,
+        index,
+        event.streamHash,
+        entry,
+        policy.limits.maxSessions,
+        lastSeen,
+        ownerOf,
+      ),
+      keyStreams: putEntry(keyStreams, keyIndex, keyStream, keyEntry, keyStreamCapacity(policy), lastSeen),
     };
-    if (!cfg.enabled || linear === null) return { state: next, verdicts: NO_VERDICTS };
+    if (!cfg.enabled) return { state: next, verdicts: NO_VERDICTS };
+    if (linear === null) {
+      // The session shows no run: a run across the key's sessions stops the key.
+      if (across.linear === null || switches === 0) return { state: next, verdicts: NO_VERDICTS };
+      const steps = cfg.window + keyEntry[2] - 1;
+      const acrossSessions: Verdict = {
+        layer: 'contextGrowth',
+        triggerType: 'context_growth_linear',
+        observedValue: steps,
+        thresholdValue: cfg.window,
+        mode: cfg.mode,
+        action: ACTION_BY_MODE[cfg.mode],
+        scope: cfg.scope === 'organization' ? 'organization' : 'key',
+        keyId: event.event.keyId,
+        seq: event.event.seq,
+        message:
+          `Context grew linearly for ${steps} consecutive calls across ${switches + 1} or more sessions ` +
+          `(key ${event.event.keyId}, model ${event.event.model}): +${round(across.linear.mean)} prompt tokens ` +
+          `per call, now ${p} tokens`,
+      };
+      return { state: next, verdicts: [acrossSessions] };
+    }
     const steps = cfg.window + entry[2] - 1;
     const who =
       event.sessionId !== undefined
@@ -148,7 +243,7 @@ export const contextGrowthLayer: GuardrailLayer<ContextGrowthState, ContextGrowt
   },
 
   maxStateBytes: (policy) =>
-    '{"sessions":}'.length +
+    '{"sessions":,"keyStreams":}'.length +
     tableMaxBytes(
       policy.limits.maxSessions,
       JSON.stringify([
@@ -156,6 +251,18 @@ export const contextGrowthLayer: GuardrailLayer<ContextGrowthState, ContextGrowt
         MAX_TOKENS,
         MAX_COUNT,
         new Array<number>(policy.contextGrowth.window).fill(MAX_TOKENS),
+        OWNER_TAGS - 1,
+      ]).length,
+    ) +
+    tableMaxBytes(
+      keyStreamCapacity(policy),
+      JSON.stringify([
+        MAX_TIMESTAMP_MS,
+        MAX_TOKENS,
+        MAX_COUNT,
+        new Array<number>(policy.contextGrowth.window).fill(MAX_TOKENS),
+        2 ** 53,
+        MAX_COUNT,
       ]).length,
     ),
 };

@@ -39,11 +39,35 @@ describe('identical loop (layer 2)', () => {
     expect(trippedAt(verdicts)).toEqual(expected);
   });
 
-  it('counts per session: two sessions on one key do not add up', () => {
+  it('counts per session, and across the sessions of a key: a run spread over two sessions stops the key', () => {
     const s1 = calls('AA', { sessionId: 's1' });
     const s2 = calls('AA', { sessionId: 's2' });
     const { verdicts } = runLayer(identicalLoopLayer, [...s1, ...s2]);
-    expect(trippedAt(verdicts)).toEqual([]);
+    expect(trippedAt(verdicts)).toEqual([4]);
+    expect(verdicts[3]?.[0]).toMatchObject({ scope: 'key', observedValue: 4 });
+    expect(verdicts[3]?.[0]).not.toHaveProperty('sessionId');
+  });
+
+  it('a loop that names a new session on every call is stopped at key scope on the 4th call (issue 19.6)', () => {
+    const renamed = Array.from({ length: 20 }, (_, i) => calls('A', { sessionId: `run-${i}` })[0]!);
+    const { verdicts } = runLayer(identicalLoopLayer, renamed);
+    expect(trippedAt(verdicts)[0]).toBe(4);
+    expect(verdicts[3]?.[0]).toMatchObject({ scope: 'key', triggerType: 'token_loop_identical' });
+  });
+
+  it('one key’s many sessions never evict another key’s loop state', () => {
+    const policy = policyWith({ limits: { maxSessions: 8 } });
+    // key B is three calls into a loop; key A then opens 50 fresh sessions with distinct requests
+    const b = calls('AAA', { keyId: 'key_b', sessionId: 'agent-b' });
+    const flood = Array.from({ length: 50 }, (_, i) => ({
+      ...calls('A', { keyId: 'key_a', sessionId: `s-${i}` })[0]!,
+      ts: T0 + 20_000 + i * 1_000, // each newer than key B's last call: plain LRU would evict B first
+      fingerprint: `sha256:${i.toString(16).padStart(64, '0')}`,
+    }));
+    const again = calls('A', { keyId: 'key_b', sessionId: 'agent-b', ts: T0 + 80_000 });
+    const { verdicts } = runLayer(identicalLoopLayer, [...b, ...flood, ...again], policy);
+    const last = verdicts[verdicts.length - 1];
+    expect(last?.[0]).toMatchObject({ scope: 'session', sessionId: 'agent-b', observedValue: 4 });
   });
 
   it('without a session id, keys the run by key + model', () => {

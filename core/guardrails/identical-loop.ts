@@ -13,9 +13,16 @@
  * i.e. failed calls without a fingerprint, are skipped: they neither count nor reset). Through a routing aggregator the
  * fallback is best-effort (one prompt served by different tokenizers reports different
  * counts), and layer 4 (RPS burst) is the safety net for such loops.
+ *
+ * Across sessions (issue 19.6): a loop that names a new session on every call is one request per
+ * session, so the session streams never see it. A second stream per key and model, whatever the session,
+ * counts the same run; when it reaches `consecutive` over more than one session, the verdict is at key
+ * scope (renaming the session would dodge any session-scope flag). The session table evicts fairly: a
+ * key that opens many sessions evicts its own oldest, never another key's loop state while it holds more.
  */
 import { z } from 'zod';
-import { emptyTable, indexOfId, putEntry } from './bounded-table';
+import { emptyTable, indexOfId, putEntry, putEntryFair } from './bounded-table';
+import { hash53, OWNER_TAGS, ownerTag } from './identity';
 import type { BoundedTable } from './bounded-table';
 import { MAX_COUNT, MAX_TIMESTAMP_MS, tableMaxBytes } from './limits';
 import { durationMsSchema, guardrailModeSchema, guardrailScopeSchema } from './policy-fields';
@@ -37,14 +44,48 @@ export const identicalLoopPolicySchema = z.object({
 });
 export type IdenticalLoopPolicy = z.infer<typeof identicalLoopPolicySchema>;
 
-/** Per session stream: [request identity hash, consecutive count, last call time]. */
-export type IdenticalLoopEntry = readonly [fingerprint: number, count: number, lastTs: number];
+/**
+ * Per session stream: [request identity hash, consecutive count, last call time, key hash]. The key hash
+ * is absent from state written before it was kept.
+ */
+export type IdenticalLoopEntry = readonly [fingerprint: number, count: number, lastTs: number, key?: number];
+
+/**
+ * Per key and model, across sessions: [request identity hash, consecutive count, last call time, session
+ * stream of the last call, session switches within the run].
+ */
+export type KeyLoopEntry = readonly [
+  fingerprint: number,
+  count: number,
+  lastTs: number,
+  lastStream: number,
+  switches: number,
+];
 
 export interface IdenticalLoopState {
   streams: BoundedTable<IdenticalLoopEntry>;
+  /** Absent in state written before loops were followed across sessions. */
+  keyStreams?: BoundedTable<KeyLoopEntry>;
 }
 
 const lastSeen = (entry: IdenticalLoopEntry): number => entry[2];
+const ownerOf = (entry: IdenticalLoopEntry): number | undefined => entry[3];
+const keyLastSeen = (entry: KeyLoopEntry): number => entry[2];
+
+/**
+ * Key-and-model streams kept (the most recently active). Small, so that every policy that fitted the 64 KB
+ * state bound before loops were followed across sessions still fits it.
+ */
+export const KEY_LOOP_STREAMS = 16;
+
+function keyStreamCapacity(policy: { limits: { maxKeys: number } }): number {
+  return min(policy.limits.maxKeys, KEY_LOOP_STREAMS);
+}
+
+/** The key-and-model stream of an event (its own hash space: seed 5). */
+function keyStreamOf(event: LayerEvent): number {
+  return hash53(`${event.event.keyId}\u0000${event.event.model}`, 5);
+}
 
 function describeRequest(event: LayerEvent): string {
   const fp = event.event.fingerprint;
@@ -92,11 +133,59 @@ export const identicalLoopLayer: GuardrailLayer<IdenticalLoopState, IdenticalLoo
       event.fingerprintHash,
       count,
       prev ? max(prev[2], event.ts) : event.ts,
+      ownerTag(event.keyHash),
     ];
-    const next = {
-      streams: putEntry(streams, index, event.streamHash, entry, policy.limits.maxSessions, lastSeen),
+    const keyStreams = state.keyStreams ?? emptyTable<KeyLoopEntry>();
+    const keyStream = keyStreamOf(event);
+    const keyIndex = indexOfId(keyStreams, keyStream);
+    const kPrev = keyIndex >= 0 ? keyStreams.entries[keyIndex] : undefined;
+    let keyCount = 1;
+    let switches = 0;
+    if (
+      kPrev !== undefined &&
+      kPrev[0] === event.fingerprintHash &&
+      (cfg.resetAfterIdleMs === 0 || event.ts - kPrev[2] <= cfg.resetAfterIdleMs)
+    ) {
+      keyCount = min(kPrev[1] + 1, MAX_COUNT);
+      switches = min(kPrev[4] + (kPrev[3] === event.streamHash ? 0 : 1), MAX_COUNT);
+    }
+    const keyEntry: KeyLoopEntry = [
+      event.fingerprintHash,
+      keyCount,
+      kPrev ? max(kPrev[2], event.ts) : event.ts,
+      event.streamHash,
+      switches,
+    ];
+    const next: IdenticalLoopState = {
+      streams: putEntryFair(
+        streams,
+        index,
+        event.streamHash,
+        entry,
+        policy.limits.maxSessions,
+        lastSeen,
+        ownerOf,
+      ),
+      keyStreams: putEntry(keyStreams, keyIndex, keyStream, keyEntry, keyStreamCapacity(policy), keyLastSeen),
     };
-    if (!cfg.enabled || count < cfg.consecutive) return { state: next, verdicts: NO_VERDICTS };
+    if (!cfg.enabled) return { state: next, verdicts: NO_VERDICTS };
+    if (count < cfg.consecutive) {
+      // The session's own run is short: a run across sessions of the key stops the key.
+      if (keyCount < cfg.consecutive || switches === 0) return { state: next, verdicts: NO_VERDICTS };
+      const acrossSessions: Verdict = {
+        layer: 'identicalLoop',
+        triggerType: 'token_loop_identical',
+        observedValue: keyCount,
+        thresholdValue: cfg.consecutive,
+        mode: cfg.mode,
+        action: ACTION_BY_MODE[cfg.mode],
+        scope: cfg.scope === 'organization' ? 'organization' : 'key',
+        keyId: event.event.keyId,
+        seq: event.event.seq,
+        message: `Identical request sent ${keyCount} times in a row across ${switches + 1} or more sessions (key ${event.event.keyId}, model ${event.event.model}; ${describeRequest(event)})`,
+      };
+      return { state: next, verdicts: [acrossSessions] };
+    }
     const verdict: Verdict = {
       layer: 'identicalLoop',
       triggerType: 'token_loop_identical',
@@ -114,6 +203,13 @@ export const identicalLoopLayer: GuardrailLayer<IdenticalLoopState, IdenticalLoo
   },
 
   maxStateBytes: (policy) =>
-    '{"streams":}'.length +
-    tableMaxBytes(policy.limits.maxSessions, JSON.stringify([2 ** 53, MAX_COUNT, MAX_TIMESTAMP_MS]).length),
+    '{"streams":,"keyStreams":}'.length +
+    tableMaxBytes(
+      policy.limits.maxSessions,
+      JSON.stringify([2 ** 53, MAX_COUNT, MAX_TIMESTAMP_MS, OWNER_TAGS - 1]).length,
+    ) +
+    tableMaxBytes(
+      keyStreamCapacity(policy),
+      JSON.stringify([2 ** 53, MAX_COUNT, MAX_TIMESTAMP_MS, 2 ** 53, MAX_COUNT]).length,
+    ),
 };

@@ -119,3 +119,14 @@ export function streamHash(keyId: string, sessionId: string | undefined, model: 
 export function keyHash(keyId: string): number {
   return hash53(keyId, 4);
 }
+
+/** Distinct owner tags: a session entry names its key in 20 bits, enough to share eviction fairly. */
+export const OWNER_TAGS = 2 ** 20;
+
+/**
+ * A short tag of a key hash for the session tables' fair eviction (7 digits instead of 16 per entry). Two
+ * keys sharing a tag (about one pair in a million) share a quota; nothing else depends on it.
+ */
+export function ownerTag(keyHash: number): number {
+  return keyHash % OWNER_TAGS;
+}

@@ -1,4 +1,5 @@
 import { bedrockModelFromPath, bedrockUsage } from '../usage/bedrock';
+import { bedrockRequestShape } from './request-shape/bedrock';
 import { defineProvider, type RequestFlavor } from './types';
 
 /**
@@ -24,5 +25,6 @@ export const bedrock = defineProvider({
   flavorForPath: (path: string): RequestFlavor =>
     bedrockModelFromPath(path) === null && /\/(?:openai\/)?v1\//.test(path) ? 'openai' : 'anthropic',
   modelFromPath: bedrockModelFromPath,
+  requestShape: bedrockRequestShape,
   usage: bedrockUsage,
 });

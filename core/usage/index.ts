@@ -20,9 +20,12 @@ export {
   maxOutputTokensOf,
   REASONING_TOKENS_PER_VISIBLE_TOKEN,
   reasoningEffortOf,
+  TYPICAL_REASONING_TOKENS,
   type OutputEstimate,
   type ReasoningEffort,
+  type TypicalReasoning,
 } from './reasoning-allowance';
+export { ReasoningBaseline } from './reasoning-baseline';
 export type {
   NormalizedUsage,
   TokenCounter,

@@ -67,7 +67,9 @@ function clip(text: string): string {
 
 /** The request body as a JSON value (parsing raw text or bytes once), or undefined. */
 export function requestJson(ctx: UsageContext): unknown {
-  const body = ctx.requestBody;
+  const given = ctx.requestBody;
+  // A thunk: the caller's one parse of the request, run only when a parser needs the body.
+  const body = typeof given === 'function' ? (given as () => unknown)() : given;
   if (typeof body === 'string') {
     const parsed = tryParseJson(body);
     return parsed.ok ? parsed.value : undefined;

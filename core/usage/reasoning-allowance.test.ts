@@ -176,3 +176,65 @@ describe('the measured error table of docs/usage.md', () => {
     ]);
   });
 });
+
+describe('a short answer over long hidden reasoning (issue 18.8)', () => {
+  /** An o3 Chat Completions stream in OpenAI's format that answers one word and reports no usage. */
+  const classification = (): Uint8Array => {
+    const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+      `data: ${JSON.stringify({
+        id: 'chatcmpl-cls1',
+        object: 'chat.completion.chunk',
+        created: 1763900000,
+        model: 'o3-2025-04-16',
+        service_tier: 'default',
+        system_fingerprint: null,
+        choices: [{ index: 0, delta, finish_reason: finish }],
+      })}\n\n`;
+    return new TextEncoder().encode(
+      chunk({ role: 'assistant', content: '' }) +
+        chunk({ content: 'negative' }) +
+        chunk({}, 'stop') +
+        'data: [DONE]\n\n',
+    );
+  };
+  const request = {
+    model: 'o3',
+    stream: true,
+    messages: [{ role: 'user', content: 'Sentiment of: "The update broke my workflow again." One word.' }],
+  };
+  const AT = Date.UTC(2025, 10, 23, 12);
+  const cost = (usage: NormalizedUsage) => calculateCost({ provider: 'openai', usage, at: AT }).costNanos;
+
+  function estimate(typical?: (model: string, effort: string) => number | undefined): NormalizedUsage {
+    const stream = createUsageStream('openai', {
+      requestBody: request,
+      tokenCounter: countOpenAITokens,
+      ...(typical && { typicalReasoning: typical }),
+    });
+    stream.push(classification());
+    const result = stream.end();
+    if (!result.ok) throw new Error(result.reason);
+    return result.usage;
+  }
+
+  it('records an o3 call with a one-word answer and 2,000 reasoning tokens at no less than half its bill, flagged', () => {
+    const est = estimate();
+    // the bill: the prompt as estimated (the input is not what this is about), 1 visible + 2,000 hidden tokens
+    const bill = cost({ ...est, outputTokens: 2_001, reasoningTokens: 2_000, estimated: false });
+    expect(est.estimated).toBe(true);
+    expect(cost(est)).toBeGreaterThanOrEqual(bill / 2);
+    expect(cost(est)).toBeLessThanOrEqual(bill);
+    // visible text alone (before issue 18.8) was a few percent of it
+    expect(
+      cost({ ...est, outputTokens: est.outputTokens - est.reasoningTokens, reasoningTokens: 0 }),
+    ).toBeLessThan(bill / 10);
+  });
+
+  it('uses the organization’s learned figure when the relay has one', () => {
+    const est = estimate((model, effort) =>
+      model.startsWith('o3') && effort === 'medium' ? 2_000 : undefined,
+    );
+    expect(est.reasoningTokens).toBe(2_000);
+    expect(est.estimated).toBe(true);
+  });
+});

@@ -32,6 +32,27 @@ export const REASONING_TOKENS_PER_VISIBLE_TOKEN: Readonly<Record<ReasoningEffort
   xhigh: 30,
 });
 
+/**
+ * Typical hidden reasoning tokens of one call, by effort: the floor of the allowance (issue 18.8). A short
+ * visible answer (a classification, a tool call) says nothing about the reasoning behind it, so the ratio
+ * alone recorded an o3 call with a 10-token answer and 2,000 reasoning tokens at 2.4 % of its bill.
+ * Central figures of published observations of per-call reasoning use (OpenAI's reasoning guide shows
+ * calls of about one to a few thousand reasoning tokens at medium effort and advises reserving 25,000);
+ * replaced by what the organization's own calls reported when the relay has learned it
+ * ({@link ReasoningBaseline}).
+ */
+export const TYPICAL_REASONING_TOKENS: Readonly<Record<ReasoningEffort, number>> = Object.freeze({
+  none: 0,
+  minimal: 0,
+  low: 256,
+  medium: 1_536,
+  high: 3_072,
+  xhigh: 6_144,
+});
+
+/** Learned typical reasoning tokens of a model at an effort, or undefined when nothing was learned. */
+export type TypicalReasoning = (model: string, effort: ReasoningEffort) => number | undefined;
+
 /** Models that reason in hidden tokens (names as reported or requested, vendor prefix allowed). */
 const REASONING_MODEL =
   /(?:^|\/)(?:o\d(?:$|[-.])|gpt-5(?!-chat)|gpt-oss|codex|deepseek-reasoner|deepseek-r1|grok-3-mini|grok-4(?!.*non-reasoning)|qwq|magistral)/;
@@ -73,22 +94,37 @@ export interface OutputEstimate {
 }
 
 /**
- * The output of a reasoning-model stream that carried no usage: the visible tokens plus
- * {@link REASONING_TOKENS_PER_VISIBLE_TOKEN}[effort] × visible, bounded by the request's max tokens.
- * A model that is not a reasoning model gets no allowance.
+ * The output of a reasoning-model stream that carried no usage: the visible tokens plus the larger of
+ * {@link REASONING_TOKENS_PER_VISIBLE_TOKEN}[effort] × visible and the typical reasoning of one call (what
+ * the organization's calls of that model and effort reported, else {@link TYPICAL_REASONING_TOKENS}),
+ * bounded by the request's max tokens. A model that is not a reasoning model gets no allowance.
  *
  * @example
- * // o3, default effort, 192 visible tokens, no cap: 192 + 1,920 = 2,112
+ * // o3, default effort, 192 visible tokens, no cap: 192 + max(1,920, 1,536) = 2,112
  * estimateReasoningOutput(192, 'o3', { model: 'o3' }) // { outputTokens: 2112, reasoningTokens: 1920 }
+ * // o3, a 10-token answer: 10 + 1,536
+ * estimateReasoningOutput(10, 'o3', { model: 'o3' }) // { outputTokens: 1546, reasoningTokens: 1536 }
  */
 export function estimateReasoningOutput(
   visible: number,
   model: string | null,
   request: unknown,
+  typical?: TypicalReasoning,
 ): OutputEstimate {
   const shown = visible > 0 ? Math.ceil(visible) : 0;
   if (model === null || !isReasoningModel(model)) return { outputTokens: shown, reasoningTokens: 0 };
-  let reasoning = shown * REASONING_TOKENS_PER_VISIBLE_TOKEN[reasoningEffortOf(request, model)];
+  const effort = reasoningEffortOf(request, model);
+  let learned: number | undefined;
+  try {
+    learned = typical?.(model, effort);
+  } catch {
+    learned = undefined;
+  }
+  const floor =
+    learned !== undefined && Number.isFinite(learned) && learned >= 0
+      ? Math.ceil(learned)
+      : TYPICAL_REASONING_TOKENS[effort];
+  let reasoning = Math.max(shown * REASONING_TOKENS_PER_VISIBLE_TOKEN[effort], floor);
   const max = maxOutputTokensOf(request);
   if (max !== null) reasoning = Math.min(reasoning, Math.max(0, max - shown));
   return { outputTokens: shown + reasoning, reasoningTokens: reasoning };

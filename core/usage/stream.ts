@@ -131,7 +131,7 @@ export class StreamTally {
       partial?.inputTokens ?? estimateRequestTokens(this.flavor, request, family, this.ctx.tokenCounter);
     const visible = Math.max(partial?.outputTokens ?? 0, this.output.total(family));
     // Hidden reasoning is billed as output but never streamed: a documented allowance (reasoning-allowance.ts).
-    const output = estimateReasoningOutput(visible, model, request);
+    const output = estimateReasoningOutput(visible, model, request, this.ctx.typicalReasoning);
     return makeUsage({
       ...partial,
       model,

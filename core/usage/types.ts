@@ -59,12 +59,22 @@ export interface UsageContext {
   /** The request URL: Gemini carries the model in its path, Ollama and Gemini choose the API dialect by it. */
   url?: string;
   /**
-   * The request body, parsed JSON or its raw text. Supplies the requested model (when the response has
+   * The request body: parsed JSON, its raw text, or a function that returns the parsed body (called only
+   * when a parser needs it, so the caller parses once and only when needed). Supplies the requested model (when the response has
    * none) and the prompt text for estimates. Read only when needed; never stored.
    */
   requestBody?: unknown;
   /** Exact token counter for estimates; default: the family's characters-per-token ratio. */
   tokenCounter?: TokenCounter;
+  /**
+   * Typical hidden reasoning tokens per call of a model at an effort, learned from the organization's calls
+   * that reported usage (the relay's `ReasoningBaseline`); the estimate of a reasoning stream without usage
+   * uses it as its floor. @default the published figures (reasoning-allowance `TYPICAL_REASONING_TOKENS`)
+   */
+  typicalReasoning?: (
+    model: string,
+    effort: 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh',
+  ) => number | undefined;
   /**
    * Longest single SSE event or NDJSON line kept in memory, in characters (about bytes for JSON).
    * A longer frame is skipped and reported as "frame too large" unless a usage frame follows it.

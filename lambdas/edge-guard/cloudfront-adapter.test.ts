@@ -96,6 +96,27 @@ describe('CloudFront origin-request adapter', () => {
     });
   });
 
+  it('refuses repeated x-spendguard-session headers with 400, before any flag read (issue 19.6)', async () => {
+    let reads = 0;
+    const guard = new EdgeGuard({
+      flags: { getMany: async () => (reads++, []) },
+      pepper: async () => PEPPER,
+    });
+    const handler = createOriginRequestHandler(() => guard);
+    const twice = originRequest({ 'Service-API-Key': key.apiKey });
+    const request = twice.Records[0]!.cf.request;
+    request.headers['x-spendguard-session'] = [
+      { key: 'X-Spendguard-Session', value: 'a' },
+      { key: 'X-Spendguard-Session', value: 'b' },
+    ];
+    const joined = originRequest({ 'Service-API-Key': key.apiKey, 'X-Spendguard-Session': 'a,b' });
+    const single = originRequest({ 'Service-API-Key': key.apiKey, 'X-Spendguard-Session': 'a' });
+    expect(((await handler(twice)) as CloudFrontResultResponse).status).toBe('400');
+    expect(((await handler(joined)) as CloudFrontResultResponse).status).toBe('400');
+    expect(reads).toBe(0);
+    expect((await handler(single)) as CloudFrontRequest).toHaveProperty('uri');
+  });
+
   it('passes x-spendguard-session to the guard: a session flag refuses that session only', async () => {
     const expiresAt = Math.floor(Date.now() / 1000) + 600;
     const sessionItem = sessionFlagItemKey(flagKey, 'agent-7');

@@ -39,6 +39,21 @@ export function toCloudFrontResponse(response: GuardResponse): CloudFrontResultR
   };
 }
 
+/** 400 for a request with more than one `x-spendguard-session` value (the relay answers the same). */
+export const DUPLICATE_SESSION_RESPONSE: GuardResponse = Object.freeze({
+  status: 400,
+  statusDescription: 'Bad Request',
+  headers: { 'content-type': 'application/json', 'x-should-retry': 'false' },
+  body: JSON.stringify({
+    error: {
+      message:
+        'Send one x-spendguard-session header with one value (no commas): repeated session headers are read differently by each hop.',
+      type: 'invalid_request_error',
+      code: 'invalid_request',
+    },
+  }),
+});
+
 /**
  * The origin-request handler over a guard. `getGuard` builds the guard lazily (first request of the
  * container); if that throws (no baked config), every request is forwarded and counted as a fail-open.
@@ -59,6 +74,11 @@ export function createOriginRequestHandler(
     }
     const header = request.headers['service-api-key'];
     const session = request.headers['x-spendguard-session'];
+    // Repeated session headers: CloudFront hands over each, the Function URL joins them with commas, so
+    // the edge and the relay would read different sessions (issue 19.6). Refused at both.
+    if (session !== undefined && (session.length > 1 || session.some((h) => h.value.includes(',')))) {
+      return toCloudFrontResponse(DUPLICATE_SESSION_RESPONSE);
+    }
     const decision = await guard.check(header?.[0]?.value, session?.[0]?.value);
     if (decision.action === 'forward') return request;
     // On Bedrock routes the refusal is shaped for the AWS SDK, which would retry a 429 (bedrock-refusal.ts).

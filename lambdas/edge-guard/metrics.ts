@@ -20,7 +20,15 @@ export type MetricName =
   /** Budget admission let a call through unchecked (lease store unreachable or slow). docs/admission.md */
   | 'AdmissionFailOpen'
   /** Budget admission answered 429 `budget_exceeded`. Dimension `Waited`: whether it waited first. */
-  | 'AdmissionRefused';
+  | 'AdmissionRefused'
+  /**
+   * A forwarded call whose usage the relay could not read (over the size bound, undecodable, not JSON) or
+   * only estimated (a stream without a usage frame): its reservation was settled at the worst case.
+   * Dimension `Reason`: `unread` or `estimated`. docs/proxy.md
+   */
+  | 'RelayUsageUnread'
+  /** The relay refused a request for a kill flag (the edge's lookup, repeated at the origin). Dimension `Reason`. */
+  | 'RelayFlagRefused';
 
 /** Where counters go: EMF lines in Lambda, memory in tests and in the local proxy. */
 export interface MetricsSink {

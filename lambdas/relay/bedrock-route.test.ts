@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import { BEDROCK_REGION, bedrockTarget } from './bedrock-route';
 import { toBedrockError } from './bedrock-refusal';
-import { fingerprintOfRequest, requestedModelOf } from './request-info';
+import { callShapeOf } from '../../core/admission/call-shape';
+import { bedrockRequestShape } from '../../core/providers/request-shape/bedrock';
+import { fingerprintOfRequest } from './request-info';
 
 describe('bedrockTarget', () => {
   it.each([
@@ -125,9 +127,8 @@ describe('what the relay reads from a Bedrock request', () => {
     '{"messages":[{"role":"user","content":[{"text":"hi"}]}],"inferenceConfig":{"maxTokens":9}}',
   );
   it('the model is the path’s (URL-decoded), for admission and the event', () => {
-    expect(requestedModelOf(body, '/model/us.amazon.nova-pro-v1%3A0/converse')).toBe(
-      'us.amazon.nova-pro-v1:0',
-    );
+    const read = callShapeOf(body, '/model/us.amazon.nova-pro-v1%3A0/converse', bedrockRequestShape);
+    expect(read.ok && read.shape).toMatchObject({ model: 'us.amazon.nova-pro-v1:0', outputTokens: 9 });
   });
   it('the fingerprint covers the model of the path: the same prompt to two models differs, sampling does not count', () => {
     const a = fingerprintOfRequest('anthropic', body, '/model/us.amazon.nova-pro-v1%3A0/converse');

@@ -4,9 +4,12 @@
  * Environment (set by the CDK construct): `DATA_TABLE`, `FLAGS_TABLE`, `EVENTS_STREAM`,
  * `PEPPER_SECRET_ARN` (shared with the other functions, see lambdas/shared/environment.ts) and
  * `ORIGIN_SECRET_ARN`, the secret CloudFront sends as the `x-spendguard-origin-secret` custom origin
- * header. Optional `UPSTREAM_<SLUG>` (e.g. `UPSTREAM_OPENAI`) overrides a provider's base URL.
+ * header. Optional `UPSTREAM_<SLUG>` (e.g. `UPSTREAM_OPENAI`) overrides a provider's base URL; optional
+ * `DEFERRED_BILLING_ORGS` (comma-separated organization ids) lets those organizations make batch,
+ * fine-tuning and background calls under a hard cap (docs/proxy.md).
  */
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { EdgeGuard, flagSourceFromStore } from '../edge-guard/guard';
 import { EmfMetrics } from '../edge-guard/metrics';
 import { SpoolingEventSink } from '../shared/event-sink';
 import { servicesFromEnvironment } from '../shared/environment';
@@ -33,6 +36,12 @@ function buildRelay(): Relay {
   // Current and previous version: a rotation never locks CloudFront out of a warm relay.
   const originSecret = new SecretsManagerVersions(new SecretsManagerClient({}), originSecretArn);
   const metrics = new EmfMetrics({ service: 'relay' });
+  const deferredOrgs = new Set(
+    (process.env.DEFERRED_BILLING_ORGS ?? '')
+      .split(',')
+      .map((id) => id.trim())
+      .filter((id) => id.length > 0),
+  );
   return new Relay({
     keys: services.apiKeys,
     // Events outlive a stream hiccup in a bounded spool (issue 15.12; drops counted as RelayEventFailed).
@@ -40,6 +49,14 @@ function buildRelay(): Relay {
     originSecret,
     upstreams: upstreamsFromEnvironment(),
     metrics,
+    deferredBillingAllowed: (orgId) => deferredOrgs.has(orgId),
+    // The edge's kill check again at the origin (issue 19.5): a call that reaches the Function URL without
+    // CloudFront meets the same flags. Cached per key and session for a second, like the edge.
+    flags: new EdgeGuard({
+      flags: flagSourceFromStore(services.flags),
+      pepper: () => services.pepper.get(),
+      metrics,
+    }),
     // One lease holder per container: its slices live in memory between invocations (docs/admission.md).
     admission: new LeaseAdmission({
       leases: services.budgetLeases,

@@ -8,37 +8,53 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import type { EventEnvelope } from '../../core/events/telemetry-event';
-import { constantTimeEqual } from '../../core/keys';
 import type { TelemetryEvent } from '../../core/events/telemetry-event';
 import { costOfEvent } from '../../core/ledger/event-cost';
 import { calculateCost, getDefaultPriceRegistry, nanosToUsd } from '../../core/pricing';
-import { providerBySlug, requestFlavorOf, type ProviderEntry } from '../../core/providers';
-import type { NormalizedUsage, TokenCounter } from '../../core/usage';
+import { requestFlavorOf, type RequestFlavor } from '../../core/providers';
+import {
+  isReasoningModel,
+  ReasoningBaseline,
+  reasoningEffortOf,
+  type NormalizedUsage,
+  type TokenCounter,
+  type TypicalReasoning,
+} from '../../core/usage';
 import { noopMetrics, type MetricsSink } from '../edge-guard/metrics';
 import type { EventSink } from '../shared/event-sink';
-import type { VersionedSecretSource } from '../shared/secrets';
 import type { AdmissionDecision, AdmissionTicket, RelayAdmission } from './budget-admission';
 import {
   API_KEY_HEADER,
   clientResponseHeaders,
   CONTEXT_HEADERS,
   headerValue,
-  ORIGIN_SECRET_HEADER,
   upstreamRequestHeaders,
   type HeaderBag,
 } from './headers';
 import { AUTH_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../shared/api-key-auth';
 import { RelayKeyAuth, type KeyCheck, type KeyVerifier } from './key-auth';
 import { buildTelemetryEvent, envelopeFor } from './proxy-event';
-import {
-  estimateInputTokens,
-  fingerprintOfRequest,
-  parseableRequestBody,
-  requestedModelOf,
-} from './request-info';
-import { bedrockUsageFromHeaders } from '../../core/usage/bedrock';
+import { estimateInputTokens, fingerprintOfRequest } from './request-info';
+import { callShapeOf, type CallShape } from '../../core/admission/call-shape';
+import { requestShapeReaderOf } from '../../core/providers/request-shape';
 import { UsageTap } from './usage-tap';
-import { bedrockTarget, isBedrockUrl } from './bedrock-route';
+import { decodableAcceptEncoding } from './accept-encoding';
+import { settleQuietly, usageUnread, type CallProgress } from './call-settlement';
+import { OriginCheck, type OriginSecretSource } from './origin-check';
+import { UpstreamRoutes, type Route } from './upstream-routes';
+
+import {
+  errorBody,
+  JSON_TYPE,
+  refuseDeferred,
+  refuseOverBudget,
+  reject,
+  respondAsGuard,
+} from './relay-responses';
+import type { GuardDecision } from '../edge-guard/decide';
+import { duplicateHeader, requestProblem } from './request-validation';
+import { bedrockUsageFromHeaders } from '../../core/usage/bedrock';
+import { isBedrockUrl } from './bedrock-route';
 import { awsShaped } from './bedrock-refusal';
 
 /** One request as the adapter received it. Header names are lowercase. */
@@ -96,7 +112,7 @@ export interface RelayOptions {
    * {@link ORIGIN_SECRET_REFRESH_INTERVAL_MS}). Omit to skip the check (the local proxy, which has no
    * CloudFront in front).
    */
-  readonly originSecret?: (() => Promise<string>) | VersionedSecretSource;
+  readonly originSecret?: OriginSecretSource;
   /** Upstream base URL per provider slug, overriding the catalog's `upstreamBaseUrl`. */
   readonly upstreams?: Readonly<Partial<Record<string, string>>>;
   readonly metrics?: MetricsSink;
@@ -116,38 +132,26 @@ export interface RelayOptions {
    * caps before the provider is contacted, settles it with the actual cost after. Omit to forward without.
    */
   readonly admission?: RelayAdmission;
+  /**
+   * Whether an organization allows batch, fine-tuning and background calls under its hard cap (they bill
+   * after the call, so admission cannot bound them: issue 18.6). @default none does
+   */
+  readonly deferredBillingAllowed?: (orgId: string) => boolean;
+  /**
+   * The kill flags, checked again at the origin (issue 19.5): the edge guard's cached lookup with the same
+   * scopes (organization, key, session), so a call that reaches the Function URL without CloudFront meets
+   * the same kill. Omit where the guard already ran in the same process (the local proxy).
+   */
+  readonly flags?: FlagCheck;
   /** Keep-alive agents to the upstreams. @default one http and one https agent per relay */
   readonly agents?: { readonly http?: http.Agent; readonly https?: https.Agent };
 }
 
-interface Upstream {
-  readonly secure: boolean;
-  readonly hostname: string;
-  readonly port: number;
-  /** Path prefix of the base URL, without a trailing slash ('' for none). */
-  readonly prefix: string;
-  /** Base URL as text, for the usage context. */
-  readonly origin: string;
-}
+export { ORIGIN_SECRET_REFRESH_INTERVAL_MS, ORIGIN_SECRET_RETRY_MS } from './origin-check';
+export { decodableAcceptEncoding } from './accept-encoding';
 
-interface Route {
-  readonly entry: ProviderEntry;
-  readonly upstream: Upstream;
-  /** Provider path with the query, e.g. `/v1/chat/completions?x=1`. */
-  readonly rest: string;
-  /** Provider path without the query. */
-  readonly endpoint: string;
-}
-
-const JSON_TYPE = 'application/json';
 /** Bedrock request headers (`x-amzn-bedrock-service-tier`, guardrail, trace…) kept although `x-amzn-*` is dropped. */
 const BEDROCK_HEADERS = ['x-amzn-bedrock-'] as const;
-/**
- * Shortest time between two re-reads of the origin secret after a mismatch: after a rotation a warm relay
- * recovers on the first request with the new header; a stream of wrong headers costs at most one read
- * (two GetSecretValue calls) per interval per container.
- */
-export const ORIGIN_SECRET_REFRESH_INTERVAL_MS = 10_000;
 /** Bodies up to this size are fingerprinted while the upstream request is in flight. */
 const EARLY_FINGERPRINT_BYTES = 256 * 1024;
 
@@ -162,16 +166,20 @@ export class Relay {
   private readonly now: () => number;
   private readonly httpAgent: http.Agent;
   private readonly httpsAgent: https.Agent;
-  private readonly upstreams = new Map<string, Upstream>();
-  /** The accepted origin-secret values, once read. */
-  private originSecrets: readonly string[] | undefined;
-  /** When the origin secret was last re-read because of a mismatch (rate limit). */
-  private originSecretRefreshedAt = Number.NEGATIVE_INFINITY;
+  private readonly upstreams: UpstreamRoutes;
+  private readonly origin: OriginCheck | undefined;
+  /** Reasoning tokens the organizations' calls reported, per model and effort (this container's view). */
+  private readonly reasoning = new ReasoningBaseline();
 
   constructor(private readonly opts: RelayOptions) {
     this.auth = new RelayKeyAuth(opts.keys, { now: opts.now ?? Date.now });
     this.metrics = opts.metrics ?? noopMetrics;
     this.now = opts.now ?? Date.now;
+    this.upstreams = new UpstreamRoutes(opts.upstreams);
+    this.origin =
+      opts.originSecret === undefined
+        ? undefined
+        : new OriginCheck(opts.originSecret, { metrics: this.metrics, now: this.now });
     this.httpAgent =
       opts.agents?.http ?? new http.Agent({ keepAlive: true, maxSockets: 256, scheduling: 'lifo' });
     this.httpsAgent =
@@ -183,11 +191,21 @@ export class Relay {
    * starts only after the last byte is written, so it never delays the response). Never rejects.
    */
   async handle(req: RelayRequest, reply: RelayResponder): Promise<RelayOutcome> {
-    const startedAt = this.now();
     // The relay's own refusals on Bedrock routes are shaped for the AWS SDK (bedrock-refusal.ts).
     const res = isBedrockUrl(req.url) ? awsShaped(reply) : reply;
     try {
-      if (this.opts.originSecret !== undefined && !(await this.originAllowed(req.headers))) {
+      const startedAt = this.now();
+      const origin = this.origin === undefined ? true : await this.origin.allowed(req.headers);
+      if (origin === 'unavailable') {
+        return reject(
+          res,
+          503,
+          'origin_verification_unavailable',
+          'The Spendguard proxy cannot verify this request right now; retry shortly.',
+          { headers: { 'retry-after': '1', 'x-should-retry': 'true' } },
+        );
+      }
+      if (!origin) {
         return reject(
           res,
           403,
@@ -195,7 +213,7 @@ export class Relay {
           'This endpoint only accepts requests through the Spendguard proxy URL.',
         );
       }
-      const route = this.route(req.url);
+      const route = this.upstreams.route(req.url);
       if (route !== undefined && 'error' in route) return reject(res, 400, 'invalid_region', route.error);
       if (route === undefined) {
         return reject(
@@ -240,6 +258,36 @@ export class Relay {
         );
       }
       if (check.kind === 'unverified') this.metrics.count('RelayUnverified');
+      if (this.opts.flags !== undefined) {
+        const decision = await this.opts.flags.check(
+          req.headers[API_KEY_HEADER],
+          req.headers[CONTEXT_HEADERS.sessionId],
+        );
+        if (decision.action === 'respond') {
+          this.metrics.count('RelayFlagRefused', { Reason: decision.reason });
+          return respondAsGuard(res, decision.response);
+        }
+      }
+      // Everything Node's client would throw on is answered here, before anything is reserved (issue 19.3).
+      if (duplicateHeader(req.headers, CONTEXT_HEADERS.sessionId)) {
+        return reject(
+          res,
+          400,
+          'invalid_request',
+          `Send one ${CONTEXT_HEADERS.sessionId} header with one value (no commas): repeated session headers are read differently by each hop.`,
+        );
+      }
+      const headers = upstreamRequestHeaders(
+        req.headers,
+        route.entry.id === 'bedrock' ? BEDROCK_HEADERS : undefined,
+      );
+      const problem = requestProblem(headers, route.upstream.prefix + route.rest);
+      if (problem !== undefined) return reject(res, 400, 'invalid_request', problem.message);
+      // The one parse of the request: admission, forwarding and the event all read it (issue 19.2).
+      const flavor = requestFlavorOf(route.entry, route.endpoint);
+      const read = callShapeOf(req.body, route.endpoint, requestShapeReaderOf(route.entry, flavor));
+      if (!read.ok) return reject(res, 400, 'invalid_request', read.message);
+      let shape = read.shape;
       let ticket: AdmissionTicket | undefined;
       // Only requests that can generate are admitted (a GET of the model list costs nothing).
       if (
@@ -248,11 +296,33 @@ export class Relay {
         req.method === 'POST' &&
         req.body.byteLength > 0
       ) {
-        const decision = await this.admit(this.opts.admission, req, route, check.principal.orgId);
-        if (decision.kind === 'refused') return refuseOverBudget(res, decision);
+        if (shape.deferred !== null && this.opts.deferredBillingAllowed?.(check.principal.orgId) === true) {
+          shape = { ...shape, deferred: null }; // bounded as an ordinary call
+        }
+        const decision = await this.admit(
+          this.opts.admission,
+          req,
+          route,
+          flavor,
+          shape,
+          check.principal.orgId,
+        );
+        if (decision.kind === 'refused') {
+          return shape.deferred !== null
+            ? refuseDeferred(res, shape.deferred)
+            : refuseOverBudget(res, decision);
+        }
         ticket = decision.ticket;
       }
-      return await this.forward(req, reply, route, check, startedAt, ticket);
+      const call: CallProgress = { contacted: false };
+      try {
+        return await this.forward(req, reply, route, check, startedAt, ticket, headers, call, shape);
+      } catch (err) {
+        // Every path after admission settles (issue 19.3): nothing sent upstream releases the reservation,
+        // a call that may have reached the provider keeps its worst case. Settling is idempotent.
+        settleQuietly(ticket, call.contacted ? null : 0);
+        throw err;
+      }
     } catch {
       // Only reachable through a bug: answer if nothing was sent yet, never throw into the transport.
       return reject(res, 500, 'internal_error', 'Internal error in the Spendguard relay.');
@@ -265,116 +335,28 @@ export class Relay {
     this.httpsAgent.destroy();
   }
 
-  private async originAllowed(headers: HeaderBag): Promise<boolean> {
-    const presented = headerValue(headers, ORIGIN_SECRET_HEADER);
-    const matches = (values: readonly string[]) =>
-      presented !== undefined && values.some((v) => constantTimeEqual(presented, v));
-    if (this.originSecrets === undefined) {
-      try {
-        this.originSecrets = await this.readOriginSecrets(false);
-      } catch {
-        // Fail open (design decision 6): without the secret the relay cannot tell, so it lets the request
-        // through and counts it; the edge guard and the key check still apply.
-        this.metrics.count('RelayUnverified', { Reason: 'origin_secret_unavailable' });
-        return true;
-      }
-    }
-    if (matches(this.originSecrets)) return true;
-    // A mismatch may mean the secret was rotated since this container read it: re-read, rate-limited so
-    // that requests with a wrong header cannot turn into a flood of Secrets Manager calls.
-    const now = this.now();
-    if (presented === undefined || now - this.originSecretRefreshedAt < ORIGIN_SECRET_REFRESH_INTERVAL_MS) {
-      return false;
-    }
-    this.originSecretRefreshedAt = now;
-    try {
-      this.originSecrets = await this.readOriginSecrets(true);
-    } catch {
-      return false; // the cached values stay; a read failure is no reason to admit a wrong header
-    }
-    return matches(this.originSecrets);
-  }
-
-  private async readOriginSecrets(refresh: boolean): Promise<readonly string[]> {
-    const source = this.opts.originSecret as NonNullable<RelayOptions['originSecret']>;
-    if (typeof source === 'function') return [await source()];
-    return source.accepted(refresh);
-  }
-
   /** Never rejects: an admission failure forwards the call (fail open, design decision 6). */
   private async admit(
     admission: RelayAdmission,
     req: RelayRequest,
     route: Route,
+    flavor: RequestFlavor,
+    shape: CallShape,
     orgId: string,
   ): Promise<AdmissionDecision> {
     try {
       return await admission.admit(orgId, {
         provider: route.entry.id,
-        flavor: requestFlavorOf(route.entry, route.endpoint),
-        model: requestedModelOf(req.body, route.endpoint),
+        flavor,
+        model: shape.model,
         body: req.body,
         atMs: this.now(),
+        shape,
       });
     } catch {
       this.metrics.count('AdmissionFailOpen', { Reason: 'internal_error' });
       return { kind: 'admitted', ticket: { reservedNanos: 0, settle: () => undefined } };
     }
-  }
-
-  private route(url: string): Route | { readonly error: string } | undefined {
-    if (url.charCodeAt(0) !== 47 /* / */) return undefined;
-    if (isBedrockUrl(url)) return this.bedrockRoute(url);
-    let end = 1;
-    while (end < url.length) {
-      const c = url.charCodeAt(end);
-      if (c === 47 || c === 63 /* ? */) break;
-      end++;
-    }
-    const slug = url.slice(1, end);
-    const entry = providerBySlug(slug);
-    if (entry === undefined) return undefined;
-    const upstream = this.upstreamFor(entry);
-    if (upstream === undefined) return undefined;
-    let rest = url.slice(end);
-    if (rest.length === 0 || rest.charCodeAt(0) === 63) rest = '/' + rest;
-    const q = rest.indexOf('?');
-    return { entry, upstream, rest, endpoint: q === -1 ? rest : rest.slice(0, q) };
-  }
-
-  /** `/bedrock/<region>/…` and `/bedrock-mantle/<region>/…`: the region is part of the host. */
-  private bedrockRoute(url: string): Route | { readonly error: string } | undefined {
-    const entry = providerBySlug('bedrock');
-    const target = bedrockTarget(url, this.opts.upstreams);
-    if (target !== undefined && 'error' in target) return target;
-    if (entry === undefined || target === undefined) return undefined;
-    const upstream = this.upstreamFor(entry, target.base);
-    if (upstream === undefined) return undefined;
-    const q = target.rest.indexOf('?');
-    return { entry, upstream, rest: target.rest, endpoint: q === -1 ? target.rest : target.rest.slice(0, q) };
-  }
-
-  private upstreamFor(entry: ProviderEntry, baseUrl?: string): Upstream | undefined {
-    const key = baseUrl ?? entry.slug;
-    const cached = this.upstreams.get(key);
-    if (cached !== undefined) return cached;
-    const base = baseUrl ?? this.opts.upstreams?.[entry.slug] ?? entry.upstreamBaseUrl;
-    let u: URL;
-    try {
-      u = new URL(base);
-    } catch {
-      return undefined;
-    }
-    const secure = u.protocol === 'https:';
-    const upstream: Upstream = {
-      secure,
-      hostname: u.hostname.replace(/^\[|\]$/g, ''),
-      port: u.port === '' ? (secure ? 443 : 80) : Number(u.port),
-      prefix: u.pathname.replace(/\/+$/, ''),
-      origin: `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}`,
-    };
-    this.upstreams.set(key, upstream);
-    return upstream;
   }
 
   private forward(
@@ -384,9 +366,15 @@ export class Relay {
     check: Extract<KeyCheck, { kind: 'valid' | 'unverified' }>,
     startedAt: number,
     ticket: AdmissionTicket | undefined,
+    headers: Record<string, string | string[]>,
+    call: CallProgress,
+    shape: CallShape,
   ): Promise<RelayOutcome> {
     const { entry, upstream } = route;
-    const headers = upstreamRequestHeaders(req.headers, entry.id === 'bedrock' ? BEDROCK_HEADERS : undefined);
+    // Usage must stay readable (issue 19.4): ask only for codings the usage tap decodes.
+    const accept = decodableAcceptEncoding(req.headers['accept-encoding']);
+    if (accept === undefined) delete headers['accept-encoding'];
+    else headers['accept-encoding'] = accept;
     if (req.body.byteLength > 0 || req.headers['content-length'] !== undefined) {
       headers['content-length'] = String(req.body.byteLength);
     }
@@ -398,13 +386,25 @@ export class Relay {
       let status = 0;
       let settled = false;
       let responded = false;
+      /** The provider answered but the usage could not be followed: settle at the worst case. */
+      let keepReservation = false;
 
       const settle = (kind: RelayOutcome['kind'], cut: boolean): void => {
         if (settled) return;
         settled = true;
-        stopListening?.();
-        const endedAt = this.now();
-        void this.record(req, route, check, {
+        // The settlement below must run whatever these hooks do (issue 19.3).
+        try {
+          stopListening?.();
+        } catch {
+          // the transport's hook failed; the client listener dies with the request
+        }
+        let endedAt = startedAt;
+        try {
+          endedAt = this.now();
+        } catch {
+          // a clock that throws: the event keeps the start time
+        }
+        void this.record(req, route, check, shape, {
           startedAt,
           endedAt,
           status,
@@ -412,12 +412,18 @@ export class Relay {
           tap,
           upstreamUrl,
           fingerprint,
-        }).then(({ costNanos, ...recorded }) => {
-          // The reservation ends with the call (a stream cut by the client included); an unknown cost
-          // settles at the reservation, never below it.
-          ticket?.settle(costNanos);
-          resolve({ status, kind, ...recorded });
-        });
+        }).then(
+          ({ costNanos, ...recorded }) => {
+            // The reservation ends with the call (a stream cut by the client included); an unknown cost
+            // settles at the reservation, never below it.
+            settleQuietly(ticket, keepReservation ? null : costNanos);
+            resolve({ status, kind, ...recorded });
+          },
+          () => {
+            settleQuietly(ticket, null);
+            resolve({ status, kind, recorded: false });
+          },
+        );
       };
 
       let upstreamReq: http.ClientRequest | undefined;
@@ -437,9 +443,11 @@ export class Relay {
         try {
           out = res.start(status, clientResponseHeaders(up.headers, res.keepsContentLength));
         } catch {
-          // Headers the transport refuses (invalid characters), or a client already gone.
+          // Headers the transport refuses (invalid characters), or a client already gone. The provider
+          // answered, so it may bill: the reservation stands.
           up.destroy();
           status = 502;
+          keepReservation = true;
           settle('upstream_error', true);
           return;
         }
@@ -450,8 +458,11 @@ export class Relay {
           {
             provider: entry,
             url: upstreamUrl,
-            requestBody: req.body,
+            requestBody: shape.parsed,
             ...(this.opts.tokenCounter ? { tokenCounter: this.opts.tokenCounter } : {}),
+            ...(check.principal !== undefined
+              ? { typicalReasoning: this.typicalReasoningOf(check.principal.orgId) }
+              : {}),
             ...(this.opts.maxJsonBytes ? { maxJsonBytes: this.opts.maxJsonBytes } : {}),
             // Bedrock InvokeModel reports its tier in a header only (the body is the model's own).
             serviceTier: headerValue(up.headers, 'x-amzn-bedrock-service-tier'),
@@ -459,7 +470,7 @@ export class Relay {
               headerUsage: () =>
                 bedrockUsageFromHeaders((name) => headerValue(up.headers, name), {
                   url: upstreamUrl,
-                  requestBody: parseableRequestBody(req.body),
+                  requestBody: shape.parsed,
                 }),
             }),
           },
@@ -467,35 +478,76 @@ export class Relay {
         tap = copy;
         up.on('data', (chunk: Buffer) => {
           // The client first; the usage copy after.
-          if (!out.write(chunk)) {
-            up.pause();
-            out.once('drain', () => up.resume());
+          try {
+            if (!out.write(chunk)) {
+              up.pause();
+              out.once('drain', () => up.resume());
+            }
+          } catch {
+            // A transport that throws on write has lost its client: stop reading ('close' settles).
+            up.destroy();
+            return;
           }
           copy.push(chunk);
         });
         up.once('end', () => {
-          out.end();
+          try {
+            out.end();
+          } catch {
+            // the client left at the last byte; the call is complete and metered all the same
+          }
           settle('forwarded', false);
         });
         up.once('close', () => {
           if (settled) return;
           // The upstream broke off mid-body (or the client aborted): cut the client's response too, so it
           // sees a truncated message rather than a complete-looking one.
-          out.destroy();
+          try {
+            out.destroy();
+          } catch {
+            // already gone
+          }
           settle('cut', true);
         });
         up.on('error', () => undefined); // 'close' follows and handles it
       };
 
+      const unreachable = (): void => {
+        status = 502;
+        this.metrics.count('RelayUpstreamError');
+        const body = errorBody(
+          502,
+          'upstream_unreachable',
+          `The ${entry.displayName} API could not be reached.`,
+        );
+        const h: Record<string, string> = { 'content-type': JSON_TYPE };
+        if (res.keepsContentLength) h['content-length'] = String(Buffer.byteLength(body));
+        try {
+          res.start(502, h).end(body);
+        } catch {
+          // the client is gone too
+        }
+        settle('upstream_error', false);
+      };
+
       const send = (retry: boolean): void => {
-        const sent = (upstream.secure ? https : http).request({
-          hostname: upstream.hostname,
-          port: upstream.port,
-          method: req.method,
-          path: upstream.prefix + route.rest,
-          headers,
-          agent: upstream.secure ? this.httpsAgent : this.httpAgent,
-        });
+        let sent: http.ClientRequest;
+        try {
+          sent = (upstream.secure ? https : http).request({
+            hostname: upstream.hostname,
+            port: upstream.port,
+            method: req.method,
+            path: upstream.prefix + route.rest,
+            headers,
+            agent: upstream.secure ? this.httpsAgent : this.httpAgent,
+          });
+        } catch {
+          // Node refused the request before sending anything (request-validation missed a case): the
+          // event records a 502 that bills nothing, so the reservation is released.
+          unreachable();
+          return;
+        }
+        call.contacted = true;
         upstreamReq = sent;
         sent.on('response', onResponse);
         sent.on('error', (err: NodeJS.ErrnoException) => {
@@ -506,21 +558,7 @@ export class Relay {
             send(false);
             return;
           }
-          status = 502;
-          this.metrics.count('RelayUpstreamError');
-          const body = errorBody(
-            502,
-            'upstream_unreachable',
-            `The ${entry.displayName} API could not be reached.`,
-          );
-          const h: Record<string, string> = { 'content-type': JSON_TYPE };
-          if (res.keepsContentLength) h['content-length'] = String(Buffer.byteLength(body));
-          try {
-            res.start(502, h).end(body);
-          } catch {
-            // the client is gone too
-          }
-          settle('upstream_error', false);
+          unreachable();
         });
         sent.end(req.body.byteLength > 0 ? req.body : undefined);
       };
@@ -541,6 +579,7 @@ export class Relay {
     req: RelayRequest,
     route: Route,
     check: Extract<KeyCheck, { kind: 'valid' | 'unverified' }>,
+    shape: CallShape,
     end: {
       startedAt: number;
       endedAt: number;
@@ -561,9 +600,9 @@ export class Relay {
       }
       const tapped = end.tap === undefined ? undefined : await end.tap.finish();
       const usage = tapped?.usage.ok === true ? tapped.usage.usage : undefined;
+      if (usage !== undefined && !usage.estimated) this.learnReasoning(principal.orgId, usage, shape);
       const flavor = requestFlavorOf(route.entry, route.endpoint);
-      const requestedModel = usage?.model != null ? null : requestedModelOf(req.body, route.endpoint);
-      const model = usage?.model ?? requestedModel;
+      const model = usage?.model ?? shape.model;
       // Cut before the answer (499): the provider had the request, so its prompt is estimated.
       const billable = end.status === 499 || (end.tap !== undefined && end.status < 400);
       const event = buildTelemetryEvent({
@@ -576,7 +615,8 @@ export class Relay {
         statusCode: end.status,
         usage,
         billable,
-        estimatedInputTokens: () => estimateInputTokens(flavor, req.body, model, this.opts.tokenCounter),
+        estimatedInputTokens: () =>
+          estimateInputTokens(flavor, req.body, shape, model, this.opts.tokenCounter),
         stream: tapped?.stream ?? false,
         cut: end.cut,
         fingerprint:
@@ -593,7 +633,11 @@ export class Relay {
         },
       });
       const envelope = envelopeFor(principal.orgId, principal.publicId, event, this.now());
-      const costNanos = this.opts.admission === undefined ? null : actualCostNanos(event);
+      const unread = usageUnread(end.status, end.tap !== undefined, tapped?.usage);
+      if (unread !== undefined) this.metrics.count('RelayUsageUnread', { Reason: unread });
+      // Usage unread or only estimated: the hard cap keeps the call's worst case (issues 19.4, 18.8).
+      const costNanos =
+        this.opts.admission === undefined || unread !== undefined ? null : actualCostNanos(event);
       try {
         await this.opts.sink.put([envelope]);
         return { envelope, recorded: true, costNanos };
@@ -607,6 +651,22 @@ export class Relay {
     }
   }
 
+  /** The organization's learned reasoning per model and effort, for the estimate of a stream without usage. */
+  private typicalReasoningOf(orgId: string): TypicalReasoning {
+    return (model, effort) => this.reasoning.typical(orgId, model, effort);
+  }
+
+  /** Learns from a call that reported its reasoning tokens (issue 18.8). */
+  private learnReasoning(orgId: string, usage: NormalizedUsage, shape: CallShape): void {
+    if (usage.model === null || !isReasoningModel(usage.model)) return;
+    this.reasoning.observe(
+      orgId,
+      usage.model,
+      reasoningEffortOf(shape.parsed(), usage.model),
+      usage.reasoningTokens,
+    );
+  }
+
   private price(provider: string, usage: NormalizedUsage, ts: number): number | null {
     const priceUsd = this.opts.priceUsd === undefined ? registryPriceUsd : this.opts.priceUsd;
     if (priceUsd === null) return null;
@@ -617,6 +677,14 @@ export class Relay {
       return null;
     }
   }
+}
+
+/** The edge guard's decision for a key and session (`EdgeGuard` fits). Never rejects. */
+export interface FlagCheck {
+  check(
+    apiKey: string | readonly string[] | undefined,
+    session?: string | readonly string[],
+  ): Promise<GuardDecision>;
 }
 
 /** Prices a call with the bundled registry (core/pricing); the server's price is authoritative. */
@@ -637,69 +705,4 @@ export function actualCostNanos(event: TelemetryEvent): number | null {
   } catch {
     return null;
   }
-}
-
-/** 429 `budget_exceeded` for a call whose worst case does not fit (spec 1.5, design decisions 7 and 11). */
-function refuseOverBudget(
-  res: RelayResponder,
-  d: Extract<AdmissionDecision, { kind: 'refused' }>,
-): RelayOutcome {
-  const label = d.period === 'day' ? 'daily' : 'monthly';
-  const cap = d.capNanos === null ? '' : ` ($${nanosToUsd(d.capNanos)})`;
-  const body = JSON.stringify({
-    error: {
-      message:
-        `Budget Exceeded: this call's worst-case cost does not fit under the organization's ${label} ` +
-        `hard cap${cap}. Calls resume when the ${d.period === 'day' ? 'UTC day' : 'UTC month'} ends ` +
-        `(in ${d.retryAfterSeconds} s) or when the cap is raised.`,
-      type: 'budget_exceeded',
-      code: `budget_${label}_hard`,
-    },
-  });
-  const headers: Record<string, string> = {
-    'content-type': JSON_TYPE,
-    'cache-control': 'no-store',
-    'retry-after': String(d.retryAfterSeconds),
-    'x-should-retry': 'false',
-  };
-  if (res.keepsContentLength) headers['content-length'] = String(Buffer.byteLength(body));
-  try {
-    res.start(429, headers).end(body);
-  } catch {
-    // the client is gone
-  }
-  return { status: 429, kind: 'rejected', recorded: false };
-}
-
-/**
- * OpenAI's error shape; `type` as OpenAI uses it: `api_error` for a 5xx, `invalid_request_error`
- * otherwise, unless the caller names a finer one (`permission_error`).
- */
-function errorBody(status: number, code: string, message: string, type?: string): string {
-  return JSON.stringify({
-    error: { message, type: type ?? (status >= 500 ? 'api_error' : 'invalid_request_error'), code },
-  });
-}
-
-/** A response of the relay's own (no provider contact, no event). */
-function reject(
-  res: RelayResponder,
-  status: number,
-  code: string,
-  message: string,
-  extra: { readonly type?: string; readonly headers?: Record<string, string> } = {},
-): RelayOutcome {
-  const body = errorBody(status, code, message, extra.type);
-  const headers: Record<string, string> = {
-    'content-type': JSON_TYPE,
-    'x-should-retry': 'false',
-    ...extra.headers,
-  };
-  if (res.keepsContentLength) headers['content-length'] = String(Buffer.byteLength(body));
-  try {
-    res.start(status, headers).end(body);
-  } catch {
-    // headers were already sent, or the client is gone
-  }
-  return { status, kind: 'rejected', recorded: false };
 }

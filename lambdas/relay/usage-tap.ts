@@ -8,13 +8,13 @@ import { Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import type { ProviderEntry } from '../../core/providers';
 import { MAX_RESPONSE_PARSE_BYTES, usageEssentials } from './large-response';
-import { parseableRequestBody } from './request-info';
 import { createEventStreamDecoder } from '../../core/usage/bedrock-event-stream';
 import {
   createUsageStream,
   usageFromResponse,
   type NormalizedUsage,
   type TokenCounter,
+  type TypicalReasoning,
   type UsageResult,
   type UsageStream,
 } from '../../core/usage';
@@ -24,11 +24,14 @@ export interface UsageTapOptions {
   /** The upstream URL (Gemini and Ollama read the model / dialect from it). */
   readonly url: string;
   /**
-   * The request body bytes (model fallback and prompt estimate; parsed only when needed, and never
-   * over request-info's MAX_PARSE_BYTES).
+   * The request body for the model fallback and the prompt estimate, as `UsageContext.requestBody` takes
+   * it: the relay passes its one parse as a thunk (run only if a parser asks; undefined for a body it does
+   * not parse: not JSON, over the parse bound).
    */
-  readonly requestBody: Uint8Array;
+  readonly requestBody: unknown;
   readonly tokenCounter?: TokenCounter;
+  /** Learned typical reasoning of the caller's organization (the estimate's floor for reasoning streams). */
+  readonly typicalReasoning?: TypicalReasoning;
   /** A JSON body larger than this is not kept, and its usage is unknown. @default 16 MiB */
   readonly maxJsonBytes?: number;
   /** The service tier a response header reports (Bedrock `x-amzn-bedrock-service-tier`), used when the body names none. */
@@ -92,9 +95,10 @@ export class UsageTap {
     if (this.stream) {
       this.parser = createUsageStream(opts.provider, {
         url: opts.url,
-        requestBody: parseableRequestBody(opts.requestBody),
+        requestBody: opts.requestBody,
         eventStreamDecoder: createEventStreamDecoder,
         ...(opts.tokenCounter ? { tokenCounter: opts.tokenCounter } : {}),
+        ...(opts.typicalReasoning ? { typicalReasoning: opts.typicalReasoning } : {}),
       });
     } else {
       this.json = [];
@@ -172,7 +176,7 @@ export class UsageTap {
       contentType: this.contentType ?? null,
       status: this.status,
       url: this.opts.url,
-      requestBody: parseableRequestBody(this.opts.requestBody),
+      requestBody: this.opts.requestBody,
       ...(this.opts.tokenCounter ? { tokenCounter: this.opts.tokenCounter } : {}),
     });
   }

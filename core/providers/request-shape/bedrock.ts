@@ -1,0 +1,44 @@
+/**
+ * Amazon Bedrock runtime requests. The model is the path's (`/model/<id>/converse`, `…/invoke`), never
+ * the body's; the output bound is Converse's `inferenceConfig.maxTokens`, or the InvokeModel body's own
+ * (Anthropic `max_tokens`, Nova `inferenceConfig.max_new_tokens`, Llama `max_gen_len`, Titan
+ * `textGenerationConfig.maxTokenCount`); the tier is `serviceTier: { type }`; prompt caching is a
+ * `cachePoint` block (Converse) or `cache_control` (the Anthropic body), with a `ttl` of `1h` for the dearer
+ * writes. The OpenAI-compatible paths (`/openai/v1/…`, mantle `/v1/…`) name no model in the path and read
+ * as OpenAI requests.
+ */
+import { bedrockModelFromPath } from '../../usage/bedrock';
+import { openaiRequestShape } from './openai';
+import { fieldOf, largest, mentions, type RequestShapeReader } from './types';
+
+const ONE_HOUR_TTL = /"ttl"\s*:\s*"1h"/;
+const ASYNC_INVOKE = /\/async-invoke(?:\/|$)/;
+const OPENAI_COMPATIBLE = /\/(?:openai\/)?v1\//;
+
+function tierOf(value: unknown): string | null {
+  const tier = typeof value === 'string' ? value : fieldOf(value, 'type');
+  return tier === 'priority' ? 'priority' : null;
+}
+
+/** @example bedrockRequestShape(view) // { model: 'us.amazon.nova-pro-v1:0', outputTokens: 300, … } */
+export const bedrockRequestShape: RequestShapeReader = (view) => {
+  const model = bedrockModelFromPath(view.endpoint);
+  if (model === null && OPENAI_COMPATIBLE.test(view.endpoint)) return openaiRequestShape(view);
+  const inference = view.member('inferenceConfig');
+  const caches = mentions(view.body, 'cachePoint') || mentions(view.body, 'cache_control');
+  return {
+    model,
+    outputTokens: largest(
+      fieldOf(inference, 'maxTokens'),
+      fieldOf(inference, 'max_new_tokens'),
+      view.member('max_tokens'),
+      view.member('max_gen_len'),
+      fieldOf(view.member('textGenerationConfig'), 'maxTokenCount'),
+    ),
+    choices: 1,
+    serviceTier: tierOf(view.member('serviceTier')) ?? tierOf(view.member('service_tier')),
+    cacheWrite: !caches ? null : ONE_HOUR_TTL.test(view.body.toString('latin1')) ? '1h' : '5m',
+    serverContext: false,
+    deferred: ASYNC_INVOKE.test(view.endpoint) ? 'background' : null,
+  };
+};
