@@ -45,13 +45,18 @@ export const counterKeys = {
   lapsed: (p: BudgetPeriod, id: string) => `l${p === 'day' ? 'D' : 'M'}#${id}`,
   bucket: (day: string, endMs: number) => `b#${day}#${endMs}`,
   bucketHolders: (day: string, endMs: number) => `n#${day}#${endMs}`,
+  /** In-flight reservations the bucket's holders last reported, and their count (the admission panel). */
+  bucketReserved: (day: string, endMs: number) => `r#${day}#${endMs}`,
+  bucketReservations: (day: string, endMs: number) => `q#${day}#${endMs}`,
 };
 
+type BucketKind = 'b' | 'n' | 'r' | 'q';
+
 /** An expiry bucket read back from its attribute name. */
-export function parseBucketKey(key: string): { kind: 'b' | 'n'; day: string; endMs: number } | null {
-  const m = /^([bn])#(\d{4}-\d{2}-\d{2})#(\d{1,16})$/.exec(key);
+export function parseBucketKey(key: string): { kind: BucketKind; day: string; endMs: number } | null {
+  const m = /^([bnrq])#(\d{4}-\d{2}-\d{2})#(\d{1,16})$/.exec(key);
   if (m === null) return null;
-  return { kind: m[1] as 'b' | 'n', day: m[2] as string, endMs: Number(m[3]) };
+  return { kind: m[1] as BucketKind, day: m[2] as string, endMs: Number(m[3]) };
 }
 
 /** What the counter holds for one holder: its unreturned slice and where it is filed. */
@@ -60,6 +65,9 @@ export interface HeldSlice {
   readonly day: string;
   readonly month: string;
   readonly bucketEndMs: number;
+  /** The reservations the report that took it listed (filed with it for the admission panel). @default 0 */
+  readonly reservedNanos?: number;
+  readonly reservations?: number;
 }
 
 /** How slices are sized. */
@@ -192,6 +200,9 @@ export function counterFigures(
   settled: Record<BudgetPeriod, number>;
   lapsed: Record<BudgetPeriod, number>;
   liveHolders: number;
+  /** In-flight reservations of live holders, as last reported, and their count. */
+  reservedNanos: number;
+  reservations: number;
   /** Earliest end of a live bucket (ms), null when none. */
   nextLapseMs: number | null;
 } {
@@ -199,12 +210,16 @@ export function counterFigures(
   const ids: Record<BudgetPeriod, string> = { day, month };
   const lapsed = { day: val(r, counterKeys.lapsed('day', day)), month: val(r, counterKeys.lapsed('month', month)) };
   let liveHolders = 0;
+  let reservedNanos = 0;
+  let reservations = 0;
   let nextLapseMs: number | null = null;
   for (const [key, v] of Object.entries(r)) {
     const b = parseBucketKey(key);
     if (b === null || typeof v !== 'number') continue;
     if (b.endMs > nowMs) {
       if (b.kind === 'n') liveHolders += Math.max(0, v);
+      else if (b.kind === 'r') reservedNanos += Math.max(0, v);
+      else if (b.kind === 'q') reservations += Math.max(0, v);
       else if (v > 0 && (nextLapseMs === null || b.endMs < nextLapseMs)) nextLapseMs = b.endMs;
       continue;
     }
@@ -220,7 +235,7 @@ export function counterFigures(
     day: val(r, counterKeys.settled('day', ids.day)),
     month: val(r, counterKeys.settled('month', ids.month)),
   };
-  return { committed, settled, lapsed, liveHolders, nextLapseMs };
+  return { committed, settled, lapsed, liveHolders, reservedNanos, reservations, nextLapseMs };
 }
 
 function addTo(add: Record<string, number>, key: string, n: number): void {
@@ -242,6 +257,8 @@ function reportDelta(add: Record<string, number>, held: HeldSlice | null, consum
   if (held !== null && held.sliceNanos > 0) {
     addTo(add, counterKeys.bucket(held.day, held.bucketEndMs), -held.sliceNanos);
     addTo(add, counterKeys.bucketHolders(held.day, held.bucketEndMs), -1);
+    addTo(add, counterKeys.bucketReserved(held.day, held.bucketEndMs), -(held.reservedNanos ?? 0));
+    addTo(add, counterKeys.bucketReservations(held.day, held.bucketEndMs), -(held.reservations ?? 0));
   }
 }
 
@@ -349,12 +366,17 @@ export function planLease(
     slice = reserved + need + Math.min(byRate, Math.floor(spare / (2 * liveHolders)));
   }
   const bucketEndMs = Math.ceil(expiresAtMs / BUCKET_MS) * BUCKET_MS;
+  const reservations = reserved > 0 ? Math.max(1, nanos(req.reservations)) : 0;
   const newHeld: HeldSlice | null =
-    slice > 0 ? { sliceNanos: slice, day: p.day, month: p.month, bucketEndMs } : null;
+    slice > 0
+      ? { sliceNanos: slice, day: p.day, month: p.month, bucketEndMs, reservedNanos: reserved, reservations }
+      : null;
   if (newHeld !== null) {
     for (const per of BUDGET_PERIODS) addTo(add, counterKeys.committed(per, ids[per]), slice);
     addTo(add, counterKeys.bucket(p.day, bucketEndMs), slice);
     addTo(add, counterKeys.bucketHolders(p.day, bucketEndMs), 1);
+    addTo(add, counterKeys.bucketReserved(p.day, bucketEndMs), reserved);
+    addTo(add, counterKeys.bucketReservations(p.day, bucketEndMs), reservations);
   }
   const atMost: Record<string, number> = {};
   if (spare >= 0) {
@@ -457,8 +479,8 @@ export function admissionView(
     return {
       capNanos: caps[period],
       settledNanos: settled,
-      reservedNanos: 0,
-      outstandingReservations: 0,
+      reservedNanos: f.reservedNanos,
+      outstandingReservations: f.reservations,
       leasedNanos: Math.max(0, f.committed[period] - f.settled[period] - f.lapsed[period]),
       holders: f.liveHolders,
     };

@@ -60,7 +60,7 @@ export interface LeaseHolderRegistry {
   register(orgId: string, keyId: string, day: string, maxPerKey: number, maxPerOrg: number): Promise<boolean>;
 }
 
-const NUMBER_ATTR = /^[csl][DM]#|^[bn]#/;
+const NUMBER_ATTR = /^[csl][DM]#|^[bnrq]#/;
 
 function readingOf(item: Record<string, unknown> | undefined): CounterReading {
   const out: Record<string, number> = Object.create(null) as Record<string, number>;
@@ -261,7 +261,14 @@ const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0
 function heldOf(v: unknown): HeldSlice | null {
   const h = v as Record<string, unknown> | null | undefined;
   return h !== null && typeof h === 'object' && typeof h.day === 'string' && typeof h.month === 'string'
-    ? { sliceNanos: num(h.sliceNanos), day: h.day, month: h.month, bucketEndMs: num(h.bucketEndMs) }
+    ? {
+        sliceNanos: num(h.sliceNanos),
+        day: h.day,
+        month: h.month,
+        bucketEndMs: num(h.bucketEndMs),
+        reservedNanos: num(h.reservedNanos),
+        reservations: num(h.reservations),
+      }
     : null;
 }
 
