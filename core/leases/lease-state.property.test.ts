@@ -414,13 +414,17 @@ describe('budget leases (property)', () => {
           w.frozen[h] = false;
           release(w, h);
         }
-        for (const period of w.billed.keys()) {
-          const isDay = period.length === 10;
-          const key = `s${isDay ? 'D' : 'M'}#${period}`;
-          const c = `c${isDay ? 'D' : 'M'}#${period}`;
-          const leased = (w.billed.get(period) ?? 0) - (w.unleased.get(period) ?? 0);
-          expect(w.counter[key] ?? 0).toBe(leased);
-          expect(w.counter[c] ?? 0).toBe(leased); // nothing stays committed
+        // Summed over days (and over months): a call that straddles midnight counts in the day of the
+        // report that carried it, which the test does not follow.
+        for (const kind of ['D', 'M'] as const) {
+          const periods = [...w.billed.keys()].filter((p) => (p.length === 10) === (kind === 'D'));
+          const leased = periods.reduce((n, p) => n + (w.billed.get(p) ?? 0) - (w.unleased.get(p) ?? 0), 0);
+          const sum = (prefix: string) =>
+            Object.entries(w.counter)
+              .filter(([k]) => k.startsWith(prefix))
+              .reduce((n, [, v]) => n + v, 0);
+          expect(sum(`s${kind}#`)).toBe(leased);
+          expect(sum(`c${kind}#`)).toBe(leased); // nothing stays committed
         }
         const f = counterFigures(w.counter, w.now);
         expect(f.liveHolders).toBe(0);
