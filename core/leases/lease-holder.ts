@@ -8,7 +8,13 @@
  * A renewal reports the unreported spend and replaces the slice (see grantLease).
  */
 import { utcDayEnd } from '../guardrails/periods';
-import { ROLLOVER_SPREAD_MS, type BudgetPeriod, type HeldSlice, type LeaseGrant, type LeaseRequest } from './lease-state';
+import {
+  ROLLOVER_SPREAD_MS,
+  type BudgetPeriod,
+  type HeldSlice,
+  type LeaseGrant,
+  type LeaseRequest,
+} from './lease-state';
 
 /** Spend-rate window: the rate is the spend settled over the last full window (or the current one). */
 const RATE_WINDOW_MS = 10_000;
@@ -200,7 +206,8 @@ export class LeaseHolderState {
     this.renewing = false;
     if (attempted === null) return;
     const grows =
-      sent.request.consumedNanos + (attempted.held?.sliceNanos ?? 0) - (sent.request.held?.sliceNanos ?? 0) > 0;
+      sent.request.consumedNanos + (attempted.held?.sliceNanos ?? 0) - (sent.request.held?.sliceNanos ?? 0) >
+      0;
     if (grows) return;
     this.expiresAtMs = 0;
     this.sliceNanos = 0;

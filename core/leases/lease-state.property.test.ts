@@ -82,7 +82,10 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('release' as const), holder: holderArb }) },
   {
     weight: 1,
-    arbitrary: fc.record({ kind: fc.constant('ingest' as const), nanos: fc.integer({ min: 1, max: 20_000_000 }) }),
+    arbitrary: fc.record({
+      kind: fc.constant('ingest' as const),
+      nanos: fc.integer({ min: 1, max: 20_000_000 }),
+    }),
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('record' as const) }) },
   {
@@ -221,7 +224,8 @@ function check(w: World): void {
     if (cap === null) continue;
     w.reached = Math.max(w.reached, spent / cap);
     const allowed = cap + w.over + (w.unleased.get(period) ?? 0);
-    if (spent > allowed) throw new Error(`${period}: spent ${spent} > cap ${cap} + over ${w.over} + unleased`);
+    if (spent > allowed)
+      throw new Error(`${period}: spent ${spent} > cap ${cap} + over ${w.over} + unleased`);
   }
 }
 
@@ -449,7 +453,12 @@ describe('planLease', () => {
   it('grants need + headroom capped at half of what is left for a single holder', () => {
     const { grant, delta } = planLease({}, req, caps, t);
     // 6,000,000 + min(10,000,000 default headroom, (300,000,000 − 6,000,000) / 2)
-    expect(grant).toMatchObject({ capped: true, exhausted: false, sliceNanos: 16_000_000, expiresAtMs: t + 30_000 });
+    expect(grant).toMatchObject({
+      capped: true,
+      exhausted: false,
+      sliceNanos: 16_000_000,
+      expiresAtMs: t + 30_000,
+    });
     // the write is conditional on the cap: committed ≤ 300,000,000 − 16,000,000
     expect(delta.atMost).toEqual({ 'cD#2026-11-23': 284_000_000 });
   });
@@ -462,7 +471,11 @@ describe('planLease', () => {
 
   it('refuses for good when settled spend leaves no room, retryably when only live slices do', () => {
     const full = planLease({}, req, caps, t, undefined, { day: 296_000_000 }).grant;
-    expect(full).toMatchObject({ exhausted: true, settledLeavesNoRoom: true, retryAtMs: Date.UTC(2026, 10, 24) });
+    expect(full).toMatchObject({
+      exhausted: true,
+      settledLeavesNoRoom: true,
+      retryAtMs: Date.UTC(2026, 10, 24),
+    });
     const other = planLease({}, { ...req, holderId: 'b', needNanos: 290_000_000 }, caps, t);
     const after = applyDelta({}, other.delta) as CounterReading;
     const busy = planLease(after, req, caps, t).grant;
@@ -480,7 +493,12 @@ describe('planLease', () => {
       settledLeavesNoRoom: true,
     });
     // b thaws and reports $0.05 spent: the rest of its slice is free again
-    const thaw = planLease(afterB, { ...req, holderId: 'b', consumedNanos: 50_000_000, needNanos: 0, held: b.grant.held }, caps, later);
+    const thaw = planLease(
+      afterB,
+      { ...req, holderId: 'b', consumedNanos: 50_000_000, needNanos: 0, held: b.grant.held },
+      caps,
+      later,
+    );
     const afterThaw = applyDelta(afterB, thaw.delta) as CounterReading;
     const free = planLease(afterThaw, { ...req, needNanos: 150_000_000 }, caps, later).grant;
     expect(free.exhausted).toBe(false);
@@ -488,7 +506,9 @@ describe('planLease', () => {
 
   it('spreads the end of the day: slices end within 10 s after midnight, by holder', () => {
     const late = Date.UTC(2026, 10, 23, 23, 59, 50);
-    const ends = ['a', 'b', 'c', 'd', 'e', 'f'].map((id) => planLease({}, { ...req, holderId: id }, caps, late).grant);
+    const ends = ['a', 'b', 'c', 'd', 'e', 'f'].map(
+      (id) => planLease({}, { ...req, holderId: id }, caps, late).grant,
+    );
     for (const g of ends) {
       expect(g.expiresAtMs).toBeGreaterThanOrEqual(Date.UTC(2026, 10, 24));
       expect(g.expiresAtMs).toBeLessThan(Date.UTC(2026, 10, 24) + 10_000);

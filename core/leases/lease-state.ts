@@ -208,7 +208,10 @@ export function counterFigures(
 } {
   const { day, month } = periodsAt(nowMs);
   const ids: Record<BudgetPeriod, string> = { day, month };
-  const lapsed = { day: val(r, counterKeys.lapsed('day', day)), month: val(r, counterKeys.lapsed('month', month)) };
+  const lapsed = {
+    day: val(r, counterKeys.lapsed('day', day)),
+    month: val(r, counterKeys.lapsed('month', month)),
+  };
   let liveHolders = 0;
   let reservedNanos = 0;
   let reservations = 0;
@@ -247,7 +250,12 @@ function addTo(add: Record<string, number>, key: string, n: number): void {
  * The delta of a report that returns `held` whole and counts `consumed` in the periods it belonged to (a
  * slice of yesterday reports yesterday's spend: it no longer counts against today).
  */
-function reportDelta(add: Record<string, number>, held: HeldSlice | null, consumed: number, day: string): void {
+function reportDelta(
+  add: Record<string, number>,
+  held: HeldSlice | null,
+  consumed: number,
+  day: string,
+): void {
   const spentDay = held?.day ?? day;
   for (const p of BUDGET_PERIODS) {
     const id = periodId(p, spentDay);
@@ -413,7 +421,10 @@ export function planLease(
 }
 
 /** A holder's final report: its slice returns whole and its spend is settled (no condition needed). */
-export function planRelease(req: { consumedNanos: number; held?: HeldSlice | null }, nowMs: number): CounterDelta {
+export function planRelease(
+  req: { consumedNanos: number; held?: HeldSlice | null },
+  nowMs: number,
+): CounterDelta {
   const add: Record<string, number> = {};
   reportDelta(add, req.held ?? null, nanos(req.consumedNanos), periodsAt(nowMs).day);
   return { add, atMost: {} };
@@ -444,7 +455,9 @@ export function planFold(
   const add: Record<string, number> = {};
   const remove: Record<string, number> = {};
   const yesterday = periodsAt(nowMs - 86_400_000).day;
-  const lastMonth = periodsAt(Date.UTC(new Date(nowMs).getUTCFullYear(), new Date(nowMs).getUTCMonth(), 0)).month;
+  const lastMonth = periodsAt(
+    Date.UTC(new Date(nowMs).getUTCFullYear(), new Date(nowMs).getUTCMonth(), 0),
+  ).month;
   for (const [key, v] of Object.entries(reading)) {
     if (typeof v !== 'number') continue;
     const b = parseBucketKey(key);

@@ -244,7 +244,8 @@ describe('the lease timer', () => {
     const { store, leases, a, d } = await oneAdmittedCall();
     d.ticket.settle(7_000);
     const apply = store.apply.bind(store);
-    store.apply = (scope, delta) => apply(scope, delta).then(() => Promise.reject(new Error('timeout after landing')));
+    store.apply = (scope, delta) =>
+      apply(scope, delta).then(() => Promise.reject(new Error('timeout after landing')));
     await jest.advanceTimersByTimeAsync(25_000);
     expect(a.holderOf(TEST_ORG)?.unreportedNanos).toBe(0); // not sent again: it would count twice
     store.apply = apply;
@@ -252,7 +253,6 @@ describe('the lease timer', () => {
     expect(view.day).toMatchObject({ settledNanos: 7_000, leasedNanos: 0 });
     await a.releaseAll();
   });
-
 });
 
 function utcTomorrow(): [number, number, number] {

@@ -273,7 +273,10 @@ export class LeaseAdmission implements RelayAdmission {
     waited: boolean,
     retryable = false,
   ): AdmissionDecision {
-    this.metrics.count('AdmissionRefused', { Waited: waited ? 'yes' : 'no', Retryable: retryable ? 'yes' : 'no' });
+    this.metrics.count('AdmissionRefused', {
+      Waited: waited ? 'yes' : 'no',
+      Retryable: retryable ? 'yes' : 'no',
+    });
     const now = this.now();
     const p = period ?? e.holder.exhaustedBy ?? 'day';
     return {
@@ -291,7 +294,8 @@ export class LeaseAdmission implements RelayAdmission {
    */
   private storeUnavailable(e: ScopeEntry): AdmissionDecision {
     const caps = e.caps?.value;
-    const capped = e.holder.capped === true || (caps !== undefined && (caps.day !== null || caps.month !== null));
+    const capped =
+      e.holder.capped === true || (caps !== undefined && (caps.day !== null || caps.month !== null));
     if (capped) {
       this.metrics.count('AdmissionStoreUnavailable');
       return this.refuse(e, this.now() + FAILED_STORE_BACKOFF_MS, null, false, true);

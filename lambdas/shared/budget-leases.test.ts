@@ -57,7 +57,9 @@ describe('BudgetLeases on dynalite', () => {
     await cap('org_fleet', 1); // 1,000,000,000 nanos
     const scope = { kind: 'organization' as const, orgId: 'org_fleet' };
     const outcomes = await Promise.all(
-      Array.from({ length: 100 }, (_, i) => h.services.budgetLeases.take(scope, request(`c${i}`, 15_000_000))),
+      Array.from({ length: 100 }, (_, i) =>
+        h.services.budgetLeases.take(scope, request(`c${i}`, 15_000_000)),
+      ),
     );
     const granted = outcomes.reduce((n, o) => n + o.grant.sliceNanos, 0);
     expect(granted).toBeLessThanOrEqual(1_000_000_000);

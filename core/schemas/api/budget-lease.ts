@@ -65,7 +65,10 @@ export const settledCorrectionRequestSchema = z
       .min(-1_000_000, { error: 'must be at least -1000000' })
       .max(1_000_000, { error: 'must be at most 1000000' })
       .refine((n) => n !== 0, { error: 'must not be zero' })
-      .meta({ description: 'Added to the settled spend of the current day and month (negative: removed).', example: -5000 }),
+      .meta({
+        description: 'Added to the settled spend of the current day and month (negative: removed).',
+        example: -5000,
+      }),
     reason: z
       .string({ error: expected('a reason') })
       .min(3, { error: 'must be at least 3 characters' })
@@ -89,12 +92,15 @@ export const budgetLeaseResponseSchema = z
     grantedUsd: usd('The whole slice now held (a renewal replaces the previous one).', 0.05),
     expiresAt: timestamp('When the slice lapses unless renewed (never after the period ends).'),
     ttlSeconds: z.int().min(0).meta({ description: 'Seconds until expiresAt.', example: 30 }),
-    retryable: z.boolean().optional().meta({
-      description:
-        'When exhausted: true if the room is only held by other slices or calls in flight (ask again after ' +
-        'retryAfterSeconds); false if settled spend leaves no room before the period ends.',
-      example: false,
-    }),
+    retryable: z
+      .boolean()
+      .optional()
+      .meta({
+        description:
+          'When exhausted: true if the room is only held by other slices or calls in flight (ask again after ' +
+          'retryAfterSeconds); false if settled spend leaves no room before the period ends.',
+        example: false,
+      }),
     retryAfterSeconds: z.int().min(1).nullable().meta({
       description:
         'When exhausted: seconds to the end of the capped period, or (retryable) until room can come back; else null.',

@@ -52,7 +52,10 @@ function requireProgram(principal: Principal): Principal & { kind: 'program' } {
 function rateLimit(services: Services, keyId: string): void {
   const taken = services.leaseRouteLimiter.take(keyId, services.now());
   if (!taken.allowed) {
-    throw httpErrors.tooManyRequests('too many lease calls for this key; retry later', taken.retryAfterSeconds);
+    throw httpErrors.tooManyRequests(
+      'too many lease calls for this key; retry later',
+      taken.retryAfterSeconds,
+    );
   }
 }
 
@@ -99,7 +102,12 @@ async function holderFor(
  * Writes the holder's record around a counter write: `journal` before it (what it would hold), `finish`
  * after it. Two reports of one holder cannot interleave: each write is conditional on the record's seq.
  */
-function recordWriter(services: Services, program: Principal & { kind: 'program' }, holderId: string, start?: LeaseHolderRecord) {
+function recordWriter(
+  services: Services,
+  program: Principal & { kind: 'program' },
+  holderId: string,
+  start?: LeaseHolderRecord,
+) {
   let seq = start?.seq;
   const expiresAt = () => Math.floor(services.now() / 1000) + HOLDER_RECORD_TTL_S;
   const write = async (fields: Pick<LeaseHolderRecord, 'held' | 'pending' | 'reservedNanos'>) => {
@@ -124,7 +132,8 @@ async function busyAsUnavailable<T>(p: Promise<T>): Promise<T> {
   try {
     return await p;
   } catch (err) {
-    if (err instanceof LeaseContentionError) throw httpErrors.unavailable('budget lease counter busy; retry', 1);
+    if (err instanceof LeaseContentionError)
+      throw httpErrors.unavailable('budget lease counter busy; retry', 1);
     throw err;
   }
 }
@@ -217,11 +226,15 @@ export const correctSettledSpend: Route = {
   handle: async ({ event, principal, services }) => {
     if (principal.kind !== 'person') throw httpErrors.forbidden('corrections are made by a person');
     const role = (principal as { role?: unknown }).role;
-    if (role !== undefined && role !== 'admin') throw httpErrors.forbidden('correcting settled spend needs the admin role');
+    if (role !== undefined && role !== 'admin')
+      throw httpErrors.forbidden('correcting settled spend needs the admin role');
     const parsed = settledCorrectionRequestSchema.safeParse(parseJsonBody(event));
     if (!parsed.success) throw httpErrors.badRequest('invalid correction', formatZodIssues(parsed.error));
     const deltaNanos = Math.sign(parsed.data.deltaUsd) * usdToNanos(Math.abs(parsed.data.deltaUsd));
-    const { before, after } = await services.budgetLeases.correctSettled(orgScope(principal.orgId), deltaNanos);
+    const { before, after } = await services.budgetLeases.correctSettled(
+      orgScope(principal.orgId),
+      deltaNanos,
+    );
     const record = {
       id: randomUUID(),
       orgId: principal.orgId,

@@ -27,7 +27,10 @@ export interface BudgetLeaseStore {
    * Housekeeping (core/leases planFold): adds `add` and removes the `remove` attributes if each still has
    * the value read. @returns false when the counter changed meanwhile (try again later)
    */
-  fold(scope: BudgetScope, fold: { add: Record<string, number>; remove: Record<string, number> }): Promise<boolean>;
+  fold(
+    scope: BudgetScope,
+    fold: { add: Record<string, number>; remove: Record<string, number> },
+  ): Promise<boolean>;
 }
 
 /** An SDK holder as the lease routes keep it: the key it belongs to and what the counter holds for it. */
@@ -238,7 +241,8 @@ export class DynamoBudgetLeaseStore implements BudgetLeaseStore, LeaseHolderRegi
           TableName: this.table.tableName,
           Key: itemKeys.leaseHolderCount(orgId, day),
           UpdateExpression: 'ADD #k :one, #t :one SET expiresAt = if_not_exists(expiresAt, :exp)',
-          ConditionExpression: '(attribute_not_exists(#k) OR #k < :mk) AND (attribute_not_exists(#t) OR #t < :mo)',
+          ConditionExpression:
+            '(attribute_not_exists(#k) OR #k < :mk) AND (attribute_not_exists(#t) OR #t < :mo)',
           ExpressionAttributeNames: { '#k': `k#${keyId}`, '#t': 'total' },
           ExpressionAttributeValues: {
             ':one': 1,
@@ -279,7 +283,10 @@ function holderRecordOf(item: Record<string, unknown>): LeaseHolderRecord {
     keyId: String(item.keyId ?? ''),
     held: heldOf(item.held),
     reservedNanos: num(item.reservedNanos),
-    pending: p !== null && typeof p === 'object' ? { held: heldOf(p.held), consumedNanos: num(p.consumedNanos) } : null,
+    pending:
+      p !== null && typeof p === 'object'
+        ? { held: heldOf(p.held), consumedNanos: num(p.consumedNanos) }
+        : null,
     seq: num(item.seq),
     expiresAt: num(item.expiresAt),
   };
@@ -308,7 +315,10 @@ export class MemoryBudgetLeaseStore implements BudgetLeaseStore, LeaseHolderRegi
     return Promise.resolve(next);
   }
 
-  fold(scope: BudgetScope, fold: { add: Record<string, number>; remove: Record<string, number> }): Promise<boolean> {
+  fold(
+    scope: BudgetScope,
+    fold: { add: Record<string, number>; remove: Record<string, number> },
+  ): Promise<boolean> {
     this.saves++;
     const cur = { ...(this.items.get(scope.orgId) ?? {}) };
     for (const [k, was] of Object.entries(fold.remove)) if (cur[k] !== was) return Promise.resolve(false);
@@ -329,7 +339,13 @@ export class MemoryBudgetLeaseStore implements BudgetLeaseStore, LeaseHolderRegi
     return Promise.resolve(true);
   }
 
-  register(orgId: string, keyId: string, day: string, maxPerKey: number, maxPerOrg: number): Promise<boolean> {
+  register(
+    orgId: string,
+    keyId: string,
+    day: string,
+    maxPerKey: number,
+    maxPerOrg: number,
+  ): Promise<boolean> {
     const k = `${orgId}\u0000${day}`;
     const m = this.counts.get(k) ?? new Map<string, number>();
     this.counts.set(k, m);
