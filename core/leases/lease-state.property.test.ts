@@ -6,7 +6,8 @@
  * leases) that the pipeline records at its own pace, clocks advancing past expiries and day and month
  * boundaries. The claims of docs/admission.md:
  * - spend admitted against a period never exceeds its cap plus what calls cost above their worst case
- *   plus unleased spend (nobody admits that; it only shrinks the room once the pipeline has it);
+ *   plus unleased spend (nobody admits that; it only shrinks the room once the pipeline has it) plus the
+ *   reservations a renewal carried over a rollover (calls admitted under the previous period's cap);
  * - with no write left uncertain, once every holder has reported, the counter's settled spend is exactly
  *   what was spent through holders (counted once) and nothing stays committed.
  * Cases are long (60–400 operations) and caps small against the calls, so most cases reach the cap.
@@ -127,6 +128,11 @@ interface World {
   billed: Map<string, number>;
   unleased: Map<string, number>;
   over: number;
+  /**
+   * Reservations a renewal carried from a slice of an earlier day (month) into the new one: calls admitted
+   * under the earlier period's cap and still in flight at the rollover, counted in the new period.
+   */
+  carried: Map<string, number>;
   unrecorded: { day: string; month: string; actual: number }[];
   recorded: Map<string, number>;
   uncertain: number;
@@ -157,7 +163,16 @@ function land(w: World, write: Write): LeaseGrant | null {
   const holder = w.holders[write.holder] as LeaseHolderState;
   if (w.generations[write.holder] !== write.generation) return next === null ? null : write.grant;
   if (next === null) holder.renewalFailed();
-  else holder.applyGrant(write.report, write.grant, w.now);
+  else {
+    const from = write.report.request.held;
+    const to = write.grant.held;
+    const reserved = write.report.request.reservedNanos;
+    if (from && to && reserved > 0) {
+      if (from.day !== to.day) add(w.carried, to.day, reserved);
+      if (from.month !== to.month) add(w.carried, to.month, reserved);
+    }
+    holder.applyGrant(write.report, write.grant, w.now);
+  }
   return next === null ? null : write.grant;
 }
 
@@ -223,7 +238,7 @@ function check(w: World): void {
     const cap = period.length === 10 ? w.caps.day : w.caps.month;
     if (cap === null) continue;
     w.reached = Math.max(w.reached, spent / cap);
-    const allowed = cap + w.over + (w.unleased.get(period) ?? 0);
+    const allowed = cap + w.over + (w.unleased.get(period) ?? 0) + (w.carried.get(period) ?? 0);
     if (spent > allowed)
       throw new Error(`${period}: spent ${spent} > cap ${cap} + over ${w.over} + unleased`);
   }
@@ -243,6 +258,7 @@ function run(ops: readonly Op[], caps: CapsNanos, start: number, skews: number[]
     billed: new Map(),
     unleased: new Map(),
     over: 0,
+    carried: new Map(),
     unrecorded: [],
     recorded: new Map(),
     uncertain: 0,

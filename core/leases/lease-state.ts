@@ -396,7 +396,8 @@ export function planLease(
       if (cap !== null && grows > 0) atMost[key] = cap - extra[per] - grows;
     }
   }
-  const settledLeavesNoRoom = exhausted && room < need;
+  // A plain renewal (no need) is refused for good once settled spend has used the whole cap.
+  const settledLeavesNoRoom = exhausted && (need > 0 ? room < need : room <= 0);
   const retryAtMs = !exhausted
     ? null
     : settledLeavesNoRoom
