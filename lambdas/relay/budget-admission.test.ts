@@ -224,6 +224,25 @@ describe('the lease timer', () => {
     await a.releaseAll();
   });
 
+  it('quiesce waits for a lease write in flight (the Lambda handler awaits it before the container freezes)', async () => {
+    const { store, a, d } = await oneAdmittedCall();
+    d.ticket.settle(7_000);
+    const apply = store.apply.bind(store);
+    let landed = false;
+    store.apply = (scope, delta) =>
+      new Promise((resolve) => setTimeout(resolve, 50)).then(() => {
+        landed = true;
+        return apply(scope, delta);
+      });
+    void a.releaseAll();
+    const quiet = a.quiesce();
+    expect(landed).toBe(false);
+    await jest.advanceTimersByTimeAsync(60);
+    await quiet;
+    expect(landed).toBe(true);
+    expect(a.holderOf(TEST_ORG)?.held).toBeNull();
+  });
+
   it('backs off while the store is down instead of retrying in a loop', async () => {
     const { store, a, d } = await oneAdmittedCall(); // a call in flight: its slice must be renewed
     let attempts = 0;

@@ -168,6 +168,14 @@ export class LeaseAdmission implements RelayAdmission {
     };
   }
 
+  /**
+   * Waits for the lease operations in flight (each bounded by the store timeout) so none is left running
+   * when Lambda freezes the container after an invocation. Never rejects.
+   */
+  async quiesce(): Promise<void> {
+    await Promise.all([...this.entries.values()].map((e) => e.renewal?.catch(() => undefined)));
+  }
+
   /** Returns every slice this container holds (process shutdown). Never rejects. */
   async releaseAll(): Promise<void> {
     await Promise.all([...this.entries.values()].map((e) => this.release(e)));

@@ -262,7 +262,9 @@ describe('lease abuse (issue 19)', () => {
     // Burst of 20 then 10/s: the 21st call in the same instant is refused.
     const statuses: number[] = [];
     for (let i = 0; i < 21; i++) {
-      statuses.push((await api('POST /v1/budget/lease', { key: other, body: { holderId: 'fine' } })).status);
+      statuses.push(
+        (await api('POST /v1/budget/lease', { key: other, body: { holderId: 'fine' } })).status ?? 0,
+      );
     }
     expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(1);
   });
