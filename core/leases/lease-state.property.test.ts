@@ -437,7 +437,8 @@ describe('budget leases (property)', () => {
     );
     // The cases must reach the cap, or the property says little (issue 18.9).
     expect(reached90).toBeGreaterThanOrEqual(RUNS * 0.5);
-    if (process.env.LEASE_PROPERTY_STATS === '1') console.log(`cases reaching 90 % of a cap: ${reached90}/${RUNS}`);
+    if (process.env.LEASE_PROPERTY_STATS === '1')
+      console.log(`cases reaching 90 % of a cap: ${reached90}/${RUNS}`);
   });
 
   it('counts spend through holders exactly once when every write is answered and every holder reports', () => {
