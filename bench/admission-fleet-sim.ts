@@ -16,6 +16,7 @@
 import { LeaseHolderState, type PendingReport } from '../core/leases/lease-holder';
 import {
   applyDelta,
+  crossesDay,
   planLease,
   planRelease,
   type CapsNanos,
@@ -230,6 +231,18 @@ export async function simulateFleet(opts: FleetSimOptions): Promise<FleetSimResu
     const h = c.holder;
     const report: PendingReport = h.report(need, now);
     let reading = c.reading;
+    if (crossesDay(report.request.held, now)) {
+      // Across midnight: the old day's slice returns first, then the grant (core/leases crossesDay).
+      const out = await write(planRelease(report.request, now));
+      if (out === 'timeout' || out === 'throttled') {
+        h.writeUncertain(report, out === 'timeout' ? { held: null } : null);
+        c.reading = undefined;
+        c.failedUntil = now + 1_000;
+        return 'failed';
+      }
+      h.releasedBeforeRollover(report);
+      reading = out ?? undefined;
+    }
     for (let attempt = 0; attempt < 6; attempt++) {
       reading ??= await read();
       const { delta, grant } = planLease(reading, report.request, caps, now);

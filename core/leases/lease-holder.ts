@@ -30,7 +30,8 @@ export const LEASE_REPORT_LEAD_MS = 3_000;
 
 /** A snapshot sent with a renewal; {@link LeaseHolderState.applyGrant} subtracts exactly what it reported. */
 export interface PendingReport {
-  readonly request: LeaseRequest;
+  /** Replaced (not mutated) by {@link LeaseHolderState.releasedBeforeRollover}. */
+  request: LeaseRequest;
 }
 
 export class LeaseHolderState {
@@ -213,6 +214,19 @@ export class LeaseHolderState {
     this.sliceNanos = 0;
     this.held = attempted.held;
     this.unreportedNanos = Math.max(0, this.unreportedNanos - sent.request.consumedNanos);
+  }
+
+  /**
+   * The first write of a renewal across midnight (see crossesDay) landed: the old slice is returned and the
+   * report's spend settled. What follows (the grant, its answer or its uncertainty) reports nothing more.
+   */
+  releasedBeforeRollover(sent: PendingReport): void {
+    this.unreportedNanos = Math.max(0, this.unreportedNanos - sent.request.consumedNanos);
+    this.held = null;
+    // The returned slice is no longer usable, whatever becomes of the grant.
+    this.sliceNanos = 0;
+    this.expiresAtMs = 0;
+    sent.request = { ...sent.request, consumedNanos: 0, held: null };
   }
 
   /** After a release: nothing held, spend up to the report delivered. */

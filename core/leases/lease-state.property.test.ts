@@ -17,6 +17,7 @@ import { LeaseHolderState, type PendingReport } from './lease-holder';
 import {
   applyDelta,
   counterFigures,
+  crossesDay,
   periodsAt,
   planLease,
   planRelease,
@@ -111,6 +112,11 @@ interface Write {
   holder: number;
   generation: number;
   report: PendingReport;
+  /** Across midnight: the release written before the grant (core/leases crossesDay). */
+  first?: CounterDelta;
+  /** The slice the report returns (the report itself forgets it once the release has landed). */
+  from: HeldSlice | null;
+  reserved: number;
   delta: CounterDelta;
   grant: LeaseGrant;
 }
@@ -156,21 +162,46 @@ function recordedNow(w: World): { day?: number; month?: number } {
 
 /** Plans a holder's report against `reading` (possibly stale) at the holder's clock. */
 function plan(w: World, h: number, report: PendingReport, reading: CounterReading): Write {
+  const base = {
+    holder: h,
+    generation: w.generations[h] as number,
+    report,
+    from: report.request.held ?? null,
+    reserved: report.request.reservedNanos,
+  };
+  if (crossesDay(report.request.held, w.now)) {
+    const first = planRelease(report.request, w.now);
+    const after = applyDelta(reading, first) ?? reading;
+    const req = { ...report.request, consumedNanos: 0, held: null };
+    const { delta, grant } = planLease(after, req, w.caps, w.now, undefined, recordedNow(w));
+    return { ...base, first, delta, grant };
+  }
   const { delta, grant } = planLease(reading, report.request, w.caps, w.now, undefined, recordedNow(w));
-  return { holder: h, generation: w.generations[h] as number, report, delta, grant };
+  return { ...base, delta, grant };
+}
+
+/** The first write of a renewal across midnight lands (it has no condition). */
+function landFirst(w: World, write: Write): void {
+  if (write.first === undefined) return;
+  w.counter = applyDelta(w.counter, write.first) ?? w.counter;
+  write.first = undefined;
+  if (w.generations[write.holder] === write.generation) {
+    (w.holders[write.holder] as LeaseHolderState).releasedBeforeRollover(write.report);
+  }
 }
 
 /** The write reaches the store now: applied if its conditions hold. */
 function land(w: World, write: Write): LeaseGrant | null {
+  landFirst(w, write);
   const next = applyDelta(w.counter, write.delta);
   if (next !== null) w.counter = next;
   const holder = w.holders[write.holder] as LeaseHolderState;
   if (w.generations[write.holder] !== write.generation) return next === null ? null : write.grant;
   if (next === null) holder.renewalFailed();
   else {
-    const from = write.report.request.held;
+    const from = write.from;
     const to = write.grant.held;
-    const reserved = write.report.request.reservedNanos;
+    const reserved = write.reserved;
     if (from && to && reserved > 0) {
       if (from.day !== to.day) add(w.carried, to.day, reserved);
       if (from.month !== to.month) add(w.carried, to.month, reserved);
@@ -337,6 +368,7 @@ function run(
         const p = w.pending[h];
         if (p !== undefined) {
           w.pending[h] = undefined;
+          landFirst(w, p); // a renewal across midnight: the timeout hits its second write
           holder.writeUncertain(p.report, { held: p.grant.held });
           w.late.push(p);
           w.uncertain++;

@@ -421,6 +421,16 @@ export function planLease(
   };
 }
 
+/**
+ * True when a report would return a slice of an earlier day: such a renewal is written as two writes, a
+ * release (every attribute shrinks) and then a grant (every attribute grows), so that each write, if its
+ * answer never comes, has one belief that can only overcount (a single write would shrink the old day and
+ * grow the new one, and no single belief is safe for both).
+ */
+export function crossesDay(held: HeldSlice | null | undefined, nowMs: number): boolean {
+  return held !== null && held !== undefined && held.day !== periodsAt(nowMs).day;
+}
+
 /** A holder's final report: its slice returns whole and its spend is settled (no condition needed). */
 export function planRelease(
   req: { consumedNanos: number; held?: HeldSlice | null },

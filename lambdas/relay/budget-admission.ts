@@ -460,7 +460,7 @@ export class LeaseAdmission implements RelayAdmission {
     if (e.renewal !== undefined) return e.renewal;
     const h = e.holder;
     const report = h.report(needNanos, this.now(), Math.max(0, wantNanos));
-    const tracker: WriteTracker = {};
+    const tracker: WriteTracker = { onReleased: () => h.releasedBeforeRollover(report) };
     const run = async (): Promise<LeaseGrant | 'failed'> => {
       try {
         const out = await withTimeout(

@@ -7,6 +7,7 @@
 import { hardCapsOf, type BudgetScope } from '../../core/admission/budget-scopes';
 import {
   admissionView,
+  crossesDay,
   DEFAULT_LEASE_POLICY,
   periodsAt,
   planFold,
@@ -83,6 +84,8 @@ export interface WriteTracker {
    * in the holder's record first, so a crash between the two writes resolves to an overcount).
    */
   beforeWrite?: (inFlight: { held: HeldSlice | null; consumedNanos: number }) => Promise<void>;
+  /** A renewal across midnight is two writes (core/leases crossesDay): called when the first landed. */
+  onReleased?: () => void;
 }
 
 export class BudgetLeases {
@@ -108,10 +111,11 @@ export class BudgetLeases {
    */
   async take(
     scope: BudgetScope,
-    req: LeaseRequest,
+    request: LeaseRequest,
     known: { reading?: CounterReading; caps?: CapsNanos } = {},
     tracker: WriteTracker = {},
   ): Promise<LeaseOutcome> {
+    let req = request;
     const caps = known.caps ?? (await this.caps(scope));
     const held = req.held ?? null;
     if (caps.day === null && caps.month === null && req.consumedNanos <= 0 && held === null) {
@@ -121,6 +125,18 @@ export class BudgetLeases {
     }
     const recorded = await this.recorded(scope);
     let reading = known.reading;
+    if (crossesDay(held, this.opts.now())) {
+      // First write: the old day's slice returns with its spend; then the grant, on its own.
+      tracker.inFlight = { held: null, consumedNanos: req.consumedNanos };
+      await tracker.beforeWrite?.(tracker.inFlight);
+      const after = await this.opts.store.apply(
+        scope,
+        planRelease({ consumedNanos: req.consumedNanos, held }, this.opts.now()),
+      );
+      tracker.onReleased?.();
+      req = { ...req, consumedNanos: 0, held: null };
+      reading = after ?? undefined;
+    }
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       reading ??= await this.opts.store.read(scope);
       const now = this.opts.now();

@@ -154,7 +154,14 @@ export const takeBudgetLease: Route = {
     const consumedNanos = Math.min(usdToNanos(body.consumedUsd), granted);
     const reservedNanos = Math.min(usdToNanos(body.reservedUsd), granted - consumedNanos);
     const writer = recordWriter(services, program, body.holderId, record);
-    const tracker: WriteTracker = { beforeWrite: (inFlight) => writer.journal(held, inFlight) };
+    let journaledHeld = held;
+    const tracker: WriteTracker = {
+      beforeWrite: (inFlight) => writer.journal(journaledHeld, inFlight),
+      // A renewal across midnight returned the old slice first (core/leases crossesDay).
+      onReleased: () => {
+        journaledHeld = null;
+      },
+    };
     const [{ grant }, enforcement] = await Promise.all([
       busyAsUnavailable(
         services.budgetLeases.take(
