@@ -15,13 +15,56 @@ import { LOCAL_RESOURCE_NAMES } from '../lambdas/shared/table-definitions';
 import { startMockProviders } from '../local/mock-providers';
 import { createLocalProxy } from '../local/proxy/local-proxy';
 import { createLocalAwsClients, provisionLocalResources, startStandIns } from '../local/runtime';
+import { simulateFleet } from './admission-fleet-sim';
 
 const CALL_NANOS = 2_144 * 2_500 + 64 * 10_000; // 6,000,000 = $0.006
 const CAP_NANOS = 300_000_000; // $0.30
 const PROMPT = 'The quick brown fox jumps over the lazy dog. '.repeat(200).slice(0, 2_144 * 4);
 const WAVES = 4;
 
+/**
+ * Issue 18.4: the deployment simulated (bench/admission-fleet-sim.ts), 1 to 1,000 relay containers
+ * against the counter item's model, 60 virtual seconds across midnight UTC, a daily cap of $0.04 per
+ * container reached in both days. Targets at 1,000 containers: 0 calls past the cap, 0 admitted without a
+ * reservation, ≤ 1,000 WCU/s at the item.
+ */
+async function fleetTable(): Promise<void> {
+  console.log(
+    'Fleet simulation: N Lambda containers (one call at a time, frozen while idle, recycled), the counter item ' +
+      'with 4/7 ms reads/writes (long tail, 0.05 % past the 1 s timeout, landing late), 1,000 WCU/s per partition, ' +
+      '60 virtual s across 00:00 UTC; $0.006 calls; daily cap $0.04 × N',
+  );
+  const header =
+    'containers  admitted  refused final/retryable  past cap (calls)  no reservation  peak writes/s  peak WCU/s  ' +
+    'mean writes/s  ops/admitted  p99 wait ms  item bytes  late landings  verdict';
+  console.log(header);
+  console.log('-'.repeat(header.length));
+  for (const containers of [1, 10, 100, 1_000]) {
+    const r = await simulateFleet({ containers, seed: 18 });
+    const ok = r.pastCapCalls === 0 && r.admittedWithoutReservation === 0 && r.peakWcuPerSecond <= 1_000;
+    console.log(
+      [
+        String(containers).padEnd(11),
+        String(r.admitted).padEnd(9),
+        `${r.refusedFinal}/${r.refusedRetryable}`.padEnd(24),
+        r.pastCapCalls.toFixed(2).padEnd(17),
+        String(r.admittedWithoutReservation).padEnd(15),
+        String(r.peakWritesPerSecond).padEnd(14),
+        String(r.peakWcuPerSecond).padEnd(11),
+        r.meanWritesPerSecond.toFixed(1).padEnd(14),
+        r.opsPerAdmitted.toFixed(2).padEnd(13),
+        r.p99WaitMs.toFixed(0).padEnd(12),
+        String(r.maxItemBytes).padEnd(11),
+        String(r.lateLandings).padEnd(14),
+        ok ? 'ok' : 'MISSED',
+      ].join(' '),
+    );
+  }
+  console.log('');
+}
+
 export default async function admissionBench(): Promise<void> {
+  await fleetTable();
   const standIns = await startStandIns({ memory: true });
   const clients = createLocalAwsClients(standIns);
   await provisionLocalResources({ dynamo: clients.dynamo, kinesis: clients.kinesis });

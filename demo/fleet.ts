@@ -469,7 +469,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
         (f) => applies(f) && (sdkScope !== undefined ? f.scope === sdkScope : f.triggerType === code),
       );
       if (flag === undefined) {
-        const admission = /^budget_(daily|monthly)_hard$/.test(code);
+        const admission = /^budget_(daily|monthly)_(hard|held)$/.test(code);
         const triggerType = code === 'hard_cap' ? 'budget_daily_hard' : code;
         const { layer, name } = layerOfTrigger(triggerType);
         return {

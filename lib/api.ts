@@ -53,6 +53,7 @@ export const API_ROUTES: readonly RouteSpec[] = [
   { method: PUT, path: '/v1/budget', target: 'api', auth: 'person' },
   { method: POST, path: '/v1/budget/lease', target: 'api', auth: 'handler' },
   { method: POST, path: '/v1/budget/lease/release', target: 'api', auth: 'handler' },
+  { method: POST, path: '/v1/budget/settled/correct', target: 'api', auth: 'person' },
   { method: GET, path: '/v1/keys', target: 'api', auth: 'person' },
   { method: POST, path: '/v1/keys', target: 'api', auth: 'person' },
   { method: DELETE, path: '/v1/keys/{publicId}', target: 'api', auth: 'person' },

@@ -102,16 +102,21 @@ export class SpendguardData extends Construct {
   }
 
   /**
-   * Grants `PutItem` on the Data table only to items whose partition key matches one of `partitions`
-   * (`*` = any organization id), through the `dynamodb:LeadingKeys` condition: a function that writes one
-   * kind of item cannot write API keys, ledger entries or another partition's items (issue 21).
-   * @example data.bindDataPutsTo(relay, [itemKeys.budgetLease('*').pk]) // lease items only
+   * Grants `actions` (default `PutItem`) on the Data table only to items whose partition key matches one
+   * of `partitions` (`*` = any organization id), through the `dynamodb:LeadingKeys` condition: a function
+   * that writes one kind of item cannot write API keys, ledger entries or another partition's items
+   * (issue 21).
+   * @example data.bindDataPutsTo(relay, [itemKeys.budgetCounter('*').pk], ['UpdateItem']) // the counter's partition
    */
-  public bindDataPutsTo(fn: SpendguardFunction, partitions: readonly string[]): void {
+  public bindDataPutsTo(
+    fn: SpendguardFunction,
+    partitions: readonly string[],
+    actions: ReadonlyArray<'PutItem' | 'UpdateItem'> = ['PutItem'],
+  ): void {
     fn.addEnvironment('DATA_TABLE', this.dataTable.tableName);
     fn.addToRolePolicy(
       new iam.PolicyStatement({
-        actions: ['dynamodb:PutItem'],
+        actions: actions.map((a) => `dynamodb:${a}`),
         resources: [this.dataTable.tableArn],
         conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...partitions] } },
       }),

@@ -164,11 +164,11 @@ export class SpendguardEdge extends Construct {
           : DEFAULT_RELAY_RESERVED_CONCURRENCY,
       defaults,
     });
-    // Budget admission (docs/admission.md): GetItem keys, org config and lease items; PutItem lease items
-    // (conditional on their version); Query the day / month aggregates that seed a new lease item.
+    // Budget admission (docs/admission.md): GetItem keys, org config and the budget counter; Query the day /
+    // month aggregates. Writes: the budget counter only, by conditional ADD (UpdateItem), in its partition
+    // (issue 21; IAM cannot narrow a grant by sort key, so the organization partition is the bound).
     data.bindDataTable(this.relayFunction, ['GetItem', 'Query']);
-    // Writes: budget lease items only (issue 21), named by their key layout.
-    data.bindDataPutsTo(this.relayFunction, [itemKeys.budgetLease('*').pk]);
+    data.bindDataPutsTo(this.relayFunction, [itemKeys.budgetCounter('*').pk], ['UpdateItem']);
     // The kill flags, checked again at the origin (issue 19.5): one BatchGetItem per key and session a second.
     data.bindFlagsTable(this.relayFunction, ['BatchGetItem']);
     secrets.bindPepper(this.relayFunction);

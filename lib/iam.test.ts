@@ -139,11 +139,11 @@ describeWithHandlers('least-privilege IAM', () => {
   });
 
   it.each([
-    // The relay writes budget lease items only (their partition today: ORG#<orgId>), not API keys
-    // (KEY#…), ledger entries (ORG#…#LEDGER) or any other partition's items.
-    ['Edge/Relay', ['ORG#*']],
-    ['Api/Enforce', ['ORG#*#AUDIT', 'ORG#*#OWNER']],
-  ])('%s: Data writes limited by partition key (dynamodb:LeadingKeys %j)', (fn, partitions) => {
+    // The relay updates the budget counter only (its partition: ORG#<orgId>), never puts, and cannot write
+    // API keys (KEY#…), ledger entries (ORG#…#LEDGER) or any other partition's items.
+    ['Edge/Relay', 'dynamodb:UpdateItem', ['ORG#*']],
+    ['Api/Enforce', 'dynamodb:PutItem', ['ORG#*#AUDIT', 'ORG#*#OWNER']],
+  ])('%s: %s on Data limited by partition key (dynamodb:LeadingKeys %j)', (fn, action, partitions) => {
     const roleId = idAt(s.template, `${fn}Support/Role`);
     const policies = Object.values(s.template.findResources('AWS::IAM::Policy')) as Array<{
       Properties: {
@@ -156,11 +156,11 @@ describeWithHandlers('least-privilege IAM', () => {
     const puts = policies
       .filter((p) => p.Properties.Roles.some((r) => r.Ref === roleId))
       .flatMap((p) => p.Properties.PolicyDocument.Statement)
-      .filter((st) => [st.Action].flat().includes('dynamodb:PutItem'))
+      .filter((st) => [st.Action].flat().some((a) => a === 'dynamodb:PutItem' || a === 'dynamodb:UpdateItem'))
       .filter((st) => JSON.stringify(st.Resource).includes(idAt(s.template, 'Data/Data')));
     expect(puts).toEqual([
       expect.objectContaining({
-        Action: 'dynamodb:PutItem',
+        Action: action,
         Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': partitions } },
       }),
     ]);
@@ -171,7 +171,7 @@ describeWithHandlers('least-privilege IAM', () => {
       sorted([
         `dynamodb:BatchGetItem ${flags()}`,
         `dynamodb:GetItem ${data()}`,
-        `dynamodb:PutItem ${data()}`,
+        `dynamodb:UpdateItem ${data()}`, // conditioned on the partition key: see the LeadingKeys test above
         `dynamodb:Query ${data()}`,
         `dynamodb:Query ${data()}/index/gsi1`,
         `kinesis:PutRecords ${arn('Pipeline/Events')}`,

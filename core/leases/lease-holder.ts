@@ -7,7 +7,14 @@
  * when the call ends its reservation is replaced by its actual cost (reported at the next renewal).
  * A renewal reports the unreported spend and replaces the slice (see grantLease).
  */
-import type { BudgetPeriod, LeaseGrant, LeaseRequest } from './lease-state';
+import { utcDayEnd } from '../guardrails/periods';
+import {
+  ROLLOVER_SPREAD_MS,
+  type BudgetPeriod,
+  type HeldSlice,
+  type LeaseGrant,
+  type LeaseRequest,
+} from './lease-state';
 
 /** Spend-rate window: the rate is the spend settled over the last full window (or the current one). */
 const RATE_WINDOW_MS = 10_000;
@@ -23,7 +30,8 @@ export const LEASE_REPORT_LEAD_MS = 3_000;
 
 /** A snapshot sent with a renewal; {@link LeaseHolderState.applyGrant} subtracts exactly what it reported. */
 export interface PendingReport {
-  readonly request: LeaseRequest;
+  /** Replaced (not mutated) by {@link LeaseHolderState.releasedBeforeRollover}. */
+  request: LeaseRequest;
 }
 
 export class LeaseHolderState {
@@ -31,6 +39,13 @@ export class LeaseHolderState {
   capped: boolean | undefined;
   sliceNanos = 0;
   expiresAtMs = 0;
+  /** True when the slice ends with its day (see {@link LeaseGrant.endsWithPeriod}). */
+  endsWithPeriod = false;
+  /**
+   * What the counter holds for this holder, as far as it can tell: the next report returns it whole. After
+   * a write whose answer never came, the belief that can only overcount (see {@link writeUncertain}).
+   */
+  held: HeldSlice | null = null;
   /** Settled spend not yet reported to the store. */
   unreportedNanos = 0;
   reservedNanos = 0;
@@ -76,12 +91,11 @@ export class LeaseHolderState {
     if (this.reservations > 0) {
       // Slices never outlive the UTC day (86,400,000 ms in epoch time): renew once the store is in the new
       // day for sure (past the expiry by the skew guard).
-      if (at <= nowMs && this.expiresAtMs % 86_400_000 === 0) {
-        return Math.max(nowMs, this.expiresAtMs + this.expiryGuardMs);
-      }
+      const dayEnd = utcDayEnd(this.expiresAtMs - ROLLOVER_SPREAD_MS);
+      if (this.endsWithPeriod && at <= dayEnd) return Math.max(nowMs, dayEnd + this.expiryGuardMs);
       return Math.max(nowMs, at);
     }
-    if (this.unreportedNanos > 0) return Math.max(nowMs, at);
+    if (this.unreportedNanos > 0 || this.held !== null) return Math.max(nowMs, at);
     return null;
   }
 
@@ -151,6 +165,7 @@ export class LeaseHolderState {
         needNanos,
         rateNanosPerSecond: this.rateNanosPerSecond(nowMs),
         wantNanos,
+        held: this.held,
       },
     };
   }
@@ -168,13 +183,50 @@ export class LeaseHolderState {
     this.capped = grant.capped;
     this.sliceNanos = grant.capped ? grant.sliceNanos : 0;
     this.expiresAtMs = grant.expiresAtMs;
+    this.endsWithPeriod = grant.endsWithPeriod;
+    this.held = grant.held;
     this.exhaustedRetryAtMs = grant.exhausted ? grant.retryAtMs : null;
     this.exhaustedBy = grant.refusedBy;
   }
 
-  /** The renewal failed (store unreachable): the report will be sent again. */
+  /** The renewal failed before any write was sent: nothing changed, the report will be sent again. */
   renewalFailed(): void {
     this.renewing = false;
+  }
+
+  /**
+   * The answer to a write never came (a timeout): it may land now, later, or never. The holder believes
+   * whichever outcome makes its next report overcount if wrong: a write that grows the counter
+   * (`consumed + new slice − old slice > 0`) did not land, one that shrinks it did. Under that belief it
+   * uses only what the counter holds for it in either outcome: after a growing write, the old slice (the
+   * counter holds the larger new one if it landed); after a shrinking one, nothing until its next answer.
+   * So the counter ends at or above the truth, never below (docs/admission.md, "uncertain writes").
+   * @param attempted what the write would hold for this holder (null: no write was sent)
+   */
+  writeUncertain(sent: PendingReport, attempted: { held: HeldSlice | null } | null): void {
+    this.renewing = false;
+    if (attempted === null) return;
+    const grows =
+      sent.request.consumedNanos + (attempted.held?.sliceNanos ?? 0) - (sent.request.held?.sliceNanos ?? 0) >
+      0;
+    if (grows) return;
+    this.expiresAtMs = 0;
+    this.sliceNanos = 0;
+    this.held = attempted.held;
+    this.unreportedNanos = Math.max(0, this.unreportedNanos - sent.request.consumedNanos);
+  }
+
+  /**
+   * The first write of a renewal across midnight (see crossesDay) landed: the old slice is returned and the
+   * report's spend settled. What follows (the grant, its answer or its uncertainty) reports nothing more.
+   */
+  releasedBeforeRollover(sent: PendingReport): void {
+    this.unreportedNanos = Math.max(0, this.unreportedNanos - sent.request.consumedNanos);
+    this.held = null;
+    // The returned slice is no longer usable, whatever becomes of the grant.
+    this.sliceNanos = 0;
+    this.expiresAtMs = 0;
+    sent.request = { ...sent.request, consumedNanos: 0, held: null };
   }
 
   /** After a release: nothing held, spend up to the report delivered. */
@@ -183,6 +235,7 @@ export class LeaseHolderState {
     this.unreportedNanos = Math.max(0, this.unreportedNanos - sent.request.consumedNanos);
     this.sliceNanos = 0;
     this.expiresAtMs = 0;
+    this.held = null;
     this.capped = undefined;
   }
 }

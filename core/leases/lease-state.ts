@@ -1,22 +1,20 @@
 /**
- * Budget leases (design decision 12), the pure state machine of one budget item: an organization's
- * settled spend per period and the slices its holders (relay containers, SDK processes) hold.
+ * Budget leases (design decision 12), the pure protocol of one budget counter: an organization's committed
+ * and settled spend per period, kept as numbers the store changes with server-side conditional arithmetic
+ * (`UpdateItem … ADD … ConditionExpression committed <= :limit`), never by replacing a whole item.
  *
- * A holder takes a slice with one conditional write, admits calls against it in memory, and reports what it
- * consumed when it renews or releases. The item's invariant, for every capped period p:
+ * For every capped period p the counter keeps `committed[p] = settled[p] + Σ unreturned slices of p`, and a
+ * write that grows `committed[p]` by A carries the condition `committed[p] ≤ cap[p] − A`. So no two holders
+ * can spend the same remainder, whatever the number of writers: concurrent grants that fit all succeed
+ * (no version to race on); near the cap the condition fails and the writer re-reads and asks for less.
  *
- *     settled[p] + Σ live slices ≤ cap[p]        (a slice is "live" until its expiry)
+ * A holder knows what the counter holds for it (its {@link HeldSlice}); every report returns that slice
+ * whole, adds what it spent, and takes a new one, in one write. A slice that lapses unreturned (a frozen
+ * or crashed holder) stays counted: it is charged as spent (never past the cap) until its holder reports,
+ * which returns it. Slices are filed in 10 s expiry buckets, so the counter knows how much of its committed
+ * figure is lapsed (charged) and how many holders are live (fair shares) without listing any holder.
  *
- * so as long as each holder spends only within its slice, spend never passes the cap. "Settled" is the larger of
- * two figures: what holders reported, and what the pipeline's aggregates recorded as last read by a writer
- * (spend that no holder reports: telemetry ingest, an SDK without a lease, a holder that vanished before
- * reporting). Both are lower bounds of the true spend, so their maximum is one too: it never over-refuses. Slices are sized by
- * the holder's spend rate (few writes far from the cap) and shrink with what is left (a fair share of the
- * remainder), so near the cap a slice is exactly the call waiting for it: admission becomes per call and
- * exact. A slice expires at `min(now + ttl, end of the day)`: a holder that vanished strands its slice only
- * until then, and no slice outlives its period. See docs/admission.md for the bound and its argument.
- *
- * Nothing here reads a clock or a store: time, caps and the stored state come in as arguments.
+ * Nothing here reads a clock or a store: time, caps and the stored numbers come in as arguments.
  */
 import { utcDayEnd } from '../guardrails/periods';
 
@@ -27,34 +25,49 @@ export type BudgetPeriod = (typeof BUDGET_PERIODS)[number];
 /** Cap per period in nano-USD; null = no hard (`block`) cap for that period. */
 export type CapsNanos = Readonly<Record<BudgetPeriod, number | null>>;
 
-/** One holder's slice as the item records it. */
-export interface HolderLease {
-  /** The whole slice held (it covers the holder's in-flight reservations), nano-USD. */
-  readonly sliceNanos: number;
-  /** After this instant (ms) the slice counts for nothing: it is back in the budget. */
-  readonly expiresAtMs: number;
-  /** The day (`2026-11-23`) and month (`2026-11`) the slice was granted in. */
-  readonly day: string;
-  readonly month: string;
-  /** In-flight reservations at the holder's last report (the admission panel shows them). */
-  readonly reservedNanos: number;
-  readonly reservations: number;
+/** Slices are filed by expiry in buckets of this width (the counter's attribute count stays small). */
+export const BUCKET_MS = 10_000;
+/**
+ * Slices granted near the end of a day end at `dayEnd + spread(holder)`, spread over this window, so a
+ * fleet does not renew all at once at 00:00 UTC. A slice's spend counts in the day it was granted.
+ */
+export const ROLLOVER_SPREAD_MS = 10_000;
+/** Lapsed buckets older than this are folded into one lapsed figure per period (the item stays small). */
+export const FOLD_AFTER_MS = 60_000;
+
+/** The counter of one scope as read: attribute name → integer nano-USD (or a holder count). */
+export type CounterReading = Readonly<Record<string, number>>;
+
+/** Attribute names of the counter (one per period or per expiry bucket; none per holder). */
+export const counterKeys = {
+  committed: (p: BudgetPeriod, id: string) => `c${p === 'day' ? 'D' : 'M'}#${id}`,
+  settled: (p: BudgetPeriod, id: string) => `s${p === 'day' ? 'D' : 'M'}#${id}`,
+  lapsed: (p: BudgetPeriod, id: string) => `l${p === 'day' ? 'D' : 'M'}#${id}`,
+  bucket: (day: string, endMs: number) => `b#${day}#${endMs}`,
+  bucketHolders: (day: string, endMs: number) => `n#${day}#${endMs}`,
+  /** In-flight reservations the bucket's holders last reported, and their count (the admission panel). */
+  bucketReserved: (day: string, endMs: number) => `r#${day}#${endMs}`,
+  bucketReservations: (day: string, endMs: number) => `q#${day}#${endMs}`,
+};
+
+type BucketKind = 'b' | 'n' | 'r' | 'q';
+
+/** An expiry bucket read back from its attribute name. */
+export function parseBucketKey(key: string): { kind: BucketKind; day: string; endMs: number } | null {
+  const m = /^([bnrq])#(\d{4}-\d{2}-\d{2})#(\d{1,16})$/.exec(key);
+  if (m === null) return null;
+  return { kind: m[1] as BucketKind, day: m[2] as string, endMs: Number(m[3]) };
 }
 
-/** The budget item of one scope (today: one organization). */
-export interface LeaseState {
-  /** Incremented by every write; stores write on the condition that it did not change. */
-  readonly version: number;
+/** What the counter holds for one holder: its unreturned slice and where it is filed. */
+export interface HeldSlice {
+  readonly sliceNanos: number;
   readonly day: string;
   readonly month: string;
-  /** Spend reported by holders in the current day and month, nano-USD. */
-  readonly settled: Readonly<Record<BudgetPeriod, number>>;
-  /**
-   * The pipeline's day and month aggregates as last observed by a writer, nano-USD (see
-   * {@link observeRecorded}). Admission counts `max(settled, recorded)` per period: see {@link settledSpend}.
-   */
-  readonly recorded: Readonly<Record<BudgetPeriod, number>>;
-  readonly holders: Readonly<Record<string, HolderLease>>;
+  readonly bucketEndMs: number;
+  /** The reservations the report that took it listed (filed with it for the admission panel). @default 0 */
+  readonly reservedNanos?: number;
+  readonly reservations?: number;
 }
 
 /** How slices are sized. */
@@ -62,9 +75,9 @@ export interface LeasePolicy {
   /** Lifetime of a slice. @default 30 s */
   readonly ttlMs: number;
   /**
-   * Writes per second one budget item should see, whatever the call rate. A holder's slice covers its
-   * spend for `holders / targetWritesPerSecond` seconds (at least {@link minCoverSeconds}).
-   * @default 100 (DynamoDB serves about 1,000 writes/s to one partition key)
+   * Writes per second one counter should see, whatever the call rate. A holder's slice covers its spend
+   * for `holders / targetWritesPerSecond` seconds (at least {@link minCoverSeconds}).
+   * @default 100 (DynamoDB serves about 1,000 WCU/s to one partition key; a write here is 1 WCU)
    */
   readonly targetWritesPerSecond: number;
   /** @default 2 s */
@@ -80,7 +93,7 @@ export const DEFAULT_LEASE_POLICY: LeasePolicy = Object.freeze({
   minHeadroomNanos: 10_000_000,
 });
 
-/** A holder's renewal: what it consumed since its last report and what it needs now. */
+/** A holder's report: what it spent since its last report, what it holds, and what it needs now. */
 export interface LeaseRequest {
   readonly holderId: string;
   /** Actual spend settled by the holder since its previous report, nano-USD. */
@@ -92,11 +105,10 @@ export interface LeaseRequest {
   readonly needNanos: number;
   /** The holder's recent spend rate, nano-USD per second (sizes the headroom). */
   readonly rateNanosPerSecond: number;
-  /**
-   * Demand already queued at the holder beyond `needNanos` (other calls waiting for this answer): granted
-   * as headroom when larger than the rate-based one, within the same fair share. @default 0
-   */
+  /** Demand queued at the holder beyond `needNanos`, granted as headroom within the fair share. @default 0 */
   readonly wantNanos?: number;
+  /** What the counter holds for this holder (returned whole by this report); null: nothing. @default null */
+  readonly held?: HeldSlice | null;
 }
 
 /** The answer to a {@link LeaseRequest}. */
@@ -108,24 +120,33 @@ export interface LeaseGrant {
   /** True when the need does not fit (the slice then covers only the reservations). */
   readonly exhausted: boolean;
   /**
-   * When exhausted: true if settled spend alone leaves no room for the need (refuse now); false if the
-   * need would fit once in-flight reservations and other holders' slices are settled or returned (wait).
+   * When exhausted: true if settled spend (lapsed slices counted as spent) leaves no room for the need:
+   * refuse, not retryable. False: the room is held by live slices or in-flight reservations (retryable).
    */
   readonly settledLeavesNoRoom: boolean;
   /** Expiry of the slice (ms); for an uncapped answer, when to ask again. */
   readonly expiresAtMs: number;
-  /** End of the tightest capped period that refused (ms), for `Retry-After`; null when not exhausted. */
+  /** True when the slice ends with its day (renew just after it, not before). */
+  readonly endsWithPeriod: boolean;
+  /**
+   * When exhausted: the end of the refusing period (settled leaves no room), else the earliest instant
+   * room can come back (the next live slice's expiry, at least 1 s ahead). Null when not exhausted.
+   */
   readonly retryAtMs: number | null;
   /** The capped period that refused (the tightest), or null when not exhausted. */
   readonly refusedBy: BudgetPeriod | null;
-  /**
-   * `cap − settled` after this report (min over capped periods), nano-USD; null uncapped. Settled spend
-   * only grows within a period, so while the caps stand a call larger than this cannot fit: the holder
-   * refuses it without asking again.
-   */
+  /** `cap − settled` after this report (min over capped periods), nano-USD; null uncapped. */
   readonly roomNanos: number | null;
   /** What was free to this holder before the grant (min over capped periods), nano-USD; null uncapped. */
   readonly freeNanos: number | null;
+  /** What the counter holds for the holder after this write (its next report returns it). */
+  readonly held: HeldSlice | null;
+}
+
+/** One atomic change of the counter: signed additions, on the conditions `attr ≤ limit` (absent = 0). */
+export interface CounterDelta {
+  readonly add: Readonly<Record<string, number>>;
+  readonly atMost: Readonly<Record<string, number>>;
 }
 
 /** Per-period view for `GET /v1/budget` (CONTRACTS.md §3), in nano-USD. */
@@ -151,243 +172,342 @@ export function periodEndMs(p: BudgetPeriod, nowMs: number): number {
   return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
 }
 
-/** A fresh item for the periods of `nowMs`, with the pipeline's recorded spend (its aggregates) if known. */
-export function emptyLeaseState(
+/** A holder's place in the rollover window: a stable offset in [0, ROLLOVER_SPREAD_MS) from its id (FNV-1a). */
+export function rolloverSpreadMs(holderId: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < holderId.length; i++) {
+    h ^= holderId.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h % ROLLOVER_SPREAD_MS;
+}
+
+function val(r: CounterReading, key: string): number {
+  const v = r[key];
+  return typeof v === 'number' && Number.isFinite(v) ? v : 0;
+}
+
+function periodId(p: BudgetPeriod, day: string): string {
+  return p === 'day' ? day : day.slice(0, 7);
+}
+
+/** The counter's figures for the periods of `nowMs`: committed, settled, lapsed (charged), live holders. */
+export function counterFigures(
+  r: CounterReading,
   nowMs: number,
-  recorded: Partial<Record<BudgetPeriod, number>> = {},
-): LeaseState {
-  const p = periodsAt(nowMs);
-  return {
-    version: 0,
-    day: p.day,
-    month: p.month,
-    settled: { day: 0, month: 0 },
-    recorded: { day: recorded.day ?? 0, month: recorded.month ?? 0 },
-    holders: {},
+): {
+  committed: Record<BudgetPeriod, number>;
+  settled: Record<BudgetPeriod, number>;
+  lapsed: Record<BudgetPeriod, number>;
+  liveHolders: number;
+  /** In-flight reservations of live holders, as last reported, and their count. */
+  reservedNanos: number;
+  reservations: number;
+  /** Earliest end of a live bucket (ms), null when none. */
+  nextLapseMs: number | null;
+} {
+  const { day, month } = periodsAt(nowMs);
+  const ids: Record<BudgetPeriod, string> = { day, month };
+  const lapsed = {
+    day: val(r, counterKeys.lapsed('day', day)),
+    month: val(r, counterKeys.lapsed('month', month)),
   };
+  let liveHolders = 0;
+  let reservedNanos = 0;
+  let reservations = 0;
+  let nextLapseMs: number | null = null;
+  for (const [key, v] of Object.entries(r)) {
+    const b = parseBucketKey(key);
+    if (b === null || typeof v !== 'number') continue;
+    if (b.endMs > nowMs) {
+      if (b.kind === 'n') liveHolders += Math.max(0, v);
+      else if (b.kind === 'r') reservedNanos += Math.max(0, v);
+      else if (b.kind === 'q') reservations += Math.max(0, v);
+      else if (v > 0 && (nextLapseMs === null || b.endMs < nextLapseMs)) nextLapseMs = b.endMs;
+      continue;
+    }
+    if (b.kind !== 'b') continue;
+    if (b.day === day) lapsed.day += v;
+    if (b.day.slice(0, 7) === month) lapsed.month += v;
+  }
+  const committed = {
+    day: val(r, counterKeys.committed('day', ids.day)),
+    month: val(r, counterKeys.committed('month', ids.month)),
+  };
+  const settled = {
+    day: val(r, counterKeys.settled('day', ids.day)),
+    month: val(r, counterKeys.settled('month', ids.month)),
+  };
+  return { committed, settled, lapsed, liveHolders, reservedNanos, reservations, nextLapseMs };
+}
+
+function addTo(add: Record<string, number>, key: string, n: number): void {
+  if (n === 0) return;
+  add[key] = (add[key] ?? 0) + n;
 }
 
 /**
- * The spend admission counts per period: the larger of what holders reported and what the pipeline
- * recorded. Each is at most the true spend, so the maximum never counts a call twice; it misses only spend
- * that neither has seen yet (calls still in flight, or settled in the last moments before the pipeline).
+ * The delta of a report that returns `held` whole and counts `consumed` in the periods it belonged to (a
+ * slice of yesterday reports yesterday's spend: it no longer counts against today).
  */
-export function settledSpend(state: LeaseState): Record<BudgetPeriod, number> {
-  return {
-    day: Math.max(state.settled.day, state.recorded.day),
-    month: Math.max(state.settled.month, state.recorded.month),
-  };
+function reportDelta(
+  add: Record<string, number>,
+  held: HeldSlice | null,
+  consumed: number,
+  day: string,
+): void {
+  const spentDay = held?.day ?? day;
+  for (const p of BUDGET_PERIODS) {
+    const id = periodId(p, spentDay);
+    addTo(add, counterKeys.committed(p, id), consumed - (held?.sliceNanos ?? 0));
+    addTo(add, counterKeys.settled(p, id), consumed);
+  }
+  if (held !== null && held.sliceNanos > 0) {
+    addTo(add, counterKeys.bucket(held.day, held.bucketEndMs), -held.sliceNanos);
+    addTo(add, counterKeys.bucketHolders(held.day, held.bucketEndMs), -1);
+    addTo(add, counterKeys.bucketReserved(held.day, held.bucketEndMs), -(held.reservedNanos ?? 0));
+    addTo(add, counterKeys.bucketReservations(held.day, held.bucketEndMs), -(held.reservations ?? 0));
+  }
+}
+
+/** Nonnegative integer nano-USD from an untrusted number. */
+function nanos(n: number | undefined): number {
+  return typeof n === 'number' && Number.isFinite(n) ? Math.max(0, Math.round(n)) : 0;
 }
 
 /**
- * The state with the pipeline's aggregates for the periods of `nowMs` observed (they only grow within a
- * period; an older, smaller reading changes nothing). Writers call it before granting or releasing, so
- * spend that never passed a holder still counts against the cap within one aggregate read.
- */
-export function observeRecorded(
-  state: LeaseState,
-  observed: Partial<Record<BudgetPeriod, number>>,
-  nowMs: number,
-): LeaseState {
-  const rolled = rollover(state, nowMs);
-  const clean = (n: number | undefined) => (typeof n === 'number' && Number.isFinite(n) ? Math.max(0, n) : 0);
-  return {
-    ...rolled,
-    recorded: {
-      day: Math.max(rolled.recorded.day, clean(observed.day)),
-      month: Math.max(rolled.recorded.month, clean(observed.month)),
-    },
-  };
-}
-
-/**
- * The state moved to the periods of `nowMs`: a new day (month) starts at zero settled spend, and expired
- * slices are dropped (their unused part is back in the budget).
- */
-export function rollover(state: LeaseState, nowMs: number): LeaseState {
-  const p = periodsAt(nowMs);
-  const holders: Record<string, HolderLease> = {};
-  for (const [id, h] of Object.entries(state.holders)) if (h.expiresAtMs > nowMs) holders[id] = h;
-  return {
-    version: state.version,
-    day: p.day,
-    month: p.month,
-    settled: {
-      day: p.day === state.day ? state.settled.day : 0,
-      month: p.month === state.month ? state.settled.month : 0,
-    },
-    recorded: {
-      day: p.day === state.day ? state.recorded.day : 0,
-      month: p.month === state.month ? state.recorded.month : 0,
-    },
-    holders,
-  };
-}
-
-function isCapped(caps: CapsNanos): boolean {
-  return caps.day !== null || caps.month !== null;
-}
-
-/** Settled spend plus a holder's report, counted in the periods its slice belonged to. */
-function withConsumption(
-  state: LeaseState,
-  previous: HolderLease | undefined,
-  consumedNanos: number,
-): Record<BudgetPeriod, number> {
-  const c = Math.max(0, Math.round(consumedNanos));
-  return {
-    // A slice of a past day reports spend of that day: it no longer counts against today.
-    day: state.settled.day + (previous === undefined || previous.day === state.day ? c : 0),
-    month: state.settled.month + (previous === undefined || previous.month === state.month ? c : 0),
-  };
-}
-
-/** Live slices of holders other than `except`. */
-function othersLeased(state: LeaseState, except: string): number {
-  let sum = 0;
-  for (const [id, h] of Object.entries(state.holders)) if (id !== except) sum += h.sliceNanos;
-  return sum;
-}
-
-/**
- * Takes or renews `req.holderId`'s slice. The previous slice is returned whole (its consumed part moves to
- * settled spend); the new slice covers the in-flight reservations, then the need, then a headroom of
- * `rate × max(minCoverSeconds, holders / targetWritesPerSecond)`, capped at a fair share of what is left
- * (`free / (2 × live holders)`), so slices shrink towards the cap.
+ * Plans a holder's report against a reading of the counter: returns its held slice, adds its spend, and
+ * takes a new slice (reservations + need + headroom), or, when the need does not fit, a slice that covers
+ * only its reservations. The delta's conditions make it exact against a stale reading: if other holders
+ * took the room since, the write fails and the caller re-reads and plans again.
+ *
+ * Headroom = `min(max(minHeadroom, rate × max(2 s, holders / 100 per s), want), spare / (2 × live holders))`:
+ * rate-sized far from the cap (about 100 writes/s per counter), a shrinking fair share near it.
+ * `recorded` is the pipeline's figure per period (its aggregates): spend no holder reported still counts.
  *
  * @example
  * // $0.30 daily cap, nothing spent, one holder asking for a $0.006 call with no history:
  * // free = 300,000,000; slice = 6,000,000 + min(10,000,000, (300,000,000 − 6,000,000) / 2) = 16,000,000
  */
-export function grantLease(
-  state: LeaseState,
+export function planLease(
+  reading: CounterReading,
   req: LeaseRequest,
   caps: CapsNanos,
   nowMs: number,
   policy: LeasePolicy = DEFAULT_LEASE_POLICY,
-): { state: LeaseState; grant: LeaseGrant } {
-  const previous = state.holders[req.holderId];
-  const rolled = rollover(state, nowMs);
-  const settled = withConsumption(rolled, previous, req.consumedNanos);
-  const holders: Record<string, HolderLease> = { ...rolled.holders };
-  delete holders[req.holderId];
+  recorded: Partial<Record<BudgetPeriod, number>> = {},
+): { delta: CounterDelta; grant: LeaseGrant } {
   const p = periodsAt(nowMs);
-
-  if (!isCapped(caps)) {
+  const held = req.held ?? null;
+  const consumed = nanos(req.consumedNanos);
+  const add: Record<string, number> = {};
+  reportDelta(add, held, consumed, p.day);
+  const capped = caps.day !== null || caps.month !== null;
+  const ttlEnd = nowMs + policy.ttlMs;
+  const periodEnd = p.dayEndMs + rolloverSpreadMs(req.holderId);
+  const expiresAtMs = Math.min(ttlEnd, periodEnd);
+  const endsWithPeriod = periodEnd <= ttlEnd;
+  if (!capped) {
     return {
-      state: { ...rolled, version: rolled.version + 1, settled, holders },
+      delta: { add, atMost: {} },
       grant: {
         capped: false,
         sliceNanos: 0,
         exhausted: false,
         settledLeavesNoRoom: false,
-        expiresAtMs: Math.min(nowMs + policy.ttlMs, p.dayEndMs),
+        expiresAtMs,
+        endsWithPeriod,
         retryAtMs: null,
         refusedBy: null,
         roomNanos: null,
         freeNanos: null,
+        held: null,
       },
     };
   }
 
-  const others = othersLeased(rolled, req.holderId);
-  const counted = settledSpend({ ...rolled, settled });
+  const f = counterFigures(reading, nowMs);
+  const ids: Record<BudgetPeriod, string> = { day: p.day, month: p.month };
+  // This holder's own bucket no longer counts as live or lapsed once it is returned.
+  const ownLive = held !== null && held.bucketEndMs > nowMs ? 1 : 0;
+  const ownLapsed = (per: BudgetPeriod) =>
+    held !== null && held.bucketEndMs <= nowMs && periodId(per, held.day) === ids[per] ? held.sliceNanos : 0;
   let free = Number.POSITIVE_INFINITY;
-  let roomAfterSettled = Number.POSITIVE_INFINITY;
+  let room = Number.POSITIVE_INFINITY;
   let tightest: BudgetPeriod = 'day';
-  for (const period of BUDGET_PERIODS) {
-    const cap = caps[period];
+  let tightestRoom: BudgetPeriod = 'day';
+  const extra: Record<BudgetPeriod, number> = { day: 0, month: 0 };
+  for (const per of BUDGET_PERIODS) {
+    const cap = caps[per];
     if (cap === null) continue;
-    const f = cap - counted[period] - others;
-    if (f < free) {
-      free = f;
-      tightest = period;
+    const own = add[counterKeys.committed(per, ids[per])] ?? 0;
+    const settledNow = f.settled[per] + (add[counterKeys.settled(per, ids[per])] ?? 0);
+    // Spend the pipeline saw that no holder reported counts too (telemetry, SDKs without leases).
+    extra[per] = Math.max(0, nanos(recorded[per]) - settledNow);
+    const fr = cap - extra[per] - (f.committed[per] + own);
+    if (fr < free) {
+      free = fr;
+      tightest = per;
     }
-    roomAfterSettled = Math.min(roomAfterSettled, cap - counted[period]);
+    const rm = cap - extra[per] - settledNow - (f.lapsed[per] - ownLapsed(per));
+    if (rm < room) {
+      room = rm;
+      tightestRoom = per;
+    }
   }
-  const reserved = Math.max(0, Math.round(req.reservedNanos));
-  const need = Math.max(0, Math.round(req.needNanos));
+  const reserved = nanos(req.reservedNanos);
+  const need = nanos(req.needNanos);
   const spare = free - reserved - need;
   const exhausted = need > 0 ? spare < 0 : free - reserved <= 0;
   let slice: number;
   if (spare < 0) {
-    // Reservations already in flight are committed money: they stay covered even when over (a call that
-    // cost more than its worst case, or a stall past expiry); nothing new is granted.
+    // Reservations in flight are committed money: they stay covered (written without a condition).
     slice = reserved;
   } else {
-    const liveHolders = Object.keys(holders).length + 1;
+    const liveHolders = Math.max(0, f.liveHolders - ownLive) + 1;
     const coverSeconds = Math.max(policy.minCoverSeconds, liveHolders / policy.targetWritesPerSecond);
     const byRate = Math.max(
       policy.minHeadroomNanos,
-      Math.round(req.rateNanosPerSecond * coverSeconds),
-      Math.round(req.wantNanos ?? 0),
+      Math.round(nanos(req.rateNanosPerSecond) * coverSeconds),
+      nanos(req.wantNanos),
     );
-    const fairShare = Math.floor(spare / (2 * liveHolders));
-    slice = reserved + need + Math.min(byRate, fairShare);
+    slice = reserved + need + Math.min(byRate, Math.floor(spare / (2 * liveHolders)));
   }
-  const expiresAtMs = Math.min(nowMs + policy.ttlMs, p.dayEndMs);
-  if (slice > 0 || req.reservations > 0) {
-    holders[req.holderId] = {
-      sliceNanos: slice,
-      expiresAtMs,
-      day: rolled.day,
-      month: rolled.month,
-      reservedNanos: reserved,
-      reservations: Math.max(0, Math.round(req.reservations)),
-    };
+  const bucketEndMs = Math.ceil(expiresAtMs / BUCKET_MS) * BUCKET_MS;
+  const reservations = reserved > 0 ? Math.max(1, nanos(req.reservations)) : 0;
+  const newHeld: HeldSlice | null =
+    slice > 0
+      ? { sliceNanos: slice, day: p.day, month: p.month, bucketEndMs, reservedNanos: reserved, reservations }
+      : null;
+  if (newHeld !== null) {
+    for (const per of BUDGET_PERIODS) addTo(add, counterKeys.committed(per, ids[per]), slice);
+    addTo(add, counterKeys.bucket(p.day, bucketEndMs), slice);
+    addTo(add, counterKeys.bucketHolders(p.day, bucketEndMs), 1);
+    addTo(add, counterKeys.bucketReserved(p.day, bucketEndMs), reserved);
+    addTo(add, counterKeys.bucketReservations(p.day, bucketEndMs), reservations);
   }
+  const atMost: Record<string, number> = {};
+  if (spare >= 0) {
+    // Only a grant needs the cap's condition; returning a slice or covering reservations never grows it.
+    for (const per of BUDGET_PERIODS) {
+      const cap = caps[per];
+      const key = counterKeys.committed(per, ids[per]);
+      const grows = add[key] ?? 0;
+      if (cap !== null && grows > 0) atMost[key] = cap - extra[per] - grows;
+    }
+  }
+  // A plain renewal (no need) is refused for good once settled spend has used the whole cap.
+  const settledLeavesNoRoom = exhausted && (need > 0 ? room < need : room <= 0);
+  const retryAtMs = !exhausted
+    ? null
+    : settledLeavesNoRoom
+      ? periodEndMs(tightestRoom, nowMs)
+      : Math.max(nowMs + 1_000, Math.min(f.nextLapseMs ?? nowMs + policy.minCoverSeconds * 1000, ttlEnd));
   return {
-    state: { ...rolled, version: rolled.version + 1, settled, holders },
+    delta: { add, atMost },
     grant: {
       capped: true,
       sliceNanos: slice,
       exhausted,
-      settledLeavesNoRoom: exhausted && roomAfterSettled < need,
+      settledLeavesNoRoom,
       expiresAtMs,
-      retryAtMs: exhausted ? periodEndMs(tightest, nowMs) : null,
-      refusedBy: exhausted ? tightest : null,
-      roomNanos: roomAfterSettled,
+      endsWithPeriod,
+      retryAtMs,
+      refusedBy: exhausted ? (settledLeavesNoRoom ? tightestRoom : tightest) : null,
+      roomNanos: room,
       freeNanos: free,
+      held: newHeld,
     },
   };
 }
 
-/** Final report of a holder: its consumption is settled and its whole slice returns. */
-export function releaseLease(
-  state: LeaseState,
-  holderId: string,
-  consumedNanos: number,
-  nowMs: number,
-): LeaseState {
-  const previous = state.holders[holderId];
-  const rolled = rollover(state, nowMs);
-  const holders: Record<string, HolderLease> = { ...rolled.holders };
-  delete holders[holderId];
-  return {
-    ...rolled,
-    version: rolled.version + 1,
-    settled: withConsumption(rolled, previous, consumedNanos),
-    holders,
-  };
+/**
+ * True when a report would return a slice of an earlier day: such a renewal is written as two writes, a
+ * release (every attribute shrinks) and then a grant (every attribute grows), so that each write, if its
+ * answer never comes, has one belief that can only overcount (a single write would shrink the old day and
+ * grow the new one, and no single belief is safe for both).
+ */
+export function crossesDay(held: HeldSlice | null | undefined, nowMs: number): boolean {
+  return held !== null && held !== undefined && held.day !== periodsAt(nowMs).day;
 }
 
-/** The admission panel of one period (live slices only). */
+/** A holder's final report: its slice returns whole and its spend is settled (no condition needed). */
+export function planRelease(
+  req: { consumedNanos: number; held?: HeldSlice | null },
+  nowMs: number,
+): CounterDelta {
+  const add: Record<string, number> = {};
+  reportDelta(add, req.held ?? null, nanos(req.consumedNanos), periodsAt(nowMs).day);
+  return { add, atMost: {} };
+}
+
+/**
+ * Applies a delta to a reading the way the store does (the in-memory store, the property test, the bench):
+ * every condition `attr ≤ limit` (absent = 0) must hold, then every addition is made.
+ * @returns the new reading, or null when a condition failed (nothing changed)
+ */
+export function applyDelta(reading: CounterReading, delta: CounterDelta): CounterReading | null {
+  for (const [key, limit] of Object.entries(delta.atMost)) if (val(reading, key) > limit) return null;
+  const next: Record<string, number> = { ...reading };
+  for (const [key, n] of Object.entries(delta.add)) next[key] = val(next, key) + n;
+  return next;
+}
+
+/**
+ * Housekeeping for a reading: bucket attributes lapsed for {@link FOLD_AFTER_MS} are folded into their
+ * day's and month's lapsed figure, and attributes of periods before yesterday and last month are removed,
+ * so the counter stays well under 1 KB (one WCU per write). Null when there is nothing to fold.
+ * The store applies it on the condition that every removed attribute still has the value read.
+ */
+export function planFold(
+  reading: CounterReading,
+  nowMs: number,
+): { add: Record<string, number>; remove: Record<string, number> } | null {
+  const add: Record<string, number> = {};
+  const remove: Record<string, number> = {};
+  const yesterday = periodsAt(nowMs - 86_400_000).day;
+  const lastMonth = periodsAt(
+    Date.UTC(new Date(nowMs).getUTCFullYear(), new Date(nowMs).getUTCMonth(), 0),
+  ).month;
+  for (const [key, v] of Object.entries(reading)) {
+    if (typeof v !== 'number') continue;
+    const b = parseBucketKey(key);
+    if (b !== null) {
+      if (b.endMs > nowMs - FOLD_AFTER_MS) continue;
+      remove[key] = v;
+      if (b.kind === 'b' && b.day >= yesterday) {
+        addTo(add, counterKeys.lapsed('day', b.day), v);
+        addTo(add, counterKeys.lapsed('month', b.day.slice(0, 7)), v);
+      }
+      continue;
+    }
+    const m = /^[csl]([DM])#(.+)$/.exec(key);
+    if (m === null) continue;
+    const old = m[1] === 'D' ? (m[2] as string) < yesterday : (m[2] as string) < lastMonth;
+    if (old) remove[key] = v;
+  }
+  if (Object.keys(remove).length === 0) return null;
+  return { add, remove };
+}
+
+/** The admission panel of the current day and month, from a reading. */
 export function admissionView(
-  state: LeaseState,
+  reading: CounterReading,
   caps: CapsNanos,
   nowMs: number,
+  recorded: Partial<Record<BudgetPeriod, number>> = {},
 ): Record<BudgetPeriod, AdmissionPeriodView> {
-  const rolled = rollover(state, nowMs);
-  const live = Object.values(rolled.holders);
-  const sum = (f: (h: HolderLease) => number) => live.reduce((n, h) => n + f(h), 0);
-  const counted = settledSpend(rolled);
-  const view = (period: BudgetPeriod): AdmissionPeriodView => ({
-    capNanos: caps[period],
-    settledNanos: counted[period],
-    reservedNanos: sum((h) => h.reservedNanos),
-    outstandingReservations: sum((h) => h.reservations),
-    leasedNanos: sum((h) => h.sliceNanos),
-    holders: live.length,
-  });
+  const f = counterFigures(reading, nowMs);
+  const view = (period: BudgetPeriod): AdmissionPeriodView => {
+    const settled = Math.max(f.settled[period], nanos(recorded[period])) + f.lapsed[period];
+    return {
+      capNanos: caps[period],
+      settledNanos: settled,
+      reservedNanos: f.reservedNanos,
+      outstandingReservations: f.reservations,
+      leasedNanos: Math.max(0, f.committed[period] - f.settled[period] - f.lapsed[period]),
+      holders: f.liveHolders,
+    };
+  };
   return { day: view('day'), month: view('month') };
 }

@@ -6,7 +6,7 @@ import { httpErrors, json } from '../shared/http';
 import { httpErrorHandler } from '../shared/middleware/http-error-handler';
 import { type Principal, requirePrincipal } from '../shared/principal';
 import { getBudget, putBudget } from './routes/budget';
-import { releaseBudgetLease, takeBudgetLease } from './routes/budget-lease';
+import { releaseBudgetLease, correctSettledSpend, takeBudgetLease } from './routes/budget-lease';
 import { listFlags, listTrips } from './routes/flags';
 import { getForecast, getForecastRun, runForecast } from './routes/forecast';
 import { getHealth } from './routes/health';
@@ -43,6 +43,7 @@ export const ROUTES: Readonly<Record<string, Route>> = {
   'PUT /v1/budget': putBudget,
   'POST /v1/budget/lease': takeBudgetLease,
   'POST /v1/budget/lease/release': releaseBudgetLease,
+  'POST /v1/budget/settled/correct': correctSettledSpend,
   'GET /v1/keys': listKeys,
   'POST /v1/keys': createKey,
   'DELETE /v1/keys/{publicId}': revokeKey,

@@ -38,6 +38,8 @@ import {
   apiKeyViewSchema,
   budgetLeaseReleaseRequestSchema,
   budgetLeaseReleaseResponseSchema,
+  settledCorrectionRequestSchema,
+  settledCorrectionResponseSchema,
   budgetLeaseRequestSchema,
   budgetLeaseResponseSchema,
   budgetStatusSchema,
@@ -93,6 +95,7 @@ export const REQUEST_SCHEMAS = {
   BudgetConfig: budgetConfigSchema,
   BudgetLeaseRequest: budgetLeaseRequestSchema,
   BudgetLeaseReleaseRequest: budgetLeaseReleaseRequestSchema,
+  SettledCorrectionRequest: settledCorrectionRequestSchema,
   CreateKeyRequest: createKeyRequestSchema,
   PutReconciliationCredentialRequest: putReconciliationCredentialRequestSchema,
   PricingRates: pricingRatesSchema,
@@ -119,6 +122,7 @@ export const RESPONSE_SCHEMAS = {
   BudgetResponse: budgetResponseSchema,
   BudgetLease: budgetLeaseResponseSchema,
   BudgetLeaseRelease: budgetLeaseReleaseResponseSchema,
+  SettledCorrection: settledCorrectionResponseSchema,
   FlagView: flagViewSchema,
   FlagList: flagListResponseSchema,
   TripList: tripListResponseSchema,
@@ -364,7 +368,7 @@ export const V1_OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     tag: 'Budget',
     body: 'BudgetLeaseRequest',
     responses: ok('BudgetLease', 'The slice now held, and the key’s enforcement state.'),
-    errors: [400, 403, 503],
+    errors: [400, 403, 429, 503],
   },
   'POST /v1/budget/lease/release': {
     operationId: 'releaseBudgetLease',
@@ -374,7 +378,18 @@ export const V1_OPERATIONS: Readonly<Record<string, OperationSpec>> = {
     tag: 'Budget',
     body: 'BudgetLeaseReleaseRequest',
     responses: ok('BudgetLeaseRelease', 'Released.'),
-    errors: [400, 403, 503],
+    errors: [400, 403, 429, 503],
+  },
+  'POST /v1/budget/settled/correct': {
+    operationId: 'correctSettledSpend',
+    summary: 'Correct settled spend (audited)',
+    description:
+      'Adds a signed correction to the settled spend of the current UTC day and month, e.g. after a forged ' +
+      'lease report, and appends an audit record (who, when, why, before, after). People only; admin role.',
+    tag: 'Budget',
+    body: 'SettledCorrectionRequest',
+    responses: ok('SettledCorrection', 'The correction and the settled figures before and after.'),
+    errors: [400, 403],
   },
   'GET /v1/keys': {
     operationId: 'listKeys',

@@ -19,6 +19,8 @@ export type MetricName =
   | 'RelayUpstreamError'
   /** Budget admission let a call through unchecked (lease store unreachable or slow). docs/admission.md */
   | 'AdmissionFailOpen'
+  /** Under a hard cap the lease store could not answer: a retryable 429, never a call without a reservation. */
+  | 'AdmissionStoreUnavailable'
   /** Budget admission answered 429 `budget_exceeded`. Dimension `Waited`: whether it waited first. */
   | 'AdmissionRefused'
   /**

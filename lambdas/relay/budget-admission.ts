@@ -5,8 +5,10 @@
  * no store round trip; when the slice cannot hold it, one lease write (read caps and item only when the
  * cached ones are stale or a race was lost). See docs/admission.md.
  *
- * Fails open (design decision 6): a store that cannot be reached or answers too slowly lets the call
- * through and counts `AdmissionFailOpen`.
+ * Never past a hard cap (design decision 6): a call is admitted only against a reservation it holds.
+ * Contention and a store that cannot be reached or answers too slowly are answered with a retryable 429
+ * when a hard cap is known to apply; only while no cap is known (the caps themselves unreadable) does the
+ * call go through, counted as `AdmissionFailOpen`.
  */
 import { randomUUID } from 'node:crypto';
 import { budgetScopesFor, scopeId, type BudgetScope } from '../../core/admission/budget-scopes';
@@ -21,12 +23,12 @@ import {
   periodEndMs,
   type BudgetPeriod,
   type CapsNanos,
+  type CounterReading,
   type LeaseGrant,
-  type LeaseState,
 } from '../../core/leases/lease-state';
 import type { TokenCounter } from '../../core/usage';
 import { noopMetrics, type MetricsSink } from '../edge-guard/metrics';
-import type { BudgetLeases } from '../shared/budget-leases';
+import type { BudgetLeases, WriteTracker } from '../shared/budget-leases';
 
 /** A reservation to settle once the call has ended. */
 export interface AdmissionTicket {
@@ -43,6 +45,12 @@ export type AdmissionDecision =
       readonly period: BudgetPeriod;
       readonly retryAfterSeconds: number;
       readonly capNanos: number | null;
+      /**
+       * True when room is only held by live slices, in-flight reservations or a store that could not be
+       * reached: a retryable 429 (`x-should-retry: true`, Retry-After = when room can come back). False
+       * (`budget_exceeded`): settled spend leaves no room before the period ends. @default false
+       */
+      readonly retryable?: boolean;
     };
 
 /** The hook the relay calls (null-object friendly: the relay runs without one). */
@@ -69,8 +77,8 @@ export interface LeaseAdmissionOptions {
 interface ScopeEntry {
   readonly scope: BudgetScope;
   readonly holder: LeaseHolderState;
-  /** The item as this holder last wrote it (saves a read when nobody else wrote since). */
-  state?: LeaseState;
+  /** The counter as this holder's last write returned it (saves a read while it still leaves room). */
+  reading?: CounterReading;
   caps?: { value: CapsNanos; atMs: number };
   /** The lease operation in flight (a renewal, or the release of an idle slice). */
   renewal?: Promise<LeaseGrant | 'failed' | 'released'>;
@@ -160,6 +168,14 @@ export class LeaseAdmission implements RelayAdmission {
     };
   }
 
+  /**
+   * Waits for the lease operations in flight (each bounded by the store timeout) so none is left running
+   * when Lambda freezes the container after an invocation. Never rejects.
+   */
+  async quiesce(): Promise<void> {
+    await Promise.all([...this.entries.values()].map((e) => e.renewal?.catch(() => undefined)));
+  }
+
   /** Returns every slice this container holds (process shutdown). Never rejects. */
   async releaseAll(): Promise<void> {
     await Promise.all([...this.entries.values()].map((e) => this.release(e)));
@@ -216,10 +232,7 @@ export class LeaseAdmission implements RelayAdmission {
         return this.refuse(e, h.exhaustedRetryAtMs, null, false);
       }
     }
-    if (startedAt < e.failedUntilMs) {
-      this.metrics.count('AdmissionFailOpen');
-      return this.unreserved(e);
-    }
+    if (startedAt < e.failedUntilMs) return this.storeUnavailable(e);
     if (h.capped !== false) refine();
     const cost = bound.costNanos;
     e.waitingNanos += cost;
@@ -239,15 +252,12 @@ export class LeaseAdmission implements RelayAdmission {
       } else {
         const grant = await this.renew(e, cost, e.waitingNanos - cost);
         if (grant === 'released') continue; // an idle slice was being returned: ask again
-        if (grant === 'failed') {
-          this.metrics.count('AdmissionFailOpen');
-          return this.unreserved(e);
-        }
+        if (grant === 'failed') return this.storeUnavailable(e);
         if (!grant.capped) return ADMITTED_FREE;
         if (grant.exhausted) {
           const waited = this.now() - startedAt;
           if (grant.settledLeavesNoRoom || waited >= this.maxWaitMs) {
-            return this.refuse(e, grant.retryAtMs, grant.refusedBy, waited > 0);
+            return this.refuse(e, grant.retryAtMs, grant.refusedBy, waited > 0, !grant.settledLeavesNoRoom);
           }
           // Fits once other in-flight calls settle: wait for one of ours to settle, or poll the item.
           await this.waitForSettlement(e, Math.min(250, this.maxWaitMs - waited));
@@ -269,8 +279,12 @@ export class LeaseAdmission implements RelayAdmission {
     retryAtMs: number | null,
     period: BudgetPeriod | null,
     waited: boolean,
+    retryable = false,
   ): AdmissionDecision {
-    this.metrics.count('AdmissionRefused', { Waited: waited ? 'yes' : 'no' });
+    this.metrics.count('AdmissionRefused', {
+      Waited: waited ? 'yes' : 'no',
+      Retryable: retryable ? 'yes' : 'no',
+    });
     const now = this.now();
     const p = period ?? e.holder.exhaustedBy ?? 'day';
     return {
@@ -278,7 +292,24 @@ export class LeaseAdmission implements RelayAdmission {
       period: p,
       capNanos: e.caps?.value[p] ?? null,
       retryAfterSeconds: Math.max(1, Math.ceil(((retryAtMs ?? periodEndMs(p, now)) - now) / 1000)),
+      retryable,
     };
+  }
+
+  /**
+   * The store could not answer (timeout, error, contention). Under a known hard cap: a retryable refusal
+   * (never admitted without a reservation). With no cap known, the request path fails open (decision 6).
+   */
+  private storeUnavailable(e: ScopeEntry): AdmissionDecision {
+    const caps = e.caps?.value;
+    const capped =
+      e.holder.capped === true || (caps !== undefined && (caps.day !== null || caps.month !== null));
+    if (capped) {
+      this.metrics.count('AdmissionStoreUnavailable');
+      return this.refuse(e, this.now() + FAILED_STORE_BACKOFF_MS, null, false, true);
+    }
+    this.metrics.count('AdmissionFailOpen');
+    return this.unreserved(e);
   }
 
   private ticket(e: ScopeEntry, reserved: number): AdmissionDecision {
@@ -370,18 +401,25 @@ export class LeaseAdmission implements RelayAdmission {
     const h = e.holder;
     if (h.capped !== true || h.renewing || h.reservations > 0) return Promise.resolve();
     const report = h.report(0, this.now());
+    const tracker: WriteTracker = {};
     const run = async (): Promise<'released'> => {
       try {
         await withTimeout(
-          this.opts.leases.release(e.scope, this.holderId, report.request.consumedNanos),
+          this.opts.leases.release(
+            e.scope,
+            this.holderId,
+            report.request.consumedNanos,
+            report.request.held ?? null,
+            tracker,
+          ),
           this.storeTimeoutMs,
         );
-        e.state = undefined;
+        e.reading = undefined;
         e.storeFailures = 0;
         h.applyRelease(report);
       } catch {
         this.storeFailed(e);
-        h.renewalFailed();
+        h.writeUncertain(report, tracker.inFlight ?? null);
         e.renewal = undefined;
         this.armLeaseTimer(e);
       } finally {
@@ -422,19 +460,22 @@ export class LeaseAdmission implements RelayAdmission {
     if (e.renewal !== undefined) return e.renewal;
     const h = e.holder;
     const report = h.report(needNanos, this.now(), Math.max(0, wantNanos));
+    const tracker: WriteTracker = { onReleased: () => h.releasedBeforeRollover(report) };
     const run = async (): Promise<LeaseGrant | 'failed'> => {
       try {
         const out = await withTimeout(
           (async () => {
             const caps = await this.capsOf(e);
-            return this.opts.leases.take(e.scope, report.request, {
-              caps,
-              ...(e.state !== undefined ? { state: e.state } : {}),
-            });
+            return this.opts.leases.take(
+              e.scope,
+              report.request,
+              { caps, ...(e.reading !== undefined ? { reading: e.reading } : {}) },
+              tracker,
+            );
           })(),
           this.storeTimeoutMs,
         );
-        e.state = out.grant.capped ? out.state : undefined;
+        e.reading = out.grant.capped ? out.reading : undefined;
         h.applyGrant(report, out.grant, this.now());
         // An uncapped answer is re-checked as often as the caps are re-read, so a new cap applies at once.
         if (!out.grant.capped) h.expiresAtMs = this.now() + this.capsTtlMs + EXPIRY_GUARD_MS;
@@ -443,10 +484,11 @@ export class LeaseAdmission implements RelayAdmission {
         this.armLeaseTimer(e);
         return out.grant;
       } catch {
-        // The slice this holder had stays usable until its expiry; the report is sent again next time.
-        e.state = undefined;
+        // A write may be on its way: no slice until the next answer, and the belief that can only
+        // overcount (LeaseHolderState.writeUncertain). The report is sent again next time.
+        e.reading = undefined;
         this.storeFailed(e);
-        h.renewalFailed();
+        h.writeUncertain(report, tracker.inFlight ?? null);
         e.renewal = undefined;
         this.armLeaseTimer(e);
         return 'failed';

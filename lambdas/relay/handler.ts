@@ -58,12 +58,19 @@ function buildRelay(): Relay {
       metrics,
     }),
     // One lease holder per container: its slices live in memory between invocations (docs/admission.md).
-    admission: new LeaseAdmission({
+    admission: (admission = new LeaseAdmission({
       leases: services.budgetLeases,
       metrics,
       tokenCounter: countOpenAITokens,
-    }),
+    })),
   });
 }
 
-export const handler = createStreamingHandler(() => (relay ??= buildRelay()));
+let admission: LeaseAdmission | undefined;
+
+export const handler = createStreamingHandler(
+  () => (relay ??= buildRelay()),
+  undefined,
+  // Lease operations in flight finish before the container is frozen (docs/admission.md).
+  () => admission?.quiesce() ?? Promise.resolve(),
+);

@@ -90,6 +90,11 @@ export function lambdaResponder(
 export function createStreamingHandler(
   getRelay: () => Relay | Promise<Relay>,
   runtime: AwsLambdaRuntime | undefined = lambdaRuntime(),
+  /**
+   * Awaited after each response, before the invocation returns: Lambda freezes the container then, and a
+   * lease write still on its way would otherwise land (or not) while nobody waits for its answer.
+   */
+  afterInvocation?: () => Promise<void>,
 ): StreamingHandler {
   const handler: StreamingHandler = async (event, responseStream) => {
     let gone: (() => void) | undefined;
@@ -111,6 +116,7 @@ export function createStreamingHandler(
       lambdaResponder(responseStream, from),
     );
     void outcome;
+    await afterInvocation?.();
   };
   return runtime === undefined ? handler : runtime.streamifyResponse(handler);
 }

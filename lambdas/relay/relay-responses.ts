@@ -10,7 +10,11 @@ import type { RelayOutcome, RelayResponder } from './relay';
 
 export const JSON_TYPE = 'application/json';
 
-/** 429 `budget_exceeded` for a call whose worst case does not fit (spec 1.5, design decisions 7 and 11). */
+/**
+ * 429 for a call whose worst case does not fit (spec 1.5, design decisions 7 and 11): `budget_exceeded`,
+ * not retried, when settled spend leaves no room; `budget_busy`, retryable, when the room is only held by
+ * other slices or calls in flight (issue 18.7).
+ */
 export function refuseOverBudget(
   res: RelayResponder,
   d: Extract<AdmissionDecision, { kind: 'refused' }>,
@@ -18,20 +22,29 @@ export function refuseOverBudget(
   const label = d.period === 'day' ? 'daily' : 'monthly';
   const cap = d.capNanos === null ? '' : ` ($${nanosToUsd(d.capNanos)})`;
   const body = JSON.stringify({
-    error: {
-      message:
-        `Budget Exceeded: this call's worst-case cost does not fit under the organization's ${label} ` +
-        `hard cap${cap}. Calls resume when the ${d.period === 'day' ? 'UTC day' : 'UTC month'} ends ` +
-        `(in ${d.retryAfterSeconds} s) or when the cap is raised.`,
-      type: 'budget_exceeded',
-      code: `budget_${label}_hard`,
-    },
+    error: d.retryable
+      ? {
+          // Room is only held by other slices or calls in flight (or the budget store is unreachable).
+          message:
+            `Budget busy: what is left under the organization's ${label} hard cap${cap} is held by calls ` +
+            `in flight; retry in ${d.retryAfterSeconds} s.`,
+          type: 'budget_busy',
+          code: `budget_${label}_held`,
+        }
+      : {
+          message:
+            `Budget Exceeded: this call's worst-case cost does not fit under the organization's ${label} ` +
+            `hard cap${cap}. Calls resume when the ${d.period === 'day' ? 'UTC day' : 'UTC month'} ends ` +
+            `(in ${d.retryAfterSeconds} s) or when the cap is raised.`,
+          type: 'budget_exceeded',
+          code: `budget_${label}_hard`,
+        },
   });
   const headers: Record<string, string> = {
     'content-type': JSON_TYPE,
     'cache-control': 'no-store',
     'retry-after': String(d.retryAfterSeconds),
-    'x-should-retry': 'false',
+    'x-should-retry': d.retryable ? 'true' : 'false',
   };
   if (res.keepsContentLength) headers['content-length'] = String(Buffer.byteLength(body));
   try {

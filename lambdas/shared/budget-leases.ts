@@ -1,25 +1,26 @@
 /**
- * Budget leases over the store: read the caps and the item, apply the pure state machine (core/leases),
- * write on the version, retry on a lost race. Used by the relay's in-process holder and by the lease
- * routes the SDK calls (`POST /v1/budget/lease`), so both draw on the same item.
+ * Budget leases over the store: read the caps, plan the report with the pure protocol (core/leases), write
+ * it with one conditional `ADD`, and on a failed condition re-read and plan again. Used by the relay's
+ * in-process holder and by the lease routes the SDK calls (`POST /v1/budget/lease`), so both draw on the
+ * same counter.
  */
 import { hardCapsOf, type BudgetScope } from '../../core/admission/budget-scopes';
 import {
   admissionView,
+  crossesDay,
   DEFAULT_LEASE_POLICY,
-  emptyLeaseState,
-  grantLease,
-  observeRecorded,
   periodsAt,
-  releaseLease,
-  rollover,
+  planFold,
+  planLease,
+  planRelease,
   type AdmissionPeriodView,
   type BudgetPeriod,
   type CapsNanos,
+  type CounterReading,
+  type HeldSlice,
   type LeaseGrant,
   type LeasePolicy,
   type LeaseRequest,
-  type LeaseState,
 } from '../../core/leases/lease-state';
 import { aggregateSk } from '../../core/ledger/aggregate-deltas';
 import type { AggregateStore } from './stores/aggregate-store';
@@ -27,24 +28,28 @@ import type { BudgetLeaseStore } from './stores/budget-lease-store';
 import type { OrgConfigStore } from './stores/org-config-store';
 
 /**
- * How long one reading of the pipeline's aggregates serves lease writes of a scope. Near the cap every
- * admission is a write; this keeps the extra read to one a second per container while spend that reached
- * the pipeline without a holder (telemetry ingest, SDKs without leases) still counts within about a second.
+ * How long one reading of the pipeline's aggregates serves lease writes of a scope: spend that reached the
+ * pipeline without a holder (telemetry ingest, SDKs without leases) counts within about a second.
  */
 const RECORDED_TTL_MS = 1_000;
 
-/** Attempts of one lease operation before giving up (each lost race re-reads the item). */
-const MAX_ATTEMPTS = 10;
+/**
+ * Attempts of one lease operation. A failed condition means another holder took the room since our
+ * reading: we re-read and ask again (a grant that no longer fits becomes an exhausted answer, which is
+ * written without a condition), so more than a few failures in a row need a stream of competing grants.
+ */
+const MAX_ATTEMPTS = 6;
 
-/** After a lost race: a jittered wait (full jitter, 2^attempt ms up to 64 ms) so racers spread out. */
-function backoff(attempt: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(64, 2 ** attempt)));
-}
+/** A counter with more attributes than this is folded (lapsed buckets, past periods) after a write. */
+const FOLD_ABOVE_ATTRIBUTES = 24;
 
-/** Raised when the item kept changing under us; callers treat it as a store failure (fail open). */
+/**
+ * Raised when grants kept winning the room under us; callers answer a retryable refusal (never fail open
+ * past a hard cap, decision 6).
+ */
 export class LeaseContentionError extends Error {
   constructor(scope: BudgetScope) {
-    super(`budget lease item of ${scope.orgId} kept changing (${MAX_ATTEMPTS} attempts)`);
+    super(`budget counter of ${scope.orgId} kept changing (${MAX_ATTEMPTS} attempts)`);
     this.name = 'LeaseContentionError';
   }
 }
@@ -53,19 +58,34 @@ export interface BudgetLeasesOptions {
   readonly store: BudgetLeaseStore;
   readonly config: OrgConfigStore;
   /**
-   * The pipeline's day and month aggregates, observed on every lease write (at most once a second per
-   * scope): settled spend counts what the pipeline recorded even when no holder reported it.
+   * The pipeline's day and month aggregates, read at most once a second per scope: spend the pipeline
+   * recorded that no holder reported still counts against the cap.
    */
   readonly aggregates?: AggregateStore;
   readonly now: () => number;
   readonly policy?: LeasePolicy;
 }
 
-/** What an operation saw and wrote: the grant and the item as stored (holders cache it). */
+/** What an operation saw and wrote: the grant and the counter after the write (holders cache it). */
 export interface LeaseOutcome {
   readonly grant: LeaseGrant;
-  readonly state: LeaseState;
+  readonly reading: CounterReading;
   readonly caps: CapsNanos;
+}
+
+/**
+ * Filled while a write is on its way: if the caller gives up waiting (a timeout), it knows what the write
+ * would hold for it, and keeps the belief that can only overcount (core/leases LeaseHolderState.writeUncertain).
+ */
+export interface WriteTracker {
+  inFlight?: { held: HeldSlice | null; consumedNanos: number };
+  /**
+   * Called before each counter write with what it would hold for the holder (the lease routes journal it
+   * in the holder's record first, so a crash between the two writes resolves to an overcount).
+   */
+  beforeWrite?: (inFlight: { held: HeldSlice | null; consumedNanos: number }) => Promise<void>;
+  /** A renewal across midnight is two writes (core/leases crossesDay): called when the first landed. */
+  onReleased?: () => void;
 }
 
 export class BudgetLeases {
@@ -85,76 +105,122 @@ export class BudgetLeases {
   }
 
   /**
-   * Takes or renews a holder's slice. `known.state` (the item as this holder last wrote it) saves the read
-   * when nobody else wrote since: then the operation is one conditional write. `known.caps` saves the
-   * config read. An uncapped answer to a holder that holds nothing and reports nothing writes nothing.
+   * Takes or renews a holder's slice: one conditional write when `known.reading` (the counter as this
+   * holder's last write returned it) still leaves room, else a consistent read and a write. An uncapped
+   * answer to a holder that holds nothing and reports nothing writes nothing.
    */
   async take(
     scope: BudgetScope,
-    req: LeaseRequest,
-    known: { state?: LeaseState; caps?: CapsNanos } = {},
+    request: LeaseRequest,
+    known: { reading?: CounterReading; caps?: CapsNanos } = {},
+    tracker: WriteTracker = {},
   ): Promise<LeaseOutcome> {
+    let req = request;
     const caps = known.caps ?? (await this.caps(scope));
-    if (caps.day === null && caps.month === null && req.consumedNanos === 0 && req.reservedNanos === 0) {
-      // Nothing to record and nothing to grant: no item read or write (a slice this holder may still have
-      // in the item expires on its own).
+    const held = req.held ?? null;
+    if (caps.day === null && caps.month === null && req.consumedNanos <= 0 && held === null) {
       const now = this.opts.now();
-      const base = known.state ?? emptyLeaseState(now);
-      return { ...grantLease(base, req, caps, now, this.policy), state: base, caps };
+      const reading = known.reading ?? {};
+      return { ...planLease(reading, req, caps, now, this.policy), reading, caps };
     }
-    // A cached item of a past day or month is read again: the new period is seeded from the aggregates.
-    const today = periodsAt(this.opts.now());
-    const fresh =
-      known.state !== undefined && known.state.day === today.day && known.state.month === today.month;
-    let current = fresh ? { state: known.state as LeaseState, exists: true } : undefined;
     const recorded = await this.recorded(scope);
+    let reading = known.reading;
+    if (crossesDay(held, this.opts.now())) {
+      // First write: the old day's slice returns with its spend; then the grant, on its own.
+      tracker.inFlight = { held: null, consumedNanos: req.consumedNanos };
+      await tracker.beforeWrite?.(tracker.inFlight);
+      const after = await this.opts.store.apply(
+        scope,
+        planRelease({ consumedNanos: req.consumedNanos, held }, this.opts.now()),
+      );
+      tracker.onReleased?.();
+      req = { ...req, consumedNanos: 0, held: null };
+      reading = after ?? undefined;
+    }
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const stored = current ?? (await this.load(scope));
+      reading ??= await this.opts.store.read(scope);
       const now = this.opts.now();
-      const base = observeRecorded(stored.state, recorded, now);
-      const { state, grant } = grantLease(base, req, caps, now, this.policy);
-      if (await this.opts.store.save(scope, state, stored.exists ? stored.state.version : undefined)) {
-        return { grant, state, caps };
+      const { delta, grant } = planLease(reading, req, caps, now, this.policy, recorded);
+      tracker.inFlight = { held: grant.held, consumedNanos: req.consumedNanos };
+      await tracker.beforeWrite?.(tracker.inFlight);
+      const after = await this.opts.store.apply(scope, delta);
+      if (after !== null) {
+        await this.tidy(scope, after, now);
+        return { grant, reading: after, caps };
       }
-      current = undefined;
-      await backoff(attempt);
+      tracker.inFlight = undefined; // the condition failed: nothing was written
+      reading = undefined;
     }
     throw new LeaseContentionError(scope);
   }
 
-  /** A holder's final report: its consumption is settled and its slice returned. */
-  async release(scope: BudgetScope, holderId: string, consumedNanos: number): Promise<void> {
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const stored = await this.load(scope);
-      if (!stored.exists && consumedNanos === 0) return;
-      const now = this.opts.now();
-      const base = observeRecorded(stored.state, await this.recorded(scope), now);
-      const next = releaseLease(base, holderId, consumedNanos, now);
-      if (await this.opts.store.save(scope, next, stored.exists ? stored.state.version : undefined)) return;
-      await backoff(attempt);
+  /** A holder's final report: its spend is settled and its slice returned (no condition: always fits). */
+  async release(
+    scope: BudgetScope,
+    holderId: string,
+    consumedNanos: number,
+    held: HeldSlice | null = null,
+    tracker: WriteTracker = {},
+  ): Promise<void> {
+    if (consumedNanos <= 0 && held === null) return;
+    void holderId; // the counter lists no holder; the id names the report in logs and the SDK registry
+    tracker.inFlight = { held: null, consumedNanos };
+    await tracker.beforeWrite?.(tracker.inFlight);
+    await this.opts.store.apply(scope, planRelease({ consumedNanos, held }, this.opts.now()));
+  }
+
+  /**
+   * Adds a signed correction to settled (and committed) spend of the current day and month: the audited
+   * admin route (`POST /v1/budget/settled/correct`) records who, when, before and after.
+   * @returns the settled figures before and after
+   */
+  async correctSettled(
+    scope: BudgetScope,
+    deltaNanos: number,
+  ): Promise<{ before: Record<BudgetPeriod, number>; after: Record<BudgetPeriod, number> }> {
+    const now = this.opts.now();
+    const p = periodsAt(now);
+    const before = await this.opts.store.read(scope);
+    // Settled spend never goes below zero: a correction removes at most what today's figure holds.
+    deltaNanos = Math.max(deltaNanos, -(before[`sD#${p.day}`] ?? 0));
+    const add: Record<string, number> = {};
+    for (const [per, id] of [
+      ['day', p.day],
+      ['month', p.month],
+    ] as const) {
+      add[`c${per === 'day' ? 'D' : 'M'}#${id}`] = deltaNanos;
+      add[`s${per === 'day' ? 'D' : 'M'}#${id}`] = deltaNanos;
     }
-    throw new LeaseContentionError(scope);
+    const after = (await this.opts.store.apply(scope, { add, atMost: {} })) ?? before;
+    const figure = (r: CounterReading) => ({
+      day: r[`sD#${p.day}`] ?? 0,
+      month: r[`sM#${p.month}`] ?? 0,
+    });
+    return { before: figure(before), after: figure(after) };
   }
 
   /** The admission panel of `GET /v1/budget` (nano-USD). */
   async view(scope: BudgetScope, caps: CapsNanos): Promise<Record<BudgetPeriod, AdmissionPeriodView>> {
-    const [stored, recorded] = await Promise.all([this.opts.store.load(scope), this.recorded(scope)]);
-    const now = this.opts.now();
-    return admissionView(observeRecorded(stored ?? emptyLeaseState(now), recorded, now), caps, now);
+    const [reading, recorded] = await Promise.all([this.opts.store.read(scope), this.recorded(scope)]);
+    return admissionView(reading, caps, this.opts.now(), recorded);
   }
 
-  /** The item, or a fresh one; an item of a past day (month) is rolled over to the current one. */
-  private async load(scope: BudgetScope): Promise<{ state: LeaseState; exists: boolean }> {
-    const stored = await this.opts.store.load(scope);
-    const now = this.opts.now();
-    if (stored === undefined) return { state: emptyLeaseState(now), exists: false };
-    return { state: rollover(stored, now), exists: true };
+  /** Folds lapsed buckets and past periods once the counter has grown (best effort, never throws). */
+  private async tidy(scope: BudgetScope, reading: CounterReading, now: number): Promise<void> {
+    if (Object.keys(reading).length <= FOLD_ABOVE_ATTRIBUTES) return;
+    const fold = planFold(reading, now);
+    if (fold === null) return;
+    try {
+      await this.opts.store.fold(scope, fold);
+    } catch {
+      // The next write folds instead.
+    }
   }
 
   /**
    * Spend the pipeline recorded in the current day and month, whatever path it came by (a cap set mid-day
    * counts what was spent before it). Read at most once per {@link RECORDED_TTL_MS}; a failed read
-   * observes nothing new (the item keeps the last figure it saw).
+   * observes nothing.
    */
   private async recorded(scope: BudgetScope): Promise<Partial<Record<BudgetPeriod, number>>> {
     const aggregates = this.opts.aggregates;
@@ -166,8 +232,7 @@ export class BudgetLeases {
       return cached.value;
     }
     try {
-      // A range of one key reads the period's total row only (a prefix would also read its per-model,
-      // per-project and per-feature rows).
+      // A range of one key reads the period's total row only.
       const total = async (sk: string) => (await aggregates.range(scope.orgId, sk, sk))[0]?.costNanos ?? 0;
       const [day, month] = await Promise.all([
         total(aggregateSk.day(p.day)),

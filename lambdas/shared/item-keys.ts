@@ -22,8 +22,17 @@ export const itemKeys = {
   pricingRates: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: 'PRICING_RATES' }),
   /** Guardrail engine state (one item, sequence-guarded). */
   guardrailState: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: 'GUARDRAILS' }),
-  /** Budget lease item of the organization scope: settled spend per period and holders' slices (docs/admission.md). */
-  budgetLease: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: 'BUDGET#ORG' }),
+  /**
+   * Budget counter of the organization scope: committed and settled spend per period and slices per expiry
+   * bucket, changed only by conditional `ADD` (docs/admission.md). No holder is listed in it.
+   */
+  budgetCounter: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: 'BUDGET#COUNTER' }),
+  /** One SDK lease holder: the key it is bound to and the slice the counter holds for it. */
+  leaseHolder: (orgId: string, holderId: string) => ({ pk: `ORG#${orgId}#LEASEHOLDER`, sk: holderId }),
+  /** Lease holders registered per key in one UTC day (bounds holders per key and per organization). */
+  leaseHolderCount: (orgId: string, day: string) => ({ pk: `ORG#${orgId}`, sk: `LEASEHOLDERS#${day}` }),
+  /** Audited corrections of settled spend; sort key `<ISO ts>#<id>`. */
+  settledCorrectionsPk: (orgId: string) => `ORG#${orgId}#SETTLED_CORRECTIONS`,
   /** Latest forecast. */
   forecast: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: 'FORECAST' }),
   /** Latest reconciliation against the providers' own reports. */

@@ -9,7 +9,15 @@ import { type AdminCredentialStore, MemoryAdminCredentialStore } from './stores/
 import { type AuditLog, DynamoAuditLog } from './stores/audit-log';
 import { type AggregateStore, DynamoAggregateStore } from './stores/aggregate-store';
 import { type ApiKeyStore, DynamoApiKeyStore } from './stores/api-key-store';
-import { DynamoBudgetLeaseStore } from './stores/budget-lease-store';
+import { DynamoBudgetLeaseStore, type LeaseHolderRegistry } from './stores/budget-lease-store';
+import { DynamoSettledCorrectionLog, type SettledCorrectionLog } from './stores/settled-correction-store';
+import { KeyedTokenBuckets } from '../../core/rate-limit/token-bucket';
+
+/**
+ * Lease route calls per key: an SDK process renews about every 2 s and reports at each invocation's end,
+ * so 20 at once and 10 a second leave room for a few dozen processes per key while a flood is cut off.
+ */
+export const LEASE_ROUTE_RATE = Object.freeze({ burst: 20, perSecond: 10 });
 import { DynamoEventDedupeStore, type EventDedupeStore } from './stores/event-dedupe-store';
 import { DynamoFlagStore, type FlagStore } from './stores/flag-store';
 import { DynamoForecastStore, type ForecastStore } from './stores/forecast-store';
@@ -54,6 +62,12 @@ export interface Services {
   apiKeys: ApiKeyAuthenticator;
   /** Budget leases (docs/admission.md): the relay's holder and the lease routes share them. */
   budgetLeases: BudgetLeases;
+  /** SDK lease holders: each bound to the key that took it; holders per key and organization bounded. */
+  leaseHolders: LeaseHolderRegistry;
+  /** Audited corrections of settled spend (`POST /v1/budget/settled/correct`). */
+  settledCorrections: SettledCorrectionLog;
+  /** Per-key rate limit of the lease routes (in each API container). */
+  leaseRouteLimiter: KeyedTokenBuckets;
   now: () => number;
 }
 
@@ -76,6 +90,7 @@ export function createServices(w: ServiceWiring): Services {
   const now = w.now ?? Date.now;
   const config = new DynamoOrgConfigStore(data);
   const aggregates = new DynamoAggregateStore(data);
+  const leaseStore = new DynamoBudgetLeaseStore(data);
   return {
     orgs: new DynamoOrgStore(data),
     owners: new DynamoOrgOwnerStore(data),
@@ -96,7 +111,10 @@ export function createServices(w: ServiceWiring): Services {
     notifier: w.notifier,
     pepper: w.pepper,
     apiKeys: new ApiKeyAuthenticator({ keys, pepper: () => w.pepper.get(), now }),
-    budgetLeases: new BudgetLeases({ store: new DynamoBudgetLeaseStore(data), config, aggregates, now }),
+    budgetLeases: new BudgetLeases({ store: leaseStore, config, aggregates, now }),
+    leaseHolders: leaseStore,
+    settledCorrections: new DynamoSettledCorrectionLog(data),
+    leaseRouteLimiter: new KeyedTokenBuckets(LEASE_ROUTE_RATE),
     now,
   };
 }

@@ -6,22 +6,31 @@
  */
 import { z } from 'zod';
 import { enforcementStateSchema, type EnforcementState } from '../enforcement-state';
-import { MAX_BUDGET_USD } from '../budget';
 import { expected } from '../common';
 import { timestamp, usd } from './common';
+
+/** Names that mean something to JavaScript objects: refused as holder ids whatever map holds them. */
+const RESERVED_IDS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * Most a single lease report or reservation may name, USD. A report is also clamped server-side to what
+ * the holder was granted (docs/admission.md); this bound keeps absurd figures out of the arithmetic.
+ */
+export const MAX_LEASE_REPORT_USD = 100_000;
 
 const holderId = z
   .string({ error: expected('a holder id') })
   .min(1, { error: 'must not be empty' })
   .max(128, { error: 'must be at most 128 characters' })
   .regex(/^[A-Za-z0-9._:-]+$/, { error: 'letters, digits and . _ : - only' })
+  .refine((id) => !RESERVED_IDS.has(id), { error: 'is a reserved name' })
   .meta({ description: 'The holder: one per SDK process (e.g. sdk-<uuid>).', example: 'sdk-5f0c3e0e' });
 
 const amount = (description: string, example: number) =>
   z
     .number({ error: expected('an amount in US dollars') })
     .min(0, { error: 'must not be negative' })
-    .max(MAX_BUDGET_USD, { error: `must be at most ${MAX_BUDGET_USD}` })
+    .max(MAX_LEASE_REPORT_USD, { error: `must be at most ${MAX_LEASE_REPORT_USD}` })
     .meta({ description, example });
 
 /** Body of POST /v1/budget/lease. */
@@ -48,7 +57,26 @@ export const budgetLeaseReleaseRequestSchema = z
   .meta({ description: 'Body of POST /v1/budget/lease/release: final report; the unused slice returns.' });
 export type BudgetLeaseReleaseRequest = z.infer<typeof budgetLeaseReleaseRequestSchema>;
 
-/** One flag that applies to the calling key (CONTRACTS.md §1, the `enforcement` block). */
+/** Body of POST /v1/budget/settled/correct (an admin's audited correction of settled spend). */
+export const settledCorrectionRequestSchema = z
+  .strictObject({
+    deltaUsd: z
+      .number({ error: expected('a signed amount in US dollars') })
+      .min(-1_000_000, { error: 'must be at least -1000000' })
+      .max(1_000_000, { error: 'must be at most 1000000' })
+      .refine((n) => n !== 0, { error: 'must not be zero' })
+      .meta({
+        description: 'Added to the settled spend of the current day and month (negative: removed).',
+        example: -5000,
+      }),
+    reason: z
+      .string({ error: expected('a reason') })
+      .min(3, { error: 'must be at least 3 characters' })
+      .max(500, { error: 'must be at most 500 characters' })
+      .meta({ description: 'Why (kept in the audit record).', example: 'forged lease report' }),
+  })
+  .meta({ description: 'Body of POST /v1/budget/settled/correct.' });
+
 /** The lease answer carries the same enforcement block as every ingest answer (CONTRACTS.md §1). */
 export const leaseEnforcementSchema = enforcementStateSchema;
 export type LeaseEnforcement = EnforcementState;
@@ -64,8 +92,18 @@ export const budgetLeaseResponseSchema = z
     grantedUsd: usd('The whole slice now held (a renewal replaces the previous one).', 0.05),
     expiresAt: timestamp('When the slice lapses unless renewed (never after the period ends).'),
     ttlSeconds: z.int().min(0).meta({ description: 'Seconds until expiresAt.', example: 30 }),
+    retryable: z
+      .boolean()
+      .optional()
+      .meta({
+        description:
+          'When exhausted: true if the room is only held by other slices or calls in flight (ask again after ' +
+          'retryAfterSeconds); false if settled spend leaves no room before the period ends.',
+        example: false,
+      }),
     retryAfterSeconds: z.int().min(1).nullable().meta({
-      description: 'When exhausted: seconds to the end of the capped period; else null.',
+      description:
+        'When exhausted: seconds to the end of the capped period, or (retryable) until room can come back; else null.',
       example: null,
     }),
     enforcement: leaseEnforcementSchema,
@@ -78,6 +116,19 @@ export const budgetLeaseReleaseResponseSchema = z
     released: z.literal(true).meta({ description: 'The slice is back in the budget.', example: true }),
   })
   .meta({ description: 'Response of POST /v1/budget/lease/release.' });
+
+/** Response of POST /v1/budget/settled/correct. */
+export const settledCorrectionResponseSchema = z
+  .strictObject({
+    id: z.string().meta({ description: 'The audit record of the correction.', example: '6f1c…' }),
+    at: timestamp('When it was made.'),
+    deltaUsd: z.number().meta({ description: 'The correction as applied.', example: -5000 }),
+    settledUsd: z.strictObject({
+      before: z.strictObject({ day: z.number(), month: z.number() }),
+      after: z.strictObject({ day: z.number(), month: z.number() }),
+    }),
+  })
+  .meta({ description: 'An audited correction of settled spend.' });
 
 const admissionPeriodSchema = z
   .strictObject({

@@ -61,6 +61,8 @@ export {
   type BudgetLeaseRequest,
   type BudgetLeaseResponse,
   type LeaseEnforcement,
+  settledCorrectionRequestSchema,
+  settledCorrectionResponseSchema,
 } from './budget-lease';
 export {
   apiKeyViewSchema,

@@ -11,6 +11,7 @@ import {
 } from '../../../test/backend-harness';
 import type { IdTokenVerifier } from '../../shared/services';
 import { createApiHandler } from '../handler';
+import { LEASE_HOLDERS_PER_KEY_PER_DAY } from './budget-lease';
 
 const NOW = Date.parse('2026-11-22T10:00:00.000Z');
 const ctx = createLambdaContext({ functionName: 'api' });
@@ -84,6 +85,7 @@ describe('POST /v1/budget/lease', () => {
       holderId: 'sdk-1',
       capped: true,
       exhausted: false,
+      retryable: false,
       grantedUsd: 0.01,
       expiresAt: '2026-11-22T10:00:30.000Z',
       ttlSeconds: 30,
@@ -110,11 +112,14 @@ describe('POST /v1/budget/lease', () => {
 
   it('counts reported spend, answers exhausted with Retry-After to the end of the day once nothing fits', async () => {
     const key = await capped('org_full', 0.05);
-    await api('POST /v1/budget/lease', { key, body: { holderId: 'sdk-a' } });
-    const full = await api('POST /v1/budget/lease', { key, body: { holderId: 'sdk-a', consumedUsd: 0.05 } });
+    // $1.50/min = $0.025/s × 2 s: the whole fair share, $0.025
+    await api('POST /v1/budget/lease', { key, body: { holderId: 'sdk-a', spendRateUsdPerMin: 1.5 } });
+    await h.services.budgetLeases.correctSettled({ kind: 'organization', orgId: 'org_full' }, 25_000_000);
+    const full = await api('POST /v1/budget/lease', { key, body: { holderId: 'sdk-a', consumedUsd: 0.025 } });
     expect(full.body).toMatchObject({
       capped: true,
       exhausted: true,
+      retryable: false,
       grantedUsd: 0,
       retryAfterSeconds: 14 * 3600,
     });
@@ -124,6 +129,8 @@ describe('POST /v1/budget/lease', () => {
 
   it('keeps covering calls the holder still has in flight (reservedUsd) on top of the headroom', async () => {
     const key = await capped('org_inflight', 1);
+    // $7.80/min = $0.13/s × 2 s = $0.26 granted; then two calls worth $0.25 are in flight
+    await api('POST /v1/budget/lease', { key, body: { holderId: 'sdk-f', spendRateUsdPerMin: 7.8 } });
     const res = await api('POST /v1/budget/lease', {
       key,
       body: { holderId: 'sdk-f', reservedUsd: 0.25 },
@@ -184,5 +191,114 @@ describe('POST /v1/budget/lease/release and the admission panel', () => {
     const after = await api('GET /v1/budget', { key });
     expect(after.body.admission.day).toMatchObject({ settledUsd: 0.042, leasedUsd: 0, holders: 0 });
     expect(after.body.admission.month).toMatchObject({ settledUsd: 0.042, leasedUsd: 0 });
+  });
+});
+
+describe('lease abuse (issue 19)', () => {
+  it('binds a holder to the key that took it: another key of the organization cannot report for it', async () => {
+    const owner = await capped('org_bound', 1);
+    const other = (await h.createKey('org_bound', 'other')).apiKey;
+    await api('POST /v1/budget/lease', { key: owner, body: { holderId: 'sdk-own', spendRateUsdPerMin: 3 } });
+    const forged = await api('POST /v1/budget/lease/release', {
+      key: other,
+      body: { holderId: 'sdk-own', consumedUsd: 0.1 },
+    });
+    expect(forged.status).toBe(403);
+    expect(forged.body.error.message).toMatch(/another key/);
+    const panel = await api('GET /v1/budget', { key: owner });
+    expect(panel.body.admission.day).toMatchObject({ settledUsd: 0, leasedUsd: 0.1, holders: 1 });
+  });
+
+  it('moves no more than a holder was granted: forged spend and parked reservations are clamped', async () => {
+    const key = await capped('org_forge', 1);
+    // The attack of issue 19: a new holder id reporting $5,000 blocked the organization for the month.
+    const forged = await api('POST /v1/budget/lease/release', {
+      key,
+      body: { holderId: 'x', consumedUsd: 5000 },
+    });
+    expect(forged.status).toBe(200);
+    const park = await api('POST /v1/budget/lease', { key, body: { holderId: 'y', reservedUsd: 100_000 } });
+    expect(park.body).toMatchObject({ exhausted: false, grantedUsd: 0.01 }); // nothing of the $100,000
+    // A holder granted $0.10 reports $3: $0.10 counts.
+    await api('POST /v1/budget/lease', { key, body: { holderId: 'z', spendRateUsdPerMin: 3 } });
+    await api('POST /v1/budget/lease/release', { key, body: { holderId: 'z', consumedUsd: 3 } });
+    const panel = await api('GET /v1/budget', { key });
+    expect(panel.body.admission.day.settledUsd).toBe(0.1);
+    const next = await api('POST /v1/budget/lease', { key, body: { holderId: 'w' } });
+    expect(next.body).toMatchObject({ exhausted: false });
+  });
+
+  it('refuses reserved holder ids and amounts beyond the schema bound with 400', async () => {
+    const key = await capped('org_proto', 1);
+    for (const holderId of ['__proto__', 'constructor', 'prototype']) {
+      const res = await api('POST /v1/budget/lease', { key, body: { holderId } });
+      expect(res.status).toBe(400);
+      expect(JSON.stringify(res.body)).toMatch(/holderId/);
+    }
+    const huge = await api('POST /v1/budget/lease', { key, body: { holderId: 'sdk-1', reservedUsd: 1e9 } });
+    expect(huge.status).toBe(400);
+    expect(JSON.stringify(huge.body)).toMatch(/reservedUsd/);
+  });
+
+  it('bounds new holders per key and day with a clear 429, and rate-limits the lease routes per key', async () => {
+    const key = await capped('org_flood', 1);
+    const publicId = key.split('_')[1]?.slice(0, 12) ?? '';
+    // The key already registered its daily bound of holders (as a flood of distinct ids would).
+    for (let i = 0; i < LEASE_HOLDERS_PER_KEY_PER_DAY; i++) {
+      await h.services.leaseHolders.register(
+        'org_flood',
+        publicId,
+        '2026-11-22',
+        LEASE_HOLDERS_PER_KEY_PER_DAY,
+        1e6,
+      );
+    }
+    const flood = await api('POST /v1/budget/lease', { key, body: { holderId: 'one-too-many' } });
+    expect(flood.status).toBe(429);
+    expect(flood.body.error.message).toMatch(/too many lease holders/);
+    // Another key of the organization is unaffected.
+    const other = (await h.createKey('org_flood', 'other')).apiKey;
+    expect((await api('POST /v1/budget/lease', { key: other, body: { holderId: 'fine' } })).status).toBe(200);
+    // Burst of 20 then 10/s: the 21st call in the same instant is refused.
+    const statuses: number[] = [];
+    for (let i = 0; i < 21; i++) {
+      statuses.push(
+        (await api('POST /v1/budget/lease', { key: other, body: { holderId: 'fine' } })).status ?? 0,
+      );
+    }
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('POST /v1/budget/settled/correct', () => {
+  it('lets a person correct settled spend and keeps an audit record with who, when, before and after', async () => {
+    const key = await capped('org_correct', 1);
+    await h.services.budgetLeases.correctSettled({ kind: 'organization', orgId: 'org_correct' }, 400_000_000);
+    const token = await issuer.issueIdToken({ sub: 'admin-1', email: 'a@example.com', orgId: 'org_correct' });
+    const res = await api('POST /v1/budget/settled/correct', {
+      token,
+      body: { deltaUsd: -0.3, reason: 'forged lease report' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.settledUsd).toEqual({
+      before: { day: 0.4, month: 0.4 },
+      after: { day: 0.1, month: 0.1 },
+    });
+    const audit = await h.services.settledCorrections.list('org_correct');
+    expect(audit).toHaveLength(1);
+    expect(audit[0]).toMatchObject({
+      actor: { sub: 'admin-1', email: 'a@example.com' },
+      reason: 'forged lease report',
+      deltaNanos: -300_000_000,
+      before: { day: 400_000_000 },
+      after: { day: 100_000_000 },
+    });
+    // A key cannot correct (people only), and a bad body is a 400 that says where.
+    expect(
+      (await api('POST /v1/budget/settled/correct', { key, body: { deltaUsd: -1, reason: 'x' } })).status,
+    ).toBe(401);
+    const bad = await api('POST /v1/budget/settled/correct', { token, body: { deltaUsd: 0, reason: '' } });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body)).toMatch(/deltaUsd/);
   });
 });
