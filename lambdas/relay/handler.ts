@@ -17,6 +17,7 @@ import { LeaseAdmission } from './budget-admission';
 import { Relay } from './relay';
 
 let relay: Relay | undefined;
+let admission: LeaseAdmission | undefined;
 
 function upstreamsFromEnvironment(): Record<string, string> {
   const out: Record<string, string> = {};
@@ -41,12 +42,15 @@ function buildRelay(): Relay {
     upstreams: upstreamsFromEnvironment(),
     metrics,
     // One lease holder per container: its slices live in memory between invocations (docs/admission.md).
-    admission: new LeaseAdmission({
+    admission: (admission = new LeaseAdmission({
       leases: services.budgetLeases,
       metrics,
       tokenCounter: countOpenAITokens,
-    }),
+    })),
   });
 }
 
-export const handler = createStreamingHandler(() => (relay ??= buildRelay()));
+// Lease operations in flight finish before the invocation returns: a freeze would strand them.
+export const handler = createStreamingHandler(() => (relay ??= buildRelay()), undefined, {
+  beforeFreeze: () => admission?.settled() ?? Promise.resolve(),
+});
