@@ -77,6 +77,9 @@ describe('the bundles', () => {
   // Target 20 KB; ~23.4 KB before issue 12, ~26 KB with the budget lease client and the server-flag
   // state (+2.6 KB), ~27.5 KB with provider-reported costs and web-search fees in the pricing code (issue 13),
   // 27.8 KB with THROTTLED enforced locally and the fingerprint's byte bound (28,508 bytes);
+  // 29.8 KB (30,531 bytes) with each call's worst case reserved before it is made (issue 18.5: the
+  // relay's token bounds, core/admission/request-bound.ts, and the model output-limit table, +~1.2 KB;
+  // waiting for a lease answer and failing closed on a refused key, +~0.8 KB);
   // ~14 KB are core/usage parsers and core/pricing (see docs/sdk.md).
   // A regression guard: the size must not grow unnoticed.
   it('stays within its size budget, minified and gzipped, for the functions an application imports', async () => {
@@ -92,7 +95,7 @@ describe('the bundles', () => {
       write: false,
     });
     const gz = gzipSync(result.outputFiles[0]!.contents, { level: 9 }).length;
-    expect(gz).toBeLessThan(28.5 * 1024);
+    expect(gz).toBeLessThan(30.5 * 1024);
   });
 
   it('the built CommonJS bundle records a call and delivers a valid event', async () => {

@@ -57,7 +57,8 @@ export const takeBudgetLease: Route = {
           // Calls in flight at the holder stay covered by the new slice (committed money).
           reservedNanos: usdToNanos(body.reservedUsd),
           reservations: body.reservedUsd > 0 ? 1 : 0,
-          needNanos: 0,
+          // The SDK's calls waiting for room (their worst cases): granted on top, or the answer is exhausted.
+          needNanos: usdToNanos(body.needUsd),
           rateNanosPerSecond: usdToNanos(body.spendRateUsdPerMin) / 60,
         }),
       ),
