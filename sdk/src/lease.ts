@@ -16,8 +16,9 @@
  *   again), with the server's `retryAfterSeconds`.
  * - The key refused (401/403): every call is refused (fail closed: decision 6, never on identity), and the
  *   lease is asked again after {@link REFUSED_RETRY_MS}.
- * - Backend unreachable (network error, timeout, 5xx) or without lease routes (404): a slice still live
- *   keeps serving; without one, calls go through unreserved and are counted (spec Law 4).
+ * - Backend unreachable (network error, timeout, 5xx, 429) or without lease routes (404): before any answer
+ *   said a hard cap applies, calls go through unreserved and are counted (spec Law 4); once one did, a
+ *   live slice keeps serving and a call that needs more waits, then gets a retryable 429 (decision 6).
  */
 import { nanosToUsd, usdToNanos } from '../../core/pricing/money';
 
@@ -104,8 +105,12 @@ export class BudgetLease {
   private nextAttemptAtMs = 0;
   private failures = 0;
   private lastReportAtMs = 0;
-  /** Worst cases of the calls waiting for an answer (asked as `needUsd` by the next request). */
-  waitingNanos = 0;
+  /**
+   * Worst cases of the calls waiting for an answer. The next request asks room for the largest (`needUsd`):
+   * the server grants a need whole or not at all, so asking for their sum would refuse them all when
+   * one of them still fits.
+   */
+  readonly waiting: number[] = [];
   /** Calls let through because the backend could not be reached (no live slice). */
   failOpenCalls = 0;
   /** Calls refused because the lease route refused the key. */
@@ -183,7 +188,7 @@ export class BudgetLease {
   /** Whether a request is due at `nowMs` (`active`: calls are being made). */
   due(nowMs: number, active: boolean): boolean {
     if (this.inFlight || nowMs < this.nextAttemptAtMs) return false;
-    if (this.waitingNanos > 0) return true;
+    if (this.waiting.length > 0) return true;
     switch (this.mode) {
       case 'none':
         return active;
@@ -220,8 +225,8 @@ export class BudgetLease {
     } = { holderId: this.holderId, consumedUsd };
     // Rounded up: a slice that covers a little more than the reservations, never less.
     if (this.reservedNanos > 0) body.reservedUsd = nanosToUsd(this.reservedNanos + 1);
-    this.sentNeedNanos = this.waitingNanos;
-    if (this.waitingNanos > 0) body.needUsd = nanosToUsd(this.waitingNanos + 1);
+    this.sentNeedNanos = this.waiting.length === 0 ? 0 : Math.max(...this.waiting);
+    if (this.sentNeedNanos > 0) body.needUsd = nanosToUsd(this.sentNeedNanos + 1);
     if (this.lastReportAtMs === 0) return body;
     // Over at least a second, so that a burst right after a report does not read as a huge rate.
     const minutes = Math.max(1 / 60, (nowMs - this.lastReportAtMs) / 60_000);
@@ -260,8 +265,11 @@ export class BudgetLease {
   }
 
   /**
-   * The request begun last failed. A slice still live is kept until it expires; otherwise the holder fails
-   * open — except when the key was refused, which fails closed. Exhaustion the server announced stays.
+   * The request begun last failed. The key refused fails closed. Otherwise, once a hard cap is known to
+   * apply (a capped or exhausted answer came), the holder keeps that state: a live slice keeps serving,
+   * and a call that needs a new answer waits for one and is then refused with a retryable 429 (design
+   * decision 6: a hard cap admits a call only against a reservation; contention or an outage of the
+   * lease store is never a reason to spend past it). Without a known cap the holder fails open.
    */
   failed(kind: LeaseFailure, nowMs: number): void {
     this.inFlight = false;
@@ -269,21 +277,45 @@ export class BudgetLease {
     this.reportingNanos = 0;
     this.errors++;
     this.failures++;
-    this.nextAttemptAtMs =
-      nowMs +
-      (kind === 'unreachable'
-        ? Math.min(MAX_BACKOFF_MS, 500 * 2 ** this.failures)
-        : kind === 'refused'
-          ? REFUSED_RETRY_MS
-          : GIVE_UP_MS);
     if (kind === 'refused') {
+      this.nextAttemptAtMs = nowMs + REFUSED_RETRY_MS;
       this.mode = 'refused';
       this.grantedNanos = 0;
       return;
     }
-    if (this.mode === 'exhausted' && nowMs < this.exhaustedUntilMs) return;
-    if (this.mode === 'capped' && this.live(nowMs)) return;
+    if (this.mode === 'capped' || this.mode === 'exhausted') {
+      // Contention answers 503 for a moment: try again soon.
+      this.nextAttemptAtMs = nowMs + Math.min(MAX_BACKOFF_MS, 250 * 2 ** Math.min(7, this.failures - 1));
+      return;
+    }
+    this.nextAttemptAtMs =
+      nowMs + (kind === 'unreachable' ? Math.min(MAX_BACKOFF_MS, 500 * 2 ** this.failures) : GIVE_UP_MS);
     this.mode = kind;
+  }
+
+  /**
+   * The lease route answered 503 or 429 with `Retry-After`: the API is up and the budget item busy
+   * (contention among holders). Contention is never a failure (design decision 6): asked again soon,
+   * calls waiting meanwhile (at most the client's wait, then a retryable 429).
+   */
+  busy(nowMs: number): void {
+    this.inFlight = false;
+    this.unreportedNanos += this.reportingNanos;
+    this.reportingNanos = 0;
+    this.errors++;
+    this.failures++;
+    this.nextAttemptAtMs = nowMs + Math.min(MAX_BACKOFF_MS, 100 * 2 ** Math.min(8, this.failures - 1));
+  }
+
+  /**
+   * The request begun last never got its answer because the process was frozen meanwhile (a Lambda
+   * environment between invocations): its timeout fired late, at the thaw. Not a failure of the backend:
+   * the report is sent again (if the first one landed, spend is counted twice: over, never under).
+   */
+  interrupted(): void {
+    this.inFlight = false;
+    this.unreportedNanos += this.reportingNanos;
+    this.reportingNanos = 0;
   }
 
   /** The release request (shutdown): returns the slice; the holder starts afresh. */

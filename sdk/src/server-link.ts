@@ -23,6 +23,8 @@ const MAX_SYNC_DELAY_MS = 10_000;
 const ACTIVE_WINDOW_MS = 60_000;
 /** Longest time a call waits for the lease answer it needs (the request's own timeout, plus a margin). */
 export const MAX_LEASE_WAIT_MS = API_TIMEOUT_MS + 1_000;
+/** A request that fails this long after its own timeout was cut by a freeze of the process. */
+const FROZEN_SLACK_MS = 1_000;
 /** How long a call that does not fit yet keeps asking (room comes back as other holders settle). */
 const FIT_WAIT_MS = 3_000;
 /** Pause between two such asks. */
@@ -107,7 +109,7 @@ export class ServerLink {
 
   /**
    * Waits (at most {@link MAX_LEASE_WAIT_MS}) for a lease answer that admits a call of worst case
-   * `costNanos`: asks the server for room for it (`needUsd`, shared with the other waiting calls); an
+   * `costNanos`: asks the server for room for it (`needUsd`: the largest waiting call's); an
    * exhausted answer is asked again for {@link FIT_WAIT_MS}, since room other holders hold in slices or
    * reservations can come back. Never rejects.
    */
@@ -116,7 +118,11 @@ export class ServerLink {
     if (lease === null) return { kind: 'admitted', reservedNanos: 0 };
     const started = Date.now();
     const deadline = started + MAX_LEASE_WAIT_MS;
-    lease.waitingNanos += costNanos;
+    lease.waiting.push(costNanos);
+    const leave = (): void => {
+      const i = lease.waiting.indexOf(costNanos);
+      if (i >= 0) lease.waiting.splice(i, 1);
+    };
     try {
       for (let asked = false; ; asked = true) {
         if (!lease.inFlight) this.requestLease(Date.now());
@@ -125,9 +131,7 @@ export class ServerLink {
           await Promise.race([pending, sleep(deadline - Date.now())]);
         }
         const now = Date.now();
-        lease.waitingNanos -= costNanos;
         const d = lease.admit(costNanos, now);
-        lease.waitingNanos += costNanos;
         if (d.kind === 'admitted' || d.kind === 'refused') return d;
         if (now >= deadline) return d;
         if (d.kind === 'exhausted') {
@@ -139,7 +143,7 @@ export class ServerLink {
         }
       }
     } finally {
-      lease.waitingNanos -= costNanos;
+      leave();
     }
   }
 
@@ -271,6 +275,16 @@ export class ServerLink {
     if (request === null) return lease.failed('unreachable', now);
     const done = request.then((result) => {
       const at = Date.now();
+      if (result.kind === 'error' && at - now > API_TIMEOUT_MS + FROZEN_SLACK_MS) {
+        // The timeout fired long after it was due: this process was frozen, not the backend down.
+        lease.interrupted();
+        return;
+      }
+      if (result.kind === 'http' && (result.status === 503 || result.status === 429) && result.retryAfter) {
+        lease.busy(at);
+        this.host.log.debug(`lease request answered ${result.status} (busy): asked again`);
+        return;
+      }
       const answer = result.kind === 'ok' ? readLeaseAnswer(result.body, at) : null;
       if (answer !== null) {
         lease.answered(answer, at);

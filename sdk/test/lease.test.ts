@@ -232,6 +232,19 @@ describe('fail-open (spec Law 4)', () => {
   });
 });
 
+describe('contention (decision 6: never a failure)', () => {
+  it('a busy lease item (503 with Retry-After) is asked again: the call waits, then goes against a slice', async () => {
+    ingest.leaseCapUsd = 1;
+    ingest.leaseBusyAnswers = 3;
+    const provider = costlyProvider();
+    const f = tracked(provider.fetch);
+    const r = await f(OPENAI_URL, chatInit());
+    expect(r.status).toBe(200);
+    expect(client().stats()).toMatchObject({ failOpen: 0, lease: { state: 'capped' } });
+    expect(ingest.leaseBusyAnswers).toBe(0);
+  });
+});
+
 describe('fail-closed on identity (decision 6)', () => {
   it.each([401, 403])('the lease route refusing the key (%i): every call is refused', async (status) => {
     ingest.leaseStatus = status;
@@ -354,7 +367,7 @@ describe('BudgetLease (state machine)', () => {
                 const actual = Math.floor(o.worst * o.share);
                 committed += actual;
                 inflight[i]!.push({ reserved: d.reservedNanos, actual });
-              } else if (d.kind === 'wait') h.waitingNanos = Math.max(h.waitingNanos, o.worst);
+              } else if (d.kind === 'wait' && !h.waiting.includes(o.worst)) h.waiting.push(o.worst);
             } else if (o.kind === 'settle') {
               const list = inflight[i]!;
               if (list.length > 0) {
@@ -367,7 +380,7 @@ describe('BudgetLease (state machine)', () => {
               const req = pending[i];
               if (req !== null && req !== undefined) {
                 h.answered(readLeaseAnswer(api.serve(req, now), now)!, now);
-                h.waitingNanos = 0;
+                h.waiting.length = 0;
                 pending[i] = null;
               }
             }
@@ -392,7 +405,7 @@ describe('BudgetLease (state machine)', () => {
     expect(lease.due(T0 + 29_500, true)).toBe(true);
   });
 
-  it('a failed renewal keeps a live slice, then fails open when it lapses', () => {
+  it('a failed renewal keeps a live slice; once it lapses, calls wait (a known cap never fails open)', () => {
     const lease = new BudgetLease('sdk-x');
     lease.begin(T0);
     lease.answered(
@@ -407,11 +420,19 @@ describe('BudgetLease (state machine)', () => {
     lease.settle(300, 300);
     lease.begin(T0 + 31_000);
     lease.failed('unreachable', T0 + 31_001);
-    expect(lease.mode).toBe('unreachable');
-    expect(lease.admit(5_000, T0 + 31_002)).toEqual({ kind: 'admitted', reservedNanos: 0 });
-    expect(lease.failOpenCalls).toBe(1);
+    expect(lease.mode).toBe('capped');
+    expect(lease.admit(50, T0 + 31_002)).toEqual({ kind: 'wait' });
+    expect(lease.failOpenCalls).toBe(0);
     // The unreported consumption is kept for the next report.
     expect(lease.release().consumedUsd).toBeCloseTo(900 / 1e9, 15);
+  });
+
+  it('fails open when the backend fails before any answer said a cap applies', () => {
+    const lease = new BudgetLease('sdk-x');
+    lease.begin(T0);
+    lease.failed('unreachable', T0 + 1);
+    expect(lease.admit(5_000, T0 + 2)).toEqual({ kind: 'admitted', reservedNanos: 0 });
+    expect(lease.failOpenCalls).toBe(1);
   });
 
   it('the key refused: calls refused until the next attempt, then it asks again', () => {

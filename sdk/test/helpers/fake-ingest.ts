@@ -78,6 +78,8 @@ export interface FakeIngest {
   ttlSeconds: number;
   /** A status to answer lease requests with instead (e.g. 503). */
   leaseStatus: number;
+  /** The next n lease requests answer 503 with `Retry-After: 1` (the route's answer to contention). */
+  leaseBusyAnswers: number;
   readonly leaseCalls: LeaseCall[];
   /** Consumption reported so far, nano-USD. */
   settledNanos(): number;
@@ -109,6 +111,7 @@ export async function startFakeIngest(): Promise<FakeIngest> {
     sliceUsd: 0.02,
     ttlSeconds: 30,
     leaseStatus: 200,
+    leaseBusyAnswers: 0,
   };
   const trippedAt = new Map<string, number>();
   const leaseCalls: LeaseCall[] = [];
@@ -212,6 +215,13 @@ export async function startFakeIngest(): Promise<FakeIngest> {
           : req.headers['service-api-key'] !== TEST_API_KEY
             ? 401
             : self.leaseStatus;
+        if (status === 200 && self.leaseBusyAnswers > 0) {
+          // The real route's answer to contention on the budget item.
+          self.leaseBusyAnswers--;
+          res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
+          res.end(JSON.stringify({ error: { message: 'budget lease item busy; retry', type: 'api_error' } }));
+          return;
+        }
         if (status !== 200) {
           res.writeHead(status, { 'content-type': 'application/json' });
           res.end(JSON.stringify({ error: { message: 'scripted', type: 'api_error', code: 'x' } }));
@@ -328,6 +338,12 @@ export async function startFakeIngest(): Promise<FakeIngest> {
     set ttlSeconds(v: number) {
       self.ttlSeconds = v;
     },
+    get leaseBusyAnswers() {
+      return self.leaseBusyAnswers;
+    },
+    set leaseBusyAnswers(v: number) {
+      self.leaseBusyAnswers = v;
+    },
     get leaseStatus() {
       return self.leaseStatus;
     },
@@ -357,6 +373,7 @@ export async function startFakeIngest(): Promise<FakeIngest> {
         sliceUsd: 0.02,
         ttlSeconds: 30,
         leaseStatus: 200,
+        leaseBusyAnswers: 0,
       });
     },
     events,
