@@ -72,6 +72,10 @@ interface RunOutcome {
   other: number;
   failOpen: number;
   leaseErrors: number;
+  /** The lease item at the end of the run, before the agents shut down. */
+  itemSettledUsd: number;
+  itemLeasedUsd: number;
+  itemHolders: number;
 }
 
 async function run(freeze: boolean): Promise<RunOutcome> {
@@ -104,6 +108,11 @@ async function run(freeze: boolean): Promise<RunOutcome> {
       for (const a of agents.slice(0, FROZEN)) a.child.kill('SIGCONT');
       await sleep(RUN_MS - FREEZE_AT_MS - FREEZE_MS);
     } else await sleep(RUN_MS);
+    // What the lease item says before the agents return their slices: settled, and parked in slices.
+    const view = (await (
+      await fetch(`${stack.apiUrl}/v1/budget`, { headers: { authorization: `Bearer ${stack.idToken}` } })
+    ).json()) as { admission?: { day?: { settledUsd?: number; leasedUsd?: number; holders?: number } } };
+    const day = view.admission?.day;
     for (const a of agents) a.child.kill('SIGTERM');
     const results = await Promise.all(agents.map((a) => a.result));
     clearInterval(sampler);
@@ -124,6 +133,9 @@ async function run(freeze: boolean): Promise<RunOutcome> {
       other: results.reduce((s, r) => s + r.other, 0),
       failOpen: results.reduce((s, r) => s + r.failOpen, 0),
       leaseErrors: results.reduce((s, r) => s + r.leaseErrors, 0),
+      itemSettledUsd: day?.settledUsd ?? NaN,
+      itemLeasedUsd: day?.leasedUsd ?? NaN,
+      itemHolders: day?.holders ?? NaN,
     };
   } finally {
     await stack.stop();
@@ -154,6 +166,9 @@ export default async function bench(): Promise<void> {
         String(r.pending).padStart(15),
         (roomLeft ? 'yes (MISSED)' : 'no').padStart(17),
       ].join(' '),
+    );
+    console.log(
+      `  lease item at the end: settled $${r.itemSettledUsd.toFixed(4)}, held in ${r.itemHolders} slices $${r.itemLeasedUsd.toFixed(4)}`,
     );
     console.log(
       `  unreserved (failed-open) calls ${r.failOpen}, failed lease requests ${r.leaseErrors}, other errors ${r.other}`,

@@ -225,7 +225,15 @@ export class BudgetLease {
     } = { holderId: this.holderId, consumedUsd };
     // Rounded up: a slice that covers a little more than the reservations, never less.
     if (this.reservedNanos > 0) body.reservedUsd = nanosToUsd(this.reservedNanos + 1);
-    this.sentNeedNanos = this.waiting.length === 0 ? 0 : Math.max(...this.waiting);
+    // The largest waiting call; when refused for lack of room, a renewal asks again for the call that was
+    // refused: the server grants a need whole or not at all, so the holder does not take a slice too
+    // small for its calls while that room, pooled, would let some holder's call through.
+    this.sentNeedNanos =
+      this.waiting.length > 0
+        ? Math.max(...this.waiting)
+        : this.mode === 'exhausted'
+          ? this.refusedNeedNanos
+          : 0;
     if (this.sentNeedNanos > 0) body.needUsd = nanosToUsd(this.sentNeedNanos + 1);
     if (this.lastReportAtMs === 0) return body;
     // Over at least a second, so that a burst right after a report does not read as a huge rate.
