@@ -111,6 +111,8 @@ export class BudgetLease {
    * one of them still fits.
    */
   readonly waiting: number[] = [];
+  /** The largest worst case of this holder's calls: what a renewal after an exhausted answer asks room for. */
+  private lastWorstNanos = 0;
   /** Calls let through because the backend could not be reached (no live slice). */
   failOpenCalls = 0;
   /** Calls refused because the lease route refused the key. */
@@ -168,10 +170,16 @@ export class BudgetLease {
 
   private reserve(costNanos: number, nowMs: number): LeaseDecision {
     const cost = Math.max(0, Math.ceil(costNanos));
+    this.noteWorstCase(cost);
     if (this.inFlight || !this.live(nowMs) || cost > this.available()) return WAIT;
     this.reservedNanos += cost;
     this.reservations++;
     return { kind: 'admitted', reservedNanos: cost };
+  }
+
+  /** Remembers a call's worst case (one that waits for room, too). */
+  noteWorstCase(costNanos: number): void {
+    this.lastWorstNanos = Math.max(this.lastWorstNanos, Math.ceil(costNanos));
   }
 
   /** Replaces a reservation by the call's actual cost (`reservedNanos` 0: an unreserved call's cost). */
@@ -232,7 +240,7 @@ export class BudgetLease {
       this.waiting.length > 0
         ? Math.max(...this.waiting)
         : this.mode === 'exhausted'
-          ? this.refusedNeedNanos
+          ? Math.max(this.refusedNeedNanos, this.lastWorstNanos)
           : 0;
     if (this.sentNeedNanos > 0) body.needUsd = nanosToUsd(this.sentNeedNanos + 1);
     if (this.lastReportAtMs === 0) return body;

@@ -119,6 +119,7 @@ export class ServerLink {
     const started = Date.now();
     const deadline = started + MAX_LEASE_WAIT_MS;
     lease.waiting.push(costNanos);
+    lease.noteWorstCase(costNanos);
     const leave = (): void => {
       const i = lease.waiting.indexOf(costNanos);
       if (i >= 0) lease.waiting.splice(i, 1);
