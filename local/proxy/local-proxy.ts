@@ -179,7 +179,7 @@ export async function createLocalProxy(options: LocalProxyOptions): Promise<Loca
         beforeFreeze: () => parts.admission?.settled() ?? Promise.resolve(),
         busy: () => parts.spool.spooled > 0,
         shutdown: async () => {
-          await parts.spool.drained();
+          await Promise.race([parts.spool.drained(), new Promise((r) => setTimeout(r, 5000).unref())]);
           await parts.admission?.releaseAll();
         },
         dispose: () => parts.relay.destroy(),
@@ -319,12 +319,12 @@ export async function createLocalProxy(options: LocalProxyOptions): Promise<Loca
       closing ??= (async () => {
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
-        await Promise.race([
-          idle().then(() => pool.close()),
-          new Promise((r) => setTimeout(r, 5000).unref()),
-        ]);
+        await Promise.race([idle(), new Promise((r) => setTimeout(r, 5000).unref())]);
         for (const s of sockets) s.destroy();
         await stopped;
+        // Every container's lease work and slice return finish before close resolves (the caller may stop
+        // the store next); each store operation is bounded by the admission's store timeout.
+        await pool.close();
         spare?.relay.destroy();
       })();
       return closing;
