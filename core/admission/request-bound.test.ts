@@ -85,6 +85,45 @@ describe('request-bound', () => {
     );
   });
 
+  it("gives the relay's counts for bodies made of the needles' own pieces (overlaps, bare quotes)", () => {
+    const piece = fc.constantFrom(
+      '"n"',
+      '"n',
+      ':',
+      ' ',
+      '7',
+      '42',
+      '"',
+      'x',
+      '"image"',
+      '"images"',
+      '"image_url"',
+      '"inlineData"',
+      '"max_tokens"',
+      '"max_tokens',
+      '"num_predict"',
+      'é',
+    );
+    // A small alphabet, so that overlapping matches (`"n"n":7`) come up often.
+    const tight = fc.constantFrom('"n', '"n"', ':', '7', '"max_tokens"', '"image"');
+    fc.assert(
+      fc.property(fc.array(fc.oneof(piece, tight), { maxLength: 40 }), (pieces) => {
+        const text = pieces.join('');
+        const call = {
+          provider: 'openai',
+          flavor: 'openai' as const,
+          model: 'gpt-4o',
+          body: Buffer.from(text),
+          atMs: 0,
+        };
+        const relay = cheapWorstCase(call);
+        const ours = cheapTokenBound(utf8Bytes(text), 'gpt-4o');
+        expect([ours.inputTokens, ours.outputTokens]).toEqual([relay.inputTokens, relay.outputTokens]);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it('reads the largest output bound anywhere and multiplies by n, capped at the model maximum', () => {
     const body = utf8Bytes(
       '{"model":"gpt-4o-mini","max_tokens" : 50,"tools":[{"max_tokens":70}],"n":3,"messages":[]}',

@@ -66,66 +66,86 @@ export function utf8Bytes(body: string | Uint8Array): Uint8Array {
   return typeof body === 'string' ? encoder.encode(body) : body;
 }
 
-function indexOf(buf: Uint8Array, needle: Uint8Array, from: number): number {
-  const first = needle[0] as number;
-  const last = buf.length - needle.length;
-  for (let i = buf.indexOf(first, from); i !== -1 && i <= last; i = buf.indexOf(first, i + 1)) {
-    let j = 1;
-    while (j < needle.length && buf[i + j] === needle[j]) j++;
-    if (j === needle.length) return i;
-  }
-  return -1;
-}
-
-function occurrences(buf: Uint8Array, needle: Uint8Array): number {
-  let n = 0;
-  for (let at = indexOf(buf, needle, 0); at !== -1; at = indexOf(buf, needle, at + needle.length)) n++;
-  return n;
-}
-
+const QUOTE = 0x22;
 const isSpace = (b: number | undefined): boolean => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
 
-/** The largest integer value of a `<needle>: <int>` member anywhere in the body (a nested one must not lower it). */
-function largestIntMember(buf: Uint8Array, needle: Uint8Array): number | undefined {
-  let best: number | undefined;
-  for (let at = indexOf(buf, needle, 0); at !== -1; at = indexOf(buf, needle, at + needle.length)) {
-    let i = at + needle.length;
-    while (i < buf.length && isSpace(buf[i])) i++;
-    if (buf[i] !== 0x3a /* : */) continue;
+function matchesAt(buf: Uint8Array, at: number, needle: Uint8Array): boolean {
+  if (at + needle.length > buf.length) return false;
+  for (let j = 1; j < needle.length; j++) if (buf[at + j] !== needle[j]) return false;
+  return true;
+}
+
+/** The integer after `<needle>` `:` at `at` (whitespace allowed), or undefined. */
+function intAfter(buf: Uint8Array, at: number): number | undefined {
+  let i = at;
+  while (i < buf.length && isSpace(buf[i])) i++;
+  if (buf[i] !== 0x3a /* : */) return undefined;
+  i++;
+  while (i < buf.length && isSpace(buf[i])) i++;
+  let value = 0;
+  let digits = 0;
+  while (i < buf.length && (buf[i] as number) >= 0x30 && (buf[i] as number) <= 0x39 && digits < 10) {
+    value = value * 10 + ((buf[i] as number) - 0x30);
+    digits++;
     i++;
-    while (i < buf.length && isSpace(buf[i])) i++;
-    let value = 0;
-    let digits = 0;
-    while (i < buf.length && (buf[i] as number) >= 0x30 && (buf[i] as number) <= 0x39 && digits < 10) {
-      value = value * 10 + ((buf[i] as number) - 0x30);
-      digits++;
-      i++;
-    }
-    if (digits > 0 && (best === undefined || value > best)) best = value;
   }
-  return best;
+  return digits > 0 ? value : undefined;
+}
+
+/**
+ * One pass over the body's quotes (every needle starts with one): image parts, the largest output bound
+ * member, the largest `n`. Each needle's matches do not overlap, as successive `indexOf` searches find them.
+ */
+function scan(buf: Uint8Array): { images: number; output: number | undefined; choices: number | undefined } {
+  let images = 0;
+  let output: number | undefined;
+  let choices: number | undefined;
+  const imageNext = IMAGE_MARKERS.map(() => 0);
+  const outputNext = OUTPUT_FIELDS.map(() => 0);
+  let choicesNext = 0;
+  for (let at = buf.indexOf(QUOTE); at !== -1; at = buf.indexOf(QUOTE, at + 1)) {
+    for (let k = 0; k < IMAGE_MARKERS.length; k++) {
+      const m = IMAGE_MARKERS[k] as Uint8Array;
+      if (at >= (imageNext[k] as number) && matchesAt(buf, at, m)) {
+        images++;
+        imageNext[k] = at + m.length;
+      }
+    }
+    for (let k = 0; k < OUTPUT_FIELDS.length; k++) {
+      const f = OUTPUT_FIELDS[k] as Uint8Array;
+      if (at >= (outputNext[k] as number) && matchesAt(buf, at, f)) {
+        outputNext[k] = at + f.length;
+        const v = intAfter(buf, at + f.length);
+        if (v !== undefined && (output === undefined || v > output)) output = v;
+      }
+    }
+    if (at >= choicesNext && matchesAt(buf, at, CHOICES_FIELD)) {
+      choicesNext = at + CHOICES_FIELD.length;
+      const v = intAfter(buf, at + CHOICES_FIELD.length);
+      if (v !== undefined && (choices === undefined || v > choices)) choices = v;
+    }
+  }
+  return { images, output, choices };
 }
 
 /** Output tokens the request allows (its own bound × choices, at most the model's maximum), or the model's maximum. */
-export function outputTokenBound(
-  buf: Uint8Array,
+function outputBound(
+  found: { output: number | undefined; choices: number | undefined },
   model: string | null,
 ): Pick<TokenBound, 'outputTokens' | 'outputBound'> {
-  let bound: number | undefined;
-  for (const field of OUTPUT_FIELDS) {
-    const v = largestIntMember(buf, field);
-    if (v !== undefined && (bound === undefined || v > bound)) bound = v;
-  }
   const modelMax = maxOutputTokensOf(model);
-  const choices = Math.min(MAX_CHOICES, Math.max(1, largestIntMember(buf, CHOICES_FIELD) ?? 1));
+  const choices = Math.min(MAX_CHOICES, Math.max(1, found.choices ?? 1));
+  const bound = found.output;
   if (bound === undefined || bound <= 0) return { outputTokens: modelMax * choices, outputBound: 'model' };
   return { outputTokens: Math.min(bound, modelMax) * choices, outputBound: 'request' };
 }
 
-function imageTokens(buf: Uint8Array): number {
-  let images = 0;
-  for (const marker of IMAGE_MARKERS) images += occurrences(buf, marker);
-  return images * IMAGE_TOKEN_BOUND;
+/** Output tokens the request allows, or the model's maximum (see {@link cheapTokenBound}). */
+export function outputTokenBound(
+  buf: Uint8Array,
+  model: string | null,
+): Pick<TokenBound, 'outputTokens' | 'outputBound'> {
+  return outputBound(scan(buf), model);
 }
 
 /**
@@ -134,9 +154,10 @@ function imageTokens(buf: Uint8Array): number {
  * @example cheapTokenBound(utf8Bytes('{"model":"gpt-4o-mini","max_tokens":100}'), 'gpt-4o-mini') // { inputTokens: 57, outputTokens: 100, … }
  */
 export function cheapTokenBound(buf: Uint8Array, model: string | null): TokenBound {
+  const found = scan(buf);
   return {
-    inputTokens: buf.byteLength + imageTokens(buf) + INPUT_MARGIN_TOKENS,
-    ...outputTokenBound(buf, model),
+    inputTokens: buf.byteLength + found.images * IMAGE_TOKEN_BOUND + INPUT_MARGIN_TOKENS,
+    ...outputBound(found, model),
   };
 }
 
@@ -153,7 +174,8 @@ export function preciseTokenBound(
   if (typeof parsed !== 'object' || parsed === null) return undefined;
   const family = familyOfModel(model, FAMILY_OF_FLAVOR[flavor]);
   const byRatio = estimateRequestTokens(flavor, parsed, family, undefined) - framingTokens(parsed);
-  return { inputTokens: byRatio + imageTokens(buf), ...outputTokenBound(buf, model) };
+  const found = scan(buf);
+  return { inputTokens: byRatio + found.images * IMAGE_TOKEN_BOUND, ...outputBound(found, model) };
 }
 
 /** The per-message and reply-priming tokens estimateRequestTokens adds. */
