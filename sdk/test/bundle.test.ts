@@ -77,7 +77,7 @@ describe('the bundles', () => {
   // Target 20 KB; ~23.4 KB before issue 12, ~26 KB with the budget lease client and the server-flag
   // state (+2.6 KB), ~27.5 KB with provider-reported costs and web-search fees in the pricing code (issue 13),
   // 27.8 KB with THROTTLED enforced locally and the fingerprint's byte bound (28,508 bytes);
-  // 29.8 KB (30,531 bytes) with each call's worst case reserved before it is made (issue 18.5: the
+  // 30.2 KB (30,937 bytes) with each call's worst case reserved before it is made (issue 18.5: the
   // relay's token bounds, core/admission/request-bound.ts, and the model output-limit table, +~1.2 KB;
   // waiting for a lease answer and failing closed on a refused key, +~0.8 KB);
   // ~14 KB are core/usage parsers and core/pricing (see docs/sdk.md).
