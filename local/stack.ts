@@ -66,6 +66,8 @@ export interface LocalStackOptions {
   onStatus?: (line: string) => void;
   /** Clock for the whole stack (tests). */
   now?: () => number;
+  /** Relay containers at most, each one call at a time (Lambda's reserved concurrency). @default 100 */
+  relayConcurrency?: number;
 }
 
 /** What a running local stack tells its user (also written to `<dataDir>/local.json`). */
@@ -283,6 +285,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     upstreams: { ...mockUpstreams, ...(options.upstreams ?? {}) },
     now,
     budgetLeases: services.budgetLeases,
+    ...(options.relayConcurrency !== undefined ? { relayConcurrency: options.relayConcurrency } : {}),
   });
   const proxyUrl = proxy.url;
   const info: LocalStackInfo = {

@@ -6,6 +6,7 @@
  *   --proxy-port N        (SPENDGUARD_PROXY_PORT, default 8788)        proxy
  *   --mock-providers      (SPENDGUARD_MOCK_PROVIDERS=1)                built-in fake providers
  *   --notify-webhook URL  (SPENDGUARD_NOTIFY_WEBHOOK)                  soft-cap warnings and trips
+ *   --relay-concurrency N (SPENDGUARD_RELAY_CONCURRENCY, default 100)  relay containers (Lambda's reserved concurrency)
  *   SPENDGUARD_UPSTREAM_OPENAI / _ANTHROPIC / _OPENROUTER / …          proxy upstream base URLs
  */
 import { join, resolve } from 'node:path';
@@ -15,6 +16,13 @@ import { startLocalStack } from './stack';
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+function relayConcurrency(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 10_000) throw new Error(`invalid relay concurrency: ${value}`);
+  return n;
+}
 
 function port(value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
@@ -32,6 +40,7 @@ async function main(): Promise<void> {
       'proxy-port': { type: 'string' },
       'mock-providers': { type: 'boolean' },
       'notify-webhook': { type: 'string' },
+      'relay-concurrency': { type: 'string' },
     },
   });
   const env = process.env;
@@ -53,6 +62,7 @@ async function main(): Promise<void> {
     mockProviders: values['mock-providers'] ?? env.SPENDGUARD_MOCK_PROVIDERS === '1',
     notifyWebhookUrl: values['notify-webhook'] ?? env.SPENDGUARD_NOTIFY_WEBHOOK,
     upstreams,
+    relayConcurrency: relayConcurrency(values['relay-concurrency'] ?? env.SPENDGUARD_RELAY_CONCURRENCY),
     onStatus: (line) => process.stdout.write(`  … ${line}\n`),
   });
   const lines = [

@@ -227,7 +227,7 @@ describe('the lease timer', () => {
     await a.releaseAll();
   });
 
-  it('quiesce waits for a lease write in flight (the Lambda handler awaits it before the container freezes)', async () => {
+  it('settled() waits for a lease write in flight (the Lambda handler awaits it before the container freezes)', async () => {
     const { store, a, d } = await oneAdmittedCall();
     d.ticket.settle(7_000);
     const apply = store.apply.bind(store);
@@ -238,7 +238,7 @@ describe('the lease timer', () => {
         return apply(scope, delta);
       });
     void a.releaseAll();
-    const quiet = a.quiesce();
+    const quiet = a.settled();
     expect(landed).toBe(false);
     await jest.advanceTimersByTimeAsync(60);
     await quiet;

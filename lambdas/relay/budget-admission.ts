@@ -29,6 +29,7 @@ import {
 import type { TokenCounter } from '../../core/usage';
 import { noopMetrics, type MetricsSink } from '../edge-guard/metrics';
 import type { BudgetLeases, WriteTracker } from '../shared/budget-leases';
+import { processTimers, type Timers } from '../shared/timers';
 
 /** A reservation to settle once the call has ended. */
 export interface AdmissionTicket {
@@ -72,6 +73,8 @@ export interface LeaseAdmissionOptions {
   readonly capsTtlMs?: number;
   /** This holder's id in the lease items. @default `relay-<uuid>` */
   readonly holderId?: string;
+  /** What the lease timer runs on (the local relay pool pauses it while the container is idle). @default the process's */
+  readonly timers?: Timers;
 }
 
 interface ScopeEntry {
@@ -83,7 +86,7 @@ interface ScopeEntry {
   /** The lease operation in flight (a renewal, or the release of an idle slice). */
   renewal?: Promise<LeaseGrant | 'failed' | 'released'>;
   /** The lease timer (see {@link LeaseAdmission.armLeaseTimer}) and the instant it is set for. */
-  leaseTimer?: { handle: ReturnType<typeof setTimeout>; atMs: number };
+  leaseTimer?: { handle: unknown; atMs: number };
   /** Store failures in a row; the lease timer backs off exponentially (1 s … 60 s) while they last. */
   storeFailures: number;
   timerNotBeforeMs: number;
@@ -136,8 +139,10 @@ export class LeaseAdmission implements RelayAdmission {
   private readonly maxWaitMs: number;
   private readonly storeTimeoutMs: number;
   private readonly capsTtlMs: number;
+  private readonly timers: Timers;
 
   constructor(private readonly opts: LeaseAdmissionOptions) {
+    this.timers = opts.timers ?? processTimers;
     this.metrics = opts.metrics ?? noopMetrics;
     this.now = opts.now ?? Date.now;
     this.holderId = opts.holderId ?? `relay-${randomUUID()}`;
@@ -168,20 +173,25 @@ export class LeaseAdmission implements RelayAdmission {
     };
   }
 
-  /**
-   * Waits for the lease operations in flight (each bounded by the store timeout) so none is left running
-   * when Lambda freezes the container after an invocation. Never rejects.
-   */
-  async quiesce(): Promise<void> {
-    await Promise.all([...this.entries.values()].map((e) => e.renewal?.catch(() => undefined)));
-  }
-
   /** Returns every slice this container holds (process shutdown). Never rejects. */
   async releaseAll(): Promise<void> {
     await Promise.all([...this.entries.values()].map((e) => this.release(e)));
     for (const e of this.entries.values()) {
-      if (e.leaseTimer !== undefined) clearTimeout(e.leaseTimer.handle);
+      if (e.leaseTimer !== undefined) this.timers.clearTimeout(e.leaseTimer.handle);
       e.leaseTimer = undefined;
+    }
+  }
+
+  /**
+   * Resolves once no lease operation (renewal, release) is in flight, including ones started meanwhile.
+   * A Lambda container is frozen right after its invocation returns: an operation still pending then
+   * would land (or time out) only at the next thaw, so the invocation end awaits this. Never rejects.
+   */
+  async settled(): Promise<void> {
+    for (;;) {
+      const pending = [...this.entries.values()].flatMap((e) => (e.renewal === undefined ? [] : [e.renewal]));
+      if (pending.length === 0) return;
+      await Promise.allSettled(pending);
     }
   }
 
@@ -366,13 +376,13 @@ export class LeaseAdmission implements RelayAdmission {
     // After a store failure, not before the back-off ends (no retry loop against a store that is down).
     const at = due === null ? null : Math.max(due, e.timerNotBeforeMs);
     if (at === null) {
-      if (e.leaseTimer !== undefined) clearTimeout(e.leaseTimer.handle);
+      if (e.leaseTimer !== undefined) this.timers.clearTimeout(e.leaseTimer.handle);
       e.leaseTimer = undefined;
       return;
     }
     if (e.leaseTimer?.atMs === at) return;
-    if (e.leaseTimer !== undefined) clearTimeout(e.leaseTimer.handle);
-    const handle = setTimeout(
+    if (e.leaseTimer !== undefined) this.timers.clearTimeout(e.leaseTimer.handle);
+    const handle = this.timers.setTimeout(
       () => {
         e.leaseTimer = undefined;
         const h = e.holder;
@@ -384,7 +394,6 @@ export class LeaseAdmission implements RelayAdmission {
       },
       Math.max(0, at - now),
     );
-    handle.unref?.();
     e.leaseTimer = { handle, atMs: at };
   }
 

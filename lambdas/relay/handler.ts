@@ -20,6 +20,7 @@ import { LeaseAdmission } from './budget-admission';
 import { Relay } from './relay';
 
 let relay: Relay | undefined;
+let admission: LeaseAdmission | undefined;
 
 function upstreamsFromEnvironment(): Record<string, string> {
   const out: Record<string, string> = {};
@@ -66,11 +67,7 @@ function buildRelay(): Relay {
   });
 }
 
-let admission: LeaseAdmission | undefined;
-
-export const handler = createStreamingHandler(
-  () => (relay ??= buildRelay()),
-  undefined,
-  // Lease operations in flight finish before the container is frozen (docs/admission.md).
-  () => admission?.quiesce() ?? Promise.resolve(),
-);
+// Lease operations in flight finish before the invocation returns: a freeze would strand them.
+export const handler = createStreamingHandler(() => (relay ??= buildRelay()), undefined, {
+  beforeFreeze: () => admission?.settled() ?? Promise.resolve(),
+});

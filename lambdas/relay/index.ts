@@ -29,4 +29,5 @@ export type {
   HttpResponseMetadata,
   LambdaResponseStream,
   StreamingHandler,
+  StreamingHandlerOptions,
 } from './lambda-adapter';

@@ -83,6 +83,16 @@ export function lambdaResponder(
   };
 }
 
+/** Options of {@link createStreamingHandler}. */
+export interface StreamingHandlerOptions {
+  /**
+   * Awaited after each invocation, before it returns: work that must not be frozen half-way, such as
+   * lease operations in flight (`LeaseAdmission.settled`). Lambda freezes the container right after
+   * the response; a lease write pending then lands, or times out, only at the next thaw. Never rejects.
+   */
+  readonly beforeFreeze?: () => Promise<void>;
+}
+
 /**
  * The streaming handler over a relay. `handle` resolves after the last byte AND the event put, so the
  * invocation lasts until the event is on the stream while the client already has the whole response.
@@ -90,11 +100,7 @@ export function lambdaResponder(
 export function createStreamingHandler(
   getRelay: () => Relay | Promise<Relay>,
   runtime: AwsLambdaRuntime | undefined = lambdaRuntime(),
-  /**
-   * Awaited after each response, before the invocation returns: Lambda freezes the container then, and a
-   * lease write still on its way would otherwise land (or not) while nobody waits for its answer.
-   */
-  afterInvocation?: () => Promise<void>,
+  options: StreamingHandlerOptions = {},
 ): StreamingHandler {
   const handler: StreamingHandler = async (event, responseStream) => {
     let gone: (() => void) | undefined;
@@ -111,12 +117,15 @@ export function createStreamingHandler(
     };
     const from = runtime?.HttpResponseStream.from ?? fallbackFrom;
     const relay = await getRelay();
-    const outcome: RelayOutcome = await relay.handle(
-      toRelayRequest(event, hook),
-      lambdaResponder(responseStream, from),
-    );
-    void outcome;
-    await afterInvocation?.();
+    try {
+      const outcome: RelayOutcome = await relay.handle(
+        toRelayRequest(event, hook),
+        lambdaResponder(responseStream, from),
+      );
+      void outcome;
+    } finally {
+      await options.beforeFreeze?.().catch(() => undefined);
+    }
   };
   return runtime === undefined ? handler : runtime.streamifyResponse(handler);
 }

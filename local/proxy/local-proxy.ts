@@ -4,6 +4,9 @@
  *
  * Routes: `/<provider slug>/<provider path>` for every catalog provider (`/openai/v1/…`,
  * `/anthropic/v1/…`, `/openrouter/api/v1/…`, `/gemini/…`, …), and `GET /healthz`.
+ *
+ * The guard is one instance (the edge); the relay runs as a pool of Lambda-like containers, each its own
+ * lease holder with its own caches and spool (relay-pool.ts, design decision 14).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -23,10 +26,12 @@ import { type EventSink, SpoolingEventSink } from '../../lambdas/shared/event-si
 import type { SecretSource } from '../../lambdas/shared/secrets';
 import type { ApiKeyStore } from '../../lambdas/shared/stores/api-key-store';
 import type { FlagStore } from '../../lambdas/shared/stores/flag-store';
+import { processTimers, type Timers } from '../../lambdas/shared/timers';
 import { allowedHosts, hostAllowed, misdirectedMessage } from '../runtime/loopback-host';
 import { dualProtocolServer } from '../runtime/h2c';
 import { isBedrockUrl } from '../../lambdas/relay/bedrock-route';
 import { toBedrockError } from '../../lambdas/relay/bedrock-refusal';
+import { RelayPool, THROTTLED, THROTTLED_RESPONSE } from './relay-pool';
 
 /** The default port of the local proxy. */
 export const DEFAULT_PROXY_PORT = 8788;
@@ -64,6 +69,20 @@ export interface LocalProxyOptions {
    * organization's hard caps before contacting the provider (docs/admission.md). Omit for no admission.
    */
   readonly budgetLeases?: BudgetLeases;
+  /** Relay containers at most (the relay's reserved concurrency; one call per container). @default 100 */
+  readonly relayConcurrency?: number;
+  /** An idle relay container is recycled after this long, ms. @default 10 min */
+  readonly relayIdleMs?: number;
+  /** Calls beyond the concurrency wait for a container, or get Lambda's throttling 429. @default 'queue' */
+  readonly relayOverflow?: 'queue' | 'throttle';
+}
+
+/** One relay container: what Lambda keeps per execution environment. */
+export interface RelayContainerParts {
+  readonly relay: Relay;
+  /** The container's lease holder (undefined without `budgetLeases`). */
+  readonly admission: LeaseAdmission | undefined;
+  readonly spool: SpoolingEventSink;
 }
 
 /** The running proxy. */
@@ -73,8 +92,11 @@ export interface LocalProxy {
   readonly port: number;
   readonly metrics: MetricsSink;
   readonly guard: EdgeGuard;
+  /** The relay's containers. */
+  readonly pool: RelayPool<RelayContainerParts>;
+  /** The relay of the container that served the latest call (or a fresh one's, before any call). */
   readonly relay: Relay;
-  /** The relay's budget admission (undefined without `budgetLeases`). */
+  /** That container's budget admission (undefined without `budgetLeases`). */
   readonly admission: LeaseAdmission | undefined;
   /** Requests received on provider routes (health checks excluded). */
   requestCount(): number;
@@ -124,30 +146,62 @@ export async function createLocalProxy(options: LocalProxyOptions): Promise<Loca
     ...(options.flagCacheTtlMs !== undefined ? { cacheTtlMs: options.flagCacheTtlMs } : {}),
     ...(options.throttle !== undefined ? { throttle: options.throttle } : {}),
   });
-  const keys = isKeyStore(options.apiKeys)
-    ? new ApiKeyAuthenticator({ keys: options.apiKeys, pepper, now })
-    : options.apiKeys;
-  const admission =
-    options.budgetLeases === undefined
-      ? undefined
-      : new LeaseAdmission({
-          leases: options.budgetLeases,
-          metrics,
-          now,
-          tokenCounter: countOpenAITokens,
-        });
-  // A stream hiccup must not lose the proxy's events (issue 15.12): bounded spool, retried off the call path.
-  const spool = new SpoolingEventSink({ inner: options.sink, metrics });
-  const relay = new Relay({
-    keys,
-    sink: spool,
-    metrics,
+  // Per container, as in Lambda: key cache, lease holder, spool (issue 15.12: events outlive a stream
+  // hiccup), upstream connections. Only a verifier passed in as such is shared (it cannot be copied).
+  const buildContainer = (timers: Timers): RelayContainerParts => {
+    const keys = isKeyStore(options.apiKeys)
+      ? new ApiKeyAuthenticator({ keys: options.apiKeys, pepper, now })
+      : options.apiKeys;
+    const admission =
+      options.budgetLeases === undefined
+        ? undefined
+        : new LeaseAdmission({
+            leases: options.budgetLeases,
+            metrics,
+            now,
+            timers,
+            tokenCounter: countOpenAITokens,
+          });
+    const spool = new SpoolingEventSink({
+      inner: options.sink,
+      metrics,
+      schedule: (fn, ms) => void timers.setTimeout(() => void fn(), ms),
+    });
+    const relay = new Relay({
+      keys,
+      sink: spool,
+      metrics,
+      now,
+      ...(admission !== undefined ? { admission } : {}),
+      ...(options.upstreams !== undefined ? { upstreams: options.upstreams } : {}),
+      ...(options.priceUsd !== undefined ? { priceUsd: options.priceUsd } : {}),
+      ...(options.tokenCounter !== undefined ? { tokenCounter: options.tokenCounter } : {}),
+    });
+    return { relay, admission, spool };
+  };
+  const pool = new RelayPool<RelayContainerParts>({
+    build: (timers) => {
+      const parts = buildContainer(timers);
+      return {
+        relay: parts,
+        beforeFreeze: () => parts.admission?.settled() ?? Promise.resolve(),
+        busy: () => parts.spool.spooled > 0,
+        shutdown: async () => {
+          await Promise.race([parts.spool.drained(), new Promise((r) => setTimeout(r, 5000).unref())]);
+          await parts.admission?.releaseAll();
+        },
+        dispose: () => parts.relay.destroy(),
+      };
+    },
     now,
-    ...(admission !== undefined ? { admission } : {}),
-    ...(options.upstreams !== undefined ? { upstreams: options.upstreams } : {}),
-    ...(options.priceUsd !== undefined ? { priceUsd: options.priceUsd } : {}),
-    ...(options.tokenCounter !== undefined ? { tokenCounter: options.tokenCounter } : {}),
+    ...(options.relayConcurrency !== undefined ? { concurrency: options.relayConcurrency } : {}),
+    ...(options.relayIdleMs !== undefined ? { idleMs: options.relayIdleMs } : {}),
+    ...(options.relayOverflow !== undefined ? { overflow: options.relayOverflow } : {}),
   });
+  // What `proxy.relay` shows before the first call: a container that is never invoked.
+  let spare: RelayContainerParts | undefined;
+  const current = (): RelayContainerParts =>
+    pool.lastUsed()?.relay ?? (spare ??= buildContainer(processTimers));
   const maxBody = options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
 
   let count = 0;
@@ -199,7 +253,13 @@ export async function createLocalProxy(options: LocalProxyOptions): Promise<Loca
         }
         return { status: 413, kind: 'rejected', recorded: false };
       }
-      return relayNodeRequest(relay, req, res, body);
+      return pool
+        .invoke((c) => relayNodeRequest(c.relay, req, res, body))
+        .then((out) => {
+          if (out !== THROTTLED) return out;
+          respond(res, THROTTLED_RESPONSE.status, { ...THROTTLED_RESPONSE.headers }, THROTTLED_RESPONSE.body);
+          return { status: 429, kind: 'rejected', recorded: false };
+        });
     });
     track(bodyRead);
   };
@@ -264,8 +324,13 @@ export async function createLocalProxy(options: LocalProxyOptions): Promise<Loca
     port,
     metrics,
     guard,
-    relay,
-    admission,
+    pool,
+    get relay() {
+      return current().relay;
+    },
+    get admission() {
+      return current().admission;
+    },
     requestCount: () => count,
     idle,
     close: () => {
@@ -273,14 +338,13 @@ export async function createLocalProxy(options: LocalProxyOptions): Promise<Loca
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         http1.closeIdleConnections();
         h2.close();
-        await Promise.race([
-          idle().then(() => spool.drained()),
-          new Promise((r) => setTimeout(r, 5000).unref()),
-        ]);
+        await Promise.race([idle(), new Promise((r) => setTimeout(r, 5000).unref())]);
         for (const s of sockets) s.destroy();
         await stopped;
-        await admission?.releaseAll();
-        relay.destroy();
+        // Every container's lease work and slice return finish before close resolves (the caller may stop
+        // the store next); each store operation is bounded by the admission's store timeout.
+        await pool.close();
+        spare?.relay.destroy();
       })();
       return closing;
     },

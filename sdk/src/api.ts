@@ -213,13 +213,12 @@ export async function flush(options?: FlushOptions): Promise<FlushResult> {
 }
 
 /**
- * Returns every client's unused budget slice (`POST /v1/budget/lease/release`, with the final
- * consumption report): the end of a Lambda invocation, after which the environment may freeze or
- * disappear. The next call takes a new lease. Never rejects.
+ * Reports every client's lease spend and waits for its lease requests in flight: the end of a Lambda
+ * invocation, after which the environment may freeze. The slices are kept. Never rejects.
  */
-export async function releaseLeases(timeoutMs?: number): Promise<void> {
+export async function reportLeases(timeoutMs?: number): Promise<void> {
   try {
-    await Promise.all([...sdkState().clients.values()].map((c) => c.releaseLease(timeoutMs)));
+    await Promise.all([...sdkState().clients.values()].map((c) => c.reportLease(timeoutMs)));
   } catch {
     // never rejects
   }

@@ -193,7 +193,8 @@ export function bedrockMiddleware(resolve: AwsBindingResolver, region: unknown) 
             const url = `https://bedrock-runtime.${await regionOf()}.amazonaws.com${path}`;
             const body = requestBodyOf(input, spec.op);
             ctx = { url, requestBody: body };
-            const begun = target.client.beginCall(entry, url, path, body, target.binding);
+            // A hard cap may make the call wait for a lease answer first (its worst case is reserved).
+            const begun = await target.client.beginCall(entry, url, path, body, target.binding);
             if (begun instanceof Response) refused = begun;
             else call = begun;
           }

@@ -123,7 +123,9 @@ export type BlockReason =
   | { readonly kind: 'budget'; readonly breach: BudgetBreach }
   | { readonly kind: 'flag'; readonly flag: FlagRefusal }
   /** The shared budget's lease: exhausted (seconds until the period ends), or renewing (null). */
-  | { readonly kind: 'lease'; readonly retryAfterSeconds: number | null };
+  | { readonly kind: 'lease'; readonly retryAfterSeconds: number | null }
+  /** The lease route refused the API key (401/403): the hard cap cannot be checked, so nothing goes. */
+  | { readonly kind: 'lease_refused'; readonly retryAfterSeconds: number };
 
 const FLAG_SUBJECT = { organization: 'organization', key: 'API key', session: 'agent session' } as const;
 const FLAG_CODE = {
@@ -161,12 +163,20 @@ export function blockedResponse(reason: BlockReason, nowMs: number): Response {
     message = `Spendguard: ${FLAG_SUBJECT[scope]} SUSPENDED by a guardrail${triggerType === null ? '' : ` (${triggerType})`}; the provider was not called.`;
     code = FLAG_CODE[scope];
     retryAfter = reason.flag.retryAfterSeconds;
+  } else if (reason.kind === 'lease_refused') {
+    // Decision 6: never fail open on identity. A revoked key must not switch its organization's cap off.
+    message =
+      'Spendguard: the API refused this Service-API-Key for a budget lease (revoked, or without the scope), so the hard budget cap cannot be checked; the provider was not called.';
+    code = 'budget_lease_refused';
+    type = 'budget_unverified';
+    retryAfter = reason.retryAfterSeconds;
   } else if (reason.retryAfterSeconds !== null) {
     message = "Spendguard: the organization's hard budget cap is reached; the provider was not called.";
     code = 'hard_cap';
     retryAfter = reason.retryAfterSeconds;
   } else {
-    message = "Spendguard: renewing this process's share of the organization's budget; retry in 1 s.";
+    message =
+      "Spendguard: waiting for this process's share of the organization's budget took too long; retry in 1 s.";
     code = 'budget_lease_pending';
     retryAfter = 1;
     retry = true;

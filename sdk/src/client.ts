@@ -31,7 +31,9 @@ import type { ClientConfig, Labels } from './options';
 import { bodyKindOf, observeJson, tapStream } from './response-tap';
 import { RingBuffer } from './ring-buffer';
 import { monotonicNow, nextTask, setUnrefTimeout, unrefTimer } from './runtime';
+import type { BudgetLease, LeaseDecision } from './lease';
 import { API_TIMEOUT_MS, ServerLink } from './server-link';
+import { worstCaseNanos } from './worst-case';
 import { DEFAULT_RETRY_POLICY, postBatch, type RetryPolicy } from './transport';
 import type {
   ClientEvent,
@@ -134,9 +136,13 @@ export class Client implements SpendguardClient {
 
   /**
    * The hot path. Returns undefined to let the call through untracked, a Response to answer it
-   * locally (the synthetic 429), or the handle of a tracked call.
+   * locally (the synthetic 429), or the handle of a tracked call; a promise of one of these when the
+   * call's worst case must wait for a budget lease answer (a hard cap applies, or is not known yet).
    */
-  begin(args: readonly unknown[], binding: Binding): Call | Response | undefined {
+  begin(
+    args: readonly unknown[],
+    binding: Binding,
+  ): Call | Response | undefined | Promise<Call | Response | undefined> {
     if (this.closed) return undefined;
     const target = inspectRequest(args);
     if (target === undefined || target.method !== 'POST' || target.aborted) return undefined;
@@ -156,7 +162,7 @@ export class Client implements SpendguardClient {
     path: string,
     body: string | Uint8Array | undefined,
     binding: Binding,
-  ): Call | Response | undefined {
+  ): Call | Response | undefined | Promise<Call | Response | undefined> {
     if (this.closed) return undefined;
     this.counters.calls++;
     const now = Date.now();
@@ -174,7 +180,31 @@ export class Client implements SpendguardClient {
       this.counters.blocked++;
       return blocked;
     }
-    return new Call(this, facts, monotonicNow());
+    const lease = this.link.lease;
+    if (lease === null || lease.mode === 'uncapped') return new Call(this, facts, monotonicNow(), null, 0);
+    // A hard cap may apply: the call's worst case is reserved against the slice before it is made.
+    const cost = worstCaseNanos(facts, lease.available());
+    const decision = lease.admit(cost, now);
+    if (decision.kind !== 'wait') return this.admitted(facts, lease, decision, now);
+    return this.link.waitForLease(cost).then(
+      (d) => this.admitted(facts, lease, d, Date.now()),
+      () => undefined,
+    );
+  }
+
+  /** The call handle for an admitted call, or the synthetic 429 for a refused one. */
+  private admitted(facts: CallFacts, lease: BudgetLease, d: LeaseDecision, now: number): Call | Response {
+    if (d.kind === 'admitted') return new Call(this, facts, monotonicNow(), lease, d.reservedNanos);
+    this.counters.blocked++;
+    this.log.debug(`call to ${facts.provider.id} blocked: budget lease ${d.kind}`);
+    return blockedResponse(
+      d.kind === 'wait'
+        ? { kind: 'lease', retryAfterSeconds: null }
+        : d.kind === 'refused'
+          ? { kind: 'lease_refused', retryAfterSeconds: d.retryAfterSeconds }
+          : { kind: 'lease', retryAfterSeconds: d.retryAfterSeconds },
+      now,
+    );
   }
 
   /** Server flags first, then the shared budget's lease, then the local budget. Memory reads only. */
@@ -221,18 +251,29 @@ export class Client implements SpendguardClient {
     return this.config.budget?.action === 'block' || this.link.lease?.mode === 'capped';
   }
 
-  /** Prices a finished call and counts its cost (local budget, lease). Never throws. */
-  account(facts: CallFacts, statusCode: number, result: UsageResult | null): Priced | null {
+  /**
+   * Prices a finished call and counts its cost (local budget, lease: the reservation it held, if any, is
+   * replaced by the cost). Never throws.
+   */
+  account(
+    facts: CallFacts,
+    statusCode: number,
+    result: UsageResult | null,
+    lease: BudgetLease | null,
+    reservedNanos: number,
+  ): Priced | null {
     try {
       const usage = usageToRecord(facts, result, statusCode);
       const cost = costOf(facts, usage);
       this.spend.add(cost.costNanos, Date.now());
-      this.link.lease?.record(cost.costNanos);
+      (lease ?? this.link.lease)?.settle(reservedNanos, cost.costNanos);
       if (result !== null && !result.ok && statusCode >= 200 && statusCode < 300) {
         this.log.debug(`usage not read from ${facts.provider.id} response: ${result.reason}`);
       }
       return { usage, cost };
     } catch (err) {
+      // The reservation ends whatever happened: settled at its worst case (the cost is unknown).
+      lease?.settle(reservedNanos, reservedNanos);
       this.internalError(err);
       return null;
     }
@@ -489,9 +530,12 @@ export class Client implements SpendguardClient {
     };
   }
 
-  /** Returns the budget lease's unused slice with the final report (end of a Lambda invocation). Never rejects. */
-  releaseLease(timeoutMs?: number): Promise<void> {
-    return this.link.release(timeoutMs).catch((err: unknown) => this.internalError(err));
+  /**
+   * Reports the spend of the calls made so far and waits for lease requests in flight (end of a Lambda
+   * invocation: the slice is kept for the next one, and renewed or released by its expiry). Never rejects.
+   */
+  reportLease(timeoutMs?: number): Promise<void> {
+    return this.link.report(timeoutMs).catch((err: unknown) => this.internalError(err));
   }
 
   /** Spend counted by the local budget (nano-USD), for tests. */
@@ -514,6 +558,9 @@ export class Call {
     private readonly client: Client,
     private readonly facts: CallFacts,
     private readonly startMono: number,
+    /** The lease the call reserved on (null: no lease), and its reservation (0: none). */
+    private readonly lease: BudgetLease | null,
+    private readonly reservedNanos: number,
   ) {}
 
   /** Called with the provider's response; returns what the application gets. Never throws. */
@@ -554,7 +601,10 @@ export class Call {
 
   /** The provider call failed (network error, abort): no response, no event. */
   onFailure(err: unknown): void {
+    if (this.done) return;
     this.done = true;
+    // No response: nothing billed as far as the SDK can tell (a provider bills what it answered).
+    this.lease?.settle(this.reservedNanos, 0);
     this.client.log.debug(`call to ${this.facts.provider.id} failed before a response`, describe(err));
   }
 
@@ -566,10 +616,10 @@ export class Call {
     if (this.done) return;
     this.done = true;
     const latencyMs = monotonicNow() - this.startMono;
-    const { client, facts } = this;
+    const { client, facts, lease, reservedNanos } = this;
     const price = (): Priced | null =>
-      client.account(facts, status, typeof usage === 'function' ? usage() : usage);
-    if (client.exactCost) {
+      client.account(facts, status, typeof usage === 'function' ? usage() : usage, lease, reservedNanos);
+    if (client.exactCost || reservedNanos > 0) {
       // Counted before the application gets the end of the body: its next call sees this cost.
       const priced = price();
       client.later(() => client.emit(facts, status, priced, stream, latencyMs));

@@ -2,6 +2,11 @@
 import { unrefTimer } from './runtime';
 import type { FetchLike } from './types';
 
+/** A timer this late fired after a freeze of the process. */
+const LATE_TIMER_MS = 1_000;
+/** What an answer that arrived while the process was frozen gets to be read after the thaw. */
+const THAW_GRACE_MS = 500;
+
 /**
  * `fetchFn(url, init)` and then `read(response)`, both within `timeoutMs` (the request is aborted, and
  * the race also covers a fetch that ignores its signal). The timer never keeps the process alive.
@@ -15,14 +20,22 @@ export async function timedRequest<T>(
 ): Promise<T> {
   const controller = typeof AbortController === 'function' ? new AbortController() : undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  const started = Date.now();
+  let graced = false;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => {
-        controller?.abort();
-        reject(new Error(`no answer within ${Math.round(timeoutMs)} ms`));
-      },
-      Math.max(1, timeoutMs),
-    );
+    const fire = (): void => {
+      // Fired long after it was due: the process was frozen (a Lambda environment between invocations)
+      // and the answer may be waiting in the socket. Timers run before I/O is read: give it a moment.
+      if (!graced && Date.now() - started > timeoutMs + LATE_TIMER_MS) {
+        graced = true;
+        timer = setTimeout(fire, THAW_GRACE_MS);
+        unrefTimer(timer);
+        return;
+      }
+      controller?.abort();
+      reject(new Error(`no answer within ${Math.round(timeoutMs)} ms`));
+    };
+    timer = setTimeout(fire, Math.max(1, timeoutMs));
     unrefTimer(timer);
   });
   try {

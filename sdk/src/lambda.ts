@@ -8,10 +8,11 @@
  *   dependency: the object is structurally a middy middleware).
  *
  * The flush is bounded by the invocation's remaining time (less a safety margin) and never fails the
- * invocation. The budget lease is released at the same time (a frozen environment would strand its
- * slice until expiry).
+ * invocation. At the same time the budget lease reports the invocation's spend, and no lease request is
+ * left in flight (a freeze would strand it); the slice itself is kept for the next warm invocation, so
+ * its first call has a reservation to draw on, and is renewed or lapses at its expiry (docs/sdk.md).
  */
-import { flush, releaseLeases } from './api';
+import { flush, reportLeases } from './api';
 
 /** Options of the Lambda helpers. */
 export interface LambdaFlushOptions {
@@ -42,11 +43,11 @@ function budgetFor(context: unknown, options: LambdaFlushOptions | undefined): n
   return max;
 }
 
-/** Flushes and returns the budget lease's unused slice (in parallel), within the invocation's time. */
+/** Flushes and reports the budget lease's spend (in parallel), within the invocation's time. */
 async function flushFor(context: unknown, options: LambdaFlushOptions | undefined): Promise<void> {
   try {
     const timeoutMs = budgetFor(context, options);
-    await Promise.all([flush({ timeoutMs }), releaseLeases(timeoutMs)]);
+    await Promise.all([flush({ timeoutMs }), reportLeases(timeoutMs)]);
   } catch {
     // never fails the invocation
   }

@@ -1,21 +1,24 @@
 /**
- * The SDK's share of the organization's hard budget (design decision 12, CONTRACTS §2): a slice of the
- * cap the server lends this process through `POST /v1/budget/lease`, drawn down by the cost of each
- * direct-to-provider call and renewed off the call path before it runs out.
+ * The SDK's share of the organization's hard budget (design decisions 11 and 12, CONTRACTS §2): a slice of
+ * the cap the server lends this process through `POST /v1/budget/lease`, against which every
+ * direct-to-provider call reserves its worst case before it is made; the call's actual cost replaces the
+ * reservation when it ends. The same protocol as the relay's holders (core/leases/lease-holder.ts).
  *
  * Pure state machine (time comes in as arguments); the requests are made by the client.
  *
- * - A call reads {@link BudgetLease.admit} only: a few comparisons, no request, no wait.
- * - `capped: false` (no hard cap): everything is admitted; the lease only reports consumption.
- * - Capped: a call is admitted while the slice's consumption is below the slice, so a sequential holder
- *   overshoots its slice by at most the one call that crosses it (concurrent callers: the calls in flight
- *   at that moment). Renewal starts, off the call path, when half of the slice is used or two thirds of
- *   its lifetime have passed. A call that finds the slice used up before the renewal answered gets a
- *   retryable 429 (`Retry-After: 1`, code `budget_lease_pending`); after a slice lapsed unused (an idle
- *   caller), one call is admitted on credit while the next slice is taken.
- * - `exhausted: true`: every call is refused until `retryAfterSeconds` (the period's end) or a later answer.
- * - Backend unreachable (network error, timeout, 5xx), the routes missing (404) or the key refused
- *   (401/403): fail open (spec Law 4) once the held slice has expired, counting each call let through.
+ * - `capped: false` (no hard cap): every call is admitted; the lease only reports consumption.
+ * - Capped: a call is admitted only if its worst case fits what the slice has left
+ *   (`granted − consumed since the grant − reserved`), so the holder's calls never commit more than its
+ *   slice. A call that does not fit, or that comes while a renewal is in flight (the new slice covers
+ *   only the reservations the request listed), or after the slice lapsed, waits for the next answer
+ *   ({@link LeaseDecision} `wait`); the request asks room for it (`needUsd`).
+ * - `exhausted: true`: calls are refused ({@link EXHAUSTED_RECHECK_MS} at most from memory, then asked
+ *   again), with the server's `retryAfterSeconds`.
+ * - The key refused (401/403): every call is refused (fail closed: decision 6, never on identity), and the
+ *   lease is asked again after {@link REFUSED_RETRY_MS}.
+ * - Backend unreachable (network error, timeout, 5xx, 429) or without lease routes (404): before any answer
+ *   said a hard cap applies, calls go through unreserved and are counted (spec Law 4); once one did, a
+ *   live slice keeps serving and a call that needs more waits, then gets a retryable 429 (decision 6).
  */
 import { nanosToUsd, usdToNanos } from '../../core/pricing/money';
 
@@ -31,7 +34,13 @@ export interface LeaseAnswer {
 
 /** What {@link BudgetLease.admit} decides for one call. */
 export type LeaseDecision =
-  null | { readonly kind: 'exhausted'; readonly retryAfterSeconds: number } | { readonly kind: 'pending' };
+  /** Admitted; `reservedNanos` reserved against the slice (0: nothing to reserve). */
+  | { readonly kind: 'admitted'; readonly reservedNanos: number }
+  /** The call needs a lease answer first (taken, renewed, or room for it asked). */
+  | { readonly kind: 'wait' }
+  | { readonly kind: 'exhausted'; readonly retryAfterSeconds: number }
+  /** The lease route refused the key: fail closed until the next attempt. */
+  | { readonly kind: 'refused'; readonly retryAfterSeconds: number };
 
 /** Why a lease request failed. */
 export type LeaseFailure = 'unreachable' | 'unsupported' | 'refused';
@@ -44,19 +53,38 @@ export interface LeaseRequest {
   readonly holderId: string;
   readonly consumedUsd: number;
   readonly spendRateUsdPerMin?: number;
+  /** Worst cases of this holder's calls in flight: the new slice keeps covering them. */
+  readonly reservedUsd?: number;
+  /** Worst cases of the calls waiting for this answer: granted on top, or the answer is exhausted. */
+  readonly needUsd?: number;
+}
+
+/** The body of a release request. */
+export interface LeaseRelease {
+  readonly holderId: string;
+  readonly consumedUsd: number;
 }
 
 const DEFAULT_TTL_MS = 30_000;
+/** A slice is not used this close to its expiry (the answer's trip, the holder's timer granularity). */
+export const LEASE_EXPIRY_GUARD_MS = 1_000;
 /** Longest wait between attempts while the backend fails (it doubles from 1 s). */
 const MAX_BACKOFF_MS = 30_000;
-/** Wait before asking again after 404 (no lease routes: an older backend) or 401/403. */
+/** Wait before asking again after 404 (no lease routes: an older backend). */
 const GIVE_UP_MS = 300_000;
+/** An exhausted answer refuses calls from memory this long at most; the next call asks again. */
+export const EXHAUSTED_RECHECK_MS = 5_000;
+/** Wait before asking again after 401/403; calls are refused meanwhile. */
+export const REFUSED_RETRY_MS = 60_000;
 
 export class BudgetLease {
   mode: LeaseMode = 'none';
   grantedNanos = 0;
-  /** Consumption drawn on the current slice. */
+  /** Consumption since the slice was granted (reported or not): it draws on the slice. */
   usedNanos = 0;
+  /** Worst cases of the calls in flight, and their number. */
+  reservedNanos = 0;
+  reservations = 0;
   /** Consumption not yet reported (the part in a request in flight is in {@link reportingNanos}). */
   private unreportedNanos = 0;
   private reportingNanos = 0;
@@ -65,70 +93,119 @@ export class BudgetLease {
   /** Start of the slice's lifetime (for the two-thirds renewal point). */
   private grantedAtMs = 0;
   private exhaustedUntilMs = 0;
-  /** A request is in flight. */
+  /** When the server said room comes back (its `retryAfterSeconds`, as an instant). */
+  private retryAtMs = 0;
+  /** The need the request in flight asked for, and the one an exhausted answer refused (0: no room at all). */
+  private sentNeedNanos = 0;
+  private refusedNeedNanos = 0;
+  /** A request is in flight, sent at {@link sentAtMs}. */
   inFlight = false;
+  private sentAtMs = 0;
   /** No request before this time (backoff after failures). */
   private nextAttemptAtMs = 0;
   private failures = 0;
-  /** The one call admitted past a used-up slice while its renewal is in flight. */
-  private borrowed = false;
   private lastReportAtMs = 0;
-  /** Calls let through because the backend could not be reached (or refused the key). */
+  /**
+   * Worst cases of the calls waiting for an answer. The next request asks room for the largest (`needUsd`):
+   * the server grants a need whole or not at all, so asking for their sum would refuse them all when
+   * one of them still fits.
+   */
+  readonly waiting: number[] = [];
+  /** The largest worst case of this holder's calls: what a renewal after an exhausted answer asks room for. */
+  private lastWorstNanos = 0;
+  /** Calls let through because the backend could not be reached (no live slice). */
   failOpenCalls = 0;
+  /** Calls refused because the lease route refused the key. */
+  refusedCalls = 0;
   /** Lease requests that failed. */
   errors = 0;
 
   constructor(readonly holderId: string) {}
 
-  /** Released and not called since: no new lease until the next call. */
-  private released = false;
+  /** Whether the capped slice can be drawn on at `nowMs`. */
+  private live(nowMs: number): boolean {
+    return nowMs < this.expiresAtMs - LEASE_EXPIRY_GUARD_MS;
+  }
 
-  /** Decides a call at `nowMs` from memory alone. */
-  admit(nowMs: number): LeaseDecision {
-    this.released = false;
+  /** What a new reservation may use now. */
+  available(): number {
+    return this.grantedNanos - this.usedNanos - this.reservedNanos;
+  }
+
+  /** Decides a call whose worst case is `costNanos` at `nowMs`, from memory alone; reserves it when admitted. */
+  admit(costNanos: number, nowMs: number): LeaseDecision {
     switch (this.mode) {
       case 'uncapped':
+        return ADMITTED_FREE;
       case 'none':
-        return null;
+        return WAIT;
       case 'exhausted':
-        if (nowMs < this.exhaustedUntilMs) {
+        // Refused for a call as large as the one the answer refused; a smaller one may fit: ask.
+        if (
+          nowMs < this.exhaustedUntilMs &&
+          (this.refusedNeedNanos === 0 || costNanos >= this.refusedNeedNanos)
+        ) {
           return {
             kind: 'exhausted',
-            retryAfterSeconds: Math.max(1, Math.ceil((this.exhaustedUntilMs - nowMs) / 1000)),
+            retryAfterSeconds: Math.max(1, Math.ceil((this.retryAtMs - nowMs) / 1000)),
           };
         }
-        return null; // the period ended: admitted while the next lease is taken
+        return WAIT; // the period ended: ask again
       case 'capped':
-        if (this.usedNanos < this.grantedNanos && nowMs < this.expiresAtMs) return null;
-        // A slice that lapsed unused (the caller was idle): one call on credit while the next is taken.
-        // A slice used up is never extended: the call that crossed it is the holder's one-call overshoot.
-        if (nowMs >= this.expiresAtMs && this.usedNanos < this.grantedNanos && !this.borrowed) {
-          this.borrowed = true;
-          return null;
+        return this.reserve(costNanos, nowMs);
+      case 'refused':
+        if (nowMs < this.nextAttemptAtMs) {
+          this.refusedCalls++;
+          return {
+            kind: 'refused',
+            retryAfterSeconds: Math.max(1, Math.ceil((this.nextAttemptAtMs - nowMs) / 1000)),
+          };
         }
-        return { kind: 'pending' };
+        return WAIT;
       default:
         this.failOpenCalls++;
-        return null;
+        return ADMITTED_FREE;
     }
   }
 
-  /** Records the cost of a finished call. */
-  record(nanos: number): void {
-    if (!(nanos > 0)) return;
-    this.usedNanos += nanos;
-    this.unreportedNanos += nanos;
+  private reserve(costNanos: number, nowMs: number): LeaseDecision {
+    const cost = Math.max(0, Math.ceil(costNanos));
+    this.noteWorstCase(cost);
+    if (this.inFlight || !this.live(nowMs) || cost > this.available()) return WAIT;
+    this.reservedNanos += cost;
+    this.reservations++;
+    return { kind: 'admitted', reservedNanos: cost };
+  }
+
+  /** Remembers a call's worst case (one that waits for room, too). */
+  noteWorstCase(costNanos: number): void {
+    this.lastWorstNanos = Math.max(this.lastWorstNanos, Math.ceil(costNanos));
+  }
+
+  /** Replaces a reservation by the call's actual cost (`reservedNanos` 0: an unreserved call's cost). */
+  settle(reservedNanos: number, actualNanos: number): void {
+    if (reservedNanos > 0) {
+      this.reservedNanos = Math.max(0, this.reservedNanos - reservedNanos);
+      this.reservations = Math.max(0, this.reservations - 1);
+    }
+    if (!(actualNanos > 0)) return;
+    this.usedNanos += actualNanos;
+    this.unreportedNanos += actualNanos;
   }
 
   /** Whether a request is due at `nowMs` (`active`: calls are being made). */
   due(nowMs: number, active: boolean): boolean {
     if (this.inFlight || nowMs < this.nextAttemptAtMs) return false;
+    if (this.waiting.length > 0) return true;
     switch (this.mode) {
       case 'none':
-        return active && !this.released;
+        return active;
       case 'capped':
+        // Renewed while calls are made, or while calls are in flight (their reservations must stay
+        // covered past the slice's expiry); an idle holder keeps its slice until it lapses.
+        if (!active && this.reservations === 0) return false;
         return (
-          this.usedNanos * 2 >= this.grantedNanos ||
+          (this.usedNanos + this.reservedNanos) * 2 >= this.grantedNanos ||
           nowMs >= this.grantedAtMs + ((this.expiresAtMs - this.grantedAtMs) * 2) / 3
         );
       case 'exhausted':
@@ -140,16 +217,37 @@ export class BudgetLease {
     }
   }
 
-  /** Starts a request at `nowMs`: the body to send (consumption since the last report). */
+  /** Starts a request at `nowMs`: the body to send (consumption since the last report, reservations, need). */
   begin(nowMs: number): LeaseRequest {
     this.inFlight = true;
+    this.sentAtMs = nowMs;
     this.reportingNanos += this.unreportedNanos;
     this.unreportedNanos = 0;
     const consumedUsd = nanosToUsd(this.reportingNanos);
-    if (this.lastReportAtMs === 0) return { holderId: this.holderId, consumedUsd };
+    const body: {
+      holderId: string;
+      consumedUsd: number;
+      spendRateUsdPerMin?: number;
+      reservedUsd?: number;
+      needUsd?: number;
+    } = { holderId: this.holderId, consumedUsd };
+    // Rounded up: a slice that covers a little more than the reservations, never less.
+    if (this.reservedNanos > 0) body.reservedUsd = nanosToUsd(this.reservedNanos + 1);
+    // The largest waiting call; when refused for lack of room, a renewal asks again for the call that was
+    // refused: the server grants a need whole or not at all, so the holder does not take a slice too
+    // small for its calls while that room, pooled, would let some holder's call through.
+    this.sentNeedNanos =
+      this.waiting.length > 0
+        ? Math.max(...this.waiting)
+        : this.mode === 'exhausted'
+          ? Math.max(this.refusedNeedNanos, this.lastWorstNanos)
+          : 0;
+    if (this.sentNeedNanos > 0) body.needUsd = nanosToUsd(this.sentNeedNanos + 1);
+    if (this.lastReportAtMs === 0) return body;
     // Over at least a second, so that a burst right after a report does not read as a huge rate.
     const minutes = Math.max(1 / 60, (nowMs - this.lastReportAtMs) / 60_000);
-    return { holderId: this.holderId, consumedUsd, spendRateUsdPerMin: consumedUsd / minutes };
+    body.spendRateUsdPerMin = consumedUsd / minutes;
+    return body;
   }
 
   /** Applies the answer to the request begun last. */
@@ -159,19 +257,23 @@ export class BudgetLease {
     this.lastReportAtMs = nowMs;
     this.failures = 0;
     this.nextAttemptAtMs = 0;
-    this.borrowed = false;
     this.grantedAtMs = nowMs;
-    this.expiresAtMs = nowMs + (answer.ttlMs > 0 ? answer.ttlMs : DEFAULT_TTL_MS);
-    // Consumption recorded while the request was in flight draws on the new slice.
+    // From when the request was sent: the server's lifetime started no earlier, so ours never outlasts it.
+    this.expiresAtMs = Math.min(nowMs, this.sentAtMs) + (answer.ttlMs > 0 ? answer.ttlMs : DEFAULT_TTL_MS);
+    // Consumption recorded while the request was in flight draws on the new slice; the slice covers the
+    // reservations the request listed (those settled since have moved into the consumption).
     this.usedNanos = this.unreportedNanos;
     if (!answer.capped) {
       this.mode = 'uncapped';
       this.grantedNanos = 0;
     } else if (answer.exhausted) {
       this.mode = 'exhausted';
-      this.grantedNanos = 0;
-      this.exhaustedUntilMs =
+      this.grantedNanos = answer.grantedNanos;
+      this.refusedNeedNanos = this.sentNeedNanos;
+      this.retryAtMs =
         answer.retryAfterSeconds !== null ? nowMs + answer.retryAfterSeconds * 1000 : this.expiresAtMs;
+      // Refused from memory for a few seconds only: room other holders park in their slices comes back.
+      this.exhaustedUntilMs = Math.min(this.retryAtMs, nowMs + EXHAUSTED_RECHECK_MS);
     } else {
       this.mode = 'capped';
       this.grantedNanos = answer.grantedNanos;
@@ -179,8 +281,11 @@ export class BudgetLease {
   }
 
   /**
-   * The request begun last failed. A slice still valid is kept until it expires; otherwise the holder
-   * fails open. Exhaustion the server announced stays until its time.
+   * The request begun last failed. The key refused fails closed. Otherwise, once a hard cap is known to
+   * apply (a capped or exhausted answer came), the holder keeps that state: a live slice keeps serving,
+   * and a call that needs a new answer waits for one and is then refused with a retryable 429 (design
+   * decision 6: a hard cap admits a call only against a reservation; contention or an outage of the
+   * lease store is never a reason to spend past it). Without a known cap the holder fails open.
    */
   failed(kind: LeaseFailure, nowMs: number): void {
     this.inFlight = false;
@@ -188,26 +293,64 @@ export class BudgetLease {
     this.reportingNanos = 0;
     this.errors++;
     this.failures++;
+    if (kind === 'refused') {
+      this.nextAttemptAtMs = nowMs + REFUSED_RETRY_MS;
+      this.mode = 'refused';
+      this.grantedNanos = 0;
+      return;
+    }
+    if (this.mode === 'capped' || this.mode === 'exhausted') {
+      // Contention answers 503 for a moment: try again soon.
+      this.nextAttemptAtMs = nowMs + Math.min(MAX_BACKOFF_MS, 250 * 2 ** Math.min(7, this.failures - 1));
+      return;
+    }
     this.nextAttemptAtMs =
       nowMs + (kind === 'unreachable' ? Math.min(MAX_BACKOFF_MS, 500 * 2 ** this.failures) : GIVE_UP_MS);
-    if (this.mode === 'exhausted' && nowMs < this.exhaustedUntilMs) return;
-    if (this.mode === 'capped' && nowMs < this.expiresAtMs && this.usedNanos < this.grantedNanos) return;
     this.mode = kind;
   }
 
-  /** The release request (shutdown, end of a Lambda invocation): returns the slice; the holder starts afresh. */
-  release(): LeaseRequest {
+  /**
+   * The lease route answered 503 or 429 with `Retry-After`: the API is up and the budget item busy
+   * (contention among holders). Contention is never a failure (design decision 6): asked again soon,
+   * calls waiting meanwhile (at most the client's wait, then a retryable 429).
+   */
+  busy(nowMs: number): void {
+    this.inFlight = false;
+    this.unreportedNanos += this.reportingNanos;
+    this.reportingNanos = 0;
+    this.errors++;
+    this.failures++;
+    this.nextAttemptAtMs = nowMs + Math.min(MAX_BACKOFF_MS, 100 * 2 ** Math.min(8, this.failures - 1));
+  }
+
+  /**
+   * The request begun last never got its answer because the process was frozen meanwhile (a Lambda
+   * environment between invocations): its timeout fired late, at the thaw. Not a failure of the backend:
+   * the report is sent again (if the first one landed, spend is counted twice: over, never under).
+   */
+  interrupted(): void {
+    this.inFlight = false;
+    this.unreportedNanos += this.reportingNanos;
+    this.reportingNanos = 0;
+  }
+
+  /** The release request (shutdown): returns the slice; the holder starts afresh. */
+  release(): LeaseRelease {
     const consumed = this.unreportedNanos + this.reportingNanos;
     this.unreportedNanos = 0;
     this.reportingNanos = 0;
     this.grantedNanos = 0;
     this.usedNanos = 0;
-    this.released = true;
-    if (this.mode !== 'exhausted') this.mode = 'none';
+    if (this.mode !== 'exhausted' && this.mode !== 'refused') this.mode = 'none';
     return { holderId: this.holderId, consumedUsd: nanosToUsd(consumed) };
   }
 
-  /** False while failing open (the backend unreachable, without lease routes, or refusing the key). */
+  /** Consumption not yet reported, in nano-USD. */
+  get unreported(): number {
+    return this.unreportedNanos + this.reportingNanos;
+  }
+
+  /** False while failing open or closed (the backend unreachable, without lease routes, or refusing the key). */
   get working(): boolean {
     return (
       this.mode === 'none' || this.mode === 'capped' || this.mode === 'uncapped' || this.mode === 'exhausted'
@@ -216,11 +359,12 @@ export class BudgetLease {
 
   /** Whether there is anything to release (a slice held or consumption unreported). */
   get holding(): boolean {
-    return (
-      this.mode === 'capped' || this.mode === 'uncapped' || this.unreportedNanos + this.reportingNanos > 0
-    );
+    return this.mode === 'capped' || this.mode === 'uncapped' || this.unreported > 0;
   }
 }
+
+const ADMITTED_FREE: LeaseDecision = Object.freeze({ kind: 'admitted', reservedNanos: 0 });
+const WAIT: LeaseDecision = Object.freeze({ kind: 'wait' });
 
 /**
  * Reads a lease answer (CONTRACTS §2); null when the body is not one. USD amounts become integer nano-USD.

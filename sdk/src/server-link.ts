@@ -8,7 +8,7 @@
  */
 import { blockedResponse } from './budget';
 import { EnforcementState } from './enforcement';
-import { BudgetLease, readLeaseAnswer } from './lease';
+import { BudgetLease, readLeaseAnswer, type LeaseDecision } from './lease';
 import type { Logger } from './log';
 import type { ClientConfig } from './options';
 import { setUnrefTimeout, uuidV4 } from './runtime';
@@ -21,6 +21,18 @@ export const API_TIMEOUT_MS = 5000;
 const MAX_SYNC_DELAY_MS = 10_000;
 /** Calls in the last minute make a client active: its lease is kept and renewed. */
 const ACTIVE_WINDOW_MS = 60_000;
+/** Longest time a call waits for the lease answer it needs (the request's own timeout, plus a margin). */
+export const MAX_LEASE_WAIT_MS = API_TIMEOUT_MS + 1_000;
+/** A request that fails this long after its own timeout was cut by a freeze of the process. */
+const FROZEN_SLACK_MS = 1_000;
+/** How long a call that does not fit yet keeps asking (room comes back as other holders settle). */
+const FIT_WAIT_MS = 3_000;
+/** Pause between two such asks. */
+const FIT_POLL_MS = 250;
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+}
 
 /** The public id of an `abn_<publicId>_<secret>` key (a session flag naming it covers calls without a session). */
 function publicIdOf(apiKey: string | null): string | null {
@@ -54,6 +66,8 @@ export class ServerLink {
   private pollInFlight = false;
   /** False once a flush answer came without an `enforcement` block (an older backend): poll instead. */
   private flushesCarryFlags = true;
+  /** The lease request in flight, resolved when it is answered or failed. */
+  private leaseRequest: Promise<void> | null = null;
 
   constructor(private readonly host: LinkHost) {
     this.enforcement = new EnforcementState(publicIdOf(host.config.apiKey));
@@ -77,8 +91,8 @@ export class ServerLink {
   }
 
   /**
-   * The call path: the synthetic 429 for a call of `sessionId` at `now` refused by a server flag or the
-   * lease, else undefined. Memory reads only; arms the state check when none is armed.
+   * The call path: the synthetic 429 for a call of `sessionId` at `now` refused by a server flag, else
+   * undefined. Memory reads only; arms the state check when none is armed.
    */
   check(sessionId: string | undefined, now: number): Response | undefined {
     this.lastCallAt = now;
@@ -90,14 +104,65 @@ export class ServerLink {
         return blockedResponse({ kind: 'flag', flag }, now);
       }
     }
-    const decision = this.lease?.admit(now) ?? null;
-    if (decision === null) return undefined;
-    if (decision.kind === 'pending') this.arm(now, 0);
-    this.host.log.debug(`blocked: budget lease ${decision.kind}`);
-    return blockedResponse(
-      { kind: 'lease', retryAfterSeconds: decision.kind === 'exhausted' ? decision.retryAfterSeconds : null },
-      now,
-    );
+    return undefined;
+  }
+
+  /**
+   * Waits (at most {@link MAX_LEASE_WAIT_MS}) for a lease answer that admits a call of worst case
+   * `costNanos`: asks the server for room for it (`needUsd`: the largest waiting call's); an
+   * exhausted answer is asked again for {@link FIT_WAIT_MS}, since room other holders hold in slices or
+   * reservations can come back. Never rejects.
+   */
+  async waitForLease(costNanos: number): Promise<LeaseDecision> {
+    const lease = this.lease;
+    if (lease === null) return { kind: 'admitted', reservedNanos: 0 };
+    const started = Date.now();
+    const deadline = started + MAX_LEASE_WAIT_MS;
+    lease.waiting.push(costNanos);
+    lease.noteWorstCase(costNanos);
+    const leave = (): void => {
+      const i = lease.waiting.indexOf(costNanos);
+      if (i >= 0) lease.waiting.splice(i, 1);
+    };
+    try {
+      for (let asked = false; ; asked = true) {
+        if (!lease.inFlight) this.requestLease(Date.now());
+        const pending = this.leaseRequest;
+        if (pending !== null) {
+          await Promise.race([pending, sleep(deadline - Date.now())]);
+        }
+        const now = Date.now();
+        const d = lease.admit(costNanos, now);
+        if (d.kind === 'admitted' || d.kind === 'refused') return d;
+        if (now >= deadline) return d;
+        if (d.kind === 'exhausted') {
+          if (now - started >= FIT_WAIT_MS) return d;
+          await sleep(Math.min(FIT_POLL_MS, deadline - now));
+          this.requestLease(Date.now(), true);
+        } else if (asked && !lease.inFlight) {
+          await sleep(Math.min(FIT_POLL_MS, deadline - now));
+        }
+      }
+    } finally {
+      leave();
+    }
+  }
+
+  /**
+   * The end of a Lambda invocation: the spend of its calls reported (a lease request, which keeps the
+   * slice), and no lease request left in flight, so that a freeze strands nothing. Never rejects.
+   */
+  async report(timeoutMs = API_TIMEOUT_MS): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    await this.host.settle(timeoutMs / 2); // the last calls' costs go into the report
+    const lease = this.lease;
+    if (lease === null) return;
+    for (let i = 0; i < 2 && Date.now() < deadline; i++) {
+      if (!lease.inFlight && lease.unreported > 0 && lease.working) this.requestLease(Date.now(), true);
+      const pending = this.leaseRequest;
+      if (pending === null) return;
+      await Promise.race([pending, sleep(deadline - Date.now())]);
+    }
   }
 
   /** A flush was answered (`answer`: its body, null when unreadable) or failed (undefined). */
@@ -199,30 +264,51 @@ export class ServerLink {
     return callApi(fetchFn, endpoint + path, apiKey, body, timeoutMs);
   }
 
-  /** `POST /v1/budget/lease`: reports consumption, takes or renews the slice, refreshes the flags. */
-  private requestLease(now: number): void {
+  /**
+   * `POST /v1/budget/lease`: reports consumption, takes or renews the slice, refreshes the flags.
+   * `force`: also while backing off after a failure (a call is waiting for it).
+   */
+  private requestLease(now: number, force = false): void {
     const lease = this.lease;
     if (lease === null || lease.inFlight) return;
+    if (!force && !lease.working && !lease.due(now, true)) return;
     const request = this.api('/v1/budget/lease', lease.begin(now));
     if (request === null) return lease.failed('unreachable', now);
-    this.host.track(
-      request.then((result) => {
-        const at = Date.now();
-        const answer = result.kind === 'ok' ? readLeaseAnswer(result.body, at) : null;
-        if (answer !== null) {
-          lease.answered(answer, at);
-          this.applyEnforcement((result as { body: { enforcement?: unknown } }).body.enforcement, at);
-          return;
-        }
-        const failure = leaseFailureOf(result);
-        lease.failed(failure, at);
-        this.host.log.debug(
-          `lease request failed (${describeResult(result)}): fail open, ${lease.failOpenCalls} calls`,
-        );
-        if (failure === 'unreachable') this.failed(at);
-        else if (this.host.config.serverFlags) this.pollStatus();
-      }),
+    const done = request.then((result) => {
+      const at = Date.now();
+      if (result.kind === 'error' && at - now > API_TIMEOUT_MS + FROZEN_SLACK_MS) {
+        // The timeout fired long after it was due: this process was frozen, not the backend down.
+        lease.interrupted();
+        return;
+      }
+      if (result.kind === 'http' && (result.status === 503 || result.status === 429) && result.retryAfter) {
+        lease.busy(at);
+        this.host.log.debug(`lease request answered ${result.status} (busy): asked again`);
+        return;
+      }
+      const answer = result.kind === 'ok' ? readLeaseAnswer(result.body, at) : null;
+      if (answer !== null) {
+        lease.answered(answer, at);
+        this.applyEnforcement((result as { body: { enforcement?: unknown } }).body.enforcement, at);
+        return;
+      }
+      const failure = leaseFailureOf(result);
+      lease.failed(failure, at);
+      this.host.log.debug(
+        `lease request failed (${describeResult(result)}): fail open, ${lease.failOpenCalls} calls`,
+      );
+      if (failure === 'unreachable') this.failed(at);
+      else if (this.host.config.serverFlags) this.pollStatus();
+    });
+    const tracked = done.then(
+      () => undefined,
+      () => undefined,
     );
+    this.leaseRequest = tracked;
+    void tracked.finally(() => {
+      if (this.leaseRequest === tracked) this.leaseRequest = null;
+    });
+    this.host.track(done);
   }
 
   /** `GET /v1/budget`: the organization flag, when no lease answer carries the flags. */

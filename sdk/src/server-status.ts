@@ -11,7 +11,8 @@ import type { FetchLike, OrgStatus } from './types';
 /** The outcome of one API request. */
 export type ApiResult =
   | { readonly kind: 'ok'; readonly body: unknown }
-  | { readonly kind: 'http'; readonly status: number }
+  /** `retryAfter`: the answer asked to be retried (a `Retry-After` header came with it). */
+  | { readonly kind: 'http'; readonly status: number; readonly retryAfter?: boolean }
   | { readonly kind: 'error'; readonly reason: string };
 
 /** `GET` (no body) or `POST` (JSON body) `url` with the key; resolves with the parsed 2xx body. Never rejects. */
@@ -33,7 +34,9 @@ export function callApi(
   return timedRequest(fetchFn, url, init, timeoutMs, async (r): Promise<ApiResult> => {
     if (r.status < 200 || r.status >= 300) {
       drain(r);
-      return { kind: 'http', status: r.status };
+      return r.headers.has('retry-after')
+        ? { kind: 'http', status: r.status, retryAfter: true }
+        : { kind: 'http', status: r.status };
     }
     return { kind: 'ok', body: await readJson(r) };
   }).catch((err: unknown) => ({
@@ -51,7 +54,8 @@ export type OrgStatusResult =
       readonly flagState: string | null;
       readonly flagExpiresAtMs: number | null;
     }
-  | { readonly kind: 'http'; readonly status: number }
+  /** `retryAfter`: the answer asked to be retried (a `Retry-After` header came with it). */
+  | { readonly kind: 'http'; readonly status: number; readonly retryAfter?: boolean }
   | { readonly kind: 'error'; readonly reason: string };
 
 /** Why a lease request failed: the backend down or overloaded, the key refused, or no lease routes. */

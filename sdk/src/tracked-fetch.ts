@@ -86,7 +86,7 @@ export function createTrackedFetch(
 ): TrackedFetch {
   const tracked = function (this: unknown, ...args: unknown[]): Promise<Response> {
     const state = sdkState();
-    let call: Call | Response | undefined;
+    let call: Call | Response | undefined | Promise<Call | Response | undefined>;
     if (state.depth === 0) {
       try {
         const init = args[1];
@@ -101,17 +101,41 @@ export function createTrackedFetch(
     }
     if (call === undefined) return Reflect.apply(inner, this, args) as Promise<Response>;
     if (call instanceof Response) return Promise.resolve(call);
-    const handle = call;
+    if (call instanceof Promise) {
+      // The call waits for its budget reservation (a hard cap applies); then it goes, or is refused.
+      return call.then(
+        (c) => proceed(state, this, args, c),
+        () => proceed(state, this, args, undefined),
+      );
+    }
+    return proceed(state, this, args, call);
+  } as TrackedFetch;
+  /** Makes the call through `inner` (`handle` undefined: untracked; a Response: answered locally). */
+  const proceed = (
+    state: SdkState,
+    self: unknown,
+    args: unknown[],
+    handle: Call | Response | undefined,
+  ): Promise<Response> => {
     const claimed = args[1];
     const release = (): void => {
       if (typeof claimed === 'object' && claimed !== null) state.claimed.delete(claimed);
     };
+    if (handle instanceof Response) {
+      release();
+      return Promise.resolve(handle);
+    }
+    if (handle === undefined) {
+      release();
+      return Reflect.apply(inner, self, args) as Promise<Response>;
+    }
     let result: unknown;
     state.depth++;
     try {
-      result = Reflect.apply(inner, this, args);
+      result = Reflect.apply(inner, self, args);
     } catch (err) {
       release();
+      handle.onFailure(err);
       throw err;
     } finally {
       state.depth--;
@@ -136,7 +160,7 @@ export function createTrackedFetch(
       release();
       return result as Promise<Response>;
     }
-  } as TrackedFetch;
+  };
   try {
     Object.defineProperty(tracked, WRAPPED, { value: { inner }, enumerable: false });
     Object.defineProperty(tracked, 'name', { value: 'fetch', configurable: true });

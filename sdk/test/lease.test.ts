@@ -1,8 +1,9 @@
 /**
- * The shared budget through leases (issue 12.3, CONTRACTS §2): direct calls draw on a slice the SDK
- * holds through `POST /v1/budget/lease`, renewed off the call path; `exhausted` → synthetic 429; the
- * backend unreachable → fail open, counted; the slice released on shutdown and at the end of a Lambda
- * invocation.
+ * The shared budget through leases (issues 12.3 and 18.5, CONTRACTS §2): each direct call reserves its
+ * worst case against a slice the SDK holds through `POST /v1/budget/lease` before it is made; `exhausted`
+ * → synthetic 429; the key refused → every call refused (fail closed); the backend unreachable → fail
+ * open, counted; the slice kept across Lambda invocations (spend reported at each end), released on
+ * shutdown.
  */
 import fc from 'fast-check';
 import { shutdown, withSpendguard, wrapFetch } from '../src';
@@ -32,6 +33,14 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 
 /** gpt-4o-mini: 150 nano-USD per prompt token. 40,000 tokens = $0.006. */
 const CALL_NANOS = 6_000_000;
+
+/**
+ * The worst case of a `chatInit()` call, from OpenAI's published gpt-4o-mini rates ($0.15 / $0.60 per
+ * million tokens): its body's bytes + 16 as input tokens, and the model's 16,384-token output maximum
+ * (the request sets no max_tokens).
+ */
+const OUTPUT_NANOS = 16_384 * 600;
+const WORST_NANOS = (Buffer.byteLength(chatInit().body as string) + 16) * 150 + OUTPUT_NANOS;
 
 /** A provider whose every answer costs {@link CALL_NANOS}. */
 function costlyProvider(): { fetch: typeof fetch; calls: number } {
@@ -73,21 +82,22 @@ async function call(f: typeof fetch): Promise<Response> {
 }
 
 describe('a capped budget', () => {
-  it('sequential calls stop at the cap: spend past it is at most one call, none refused while one fits', async () => {
+  it('sequential calls stop at the cap: nothing past it, refused only when a worst case no longer fits', async () => {
     ingest.leaseCapUsd = 0.05;
     ingest.sliceUsd = 0.02;
     const provider = costlyProvider();
     const f = tracked(provider.fetch);
     await client().settle(); // the first lease
-    const statuses: number[] = [];
     let refused: Response | undefined;
     for (let i = 0; i < 15 && refused === undefined; i++) {
       const r = await call(f);
-      statuses.push(r.status);
       if (r.status === 429) refused = r;
     }
-    // $0.05 / $0.006: 8 calls spend $0.048, the 9th fits the $0.002 left and crosses the cap.
-    expect(provider.calls).toBe(9);
+    // A call goes only while its worst case fits what is left: k calls spent k × $0.006. (Near the cap the
+    // precise bound replaces the cheap one; they differ by < 15,000 nanos, which does not change k.)
+    const fitting = Math.floor((50_000_000 - WORST_NANOS) / CALL_NANOS) + 1;
+    expect(provider.calls).toBe(fitting);
+    expect(50_000_000 - fitting * CALL_NANOS).toBeLessThan(WORST_NANOS);
     expect(refused).toBeDefined();
     expect(refused!.headers.get('x-should-retry')).toBe('false');
     expect(refused!.headers.get('x-spendguard-blocked')).toBe('hard_cap');
@@ -98,12 +108,40 @@ describe('a capped budget', () => {
     expect(client().stats().lease).toMatchObject({ state: 'exhausted' });
 
     await shutdown({ timeoutMs: 2000 });
-    // Every call was reported, exactly, through renewals and the release.
-    expect(ingest.settledNanos()).toBe(9 * CALL_NANOS);
-    expect(ingest.settledNanos()).toBeLessThanOrEqual(50_000_000 + CALL_NANOS);
+    expect(ingest.settledNanos()).toBe(fitting * CALL_NANOS);
+    expect(ingest.settledNanos()).toBeLessThanOrEqual(50_000_000);
+  }, 15_000);
+
+  it('sends the worst cases in flight (reservedUsd) and of waiting calls (needUsd)', async () => {
+    ingest.leaseCapUsd = 10;
+    ingest.sliceUsd = 0.001; // smaller than one worst case: every call asks room for itself
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const provider = costlyProvider();
+    const slow = (async (...a: Parameters<typeof fetch>) => {
+      await gate;
+      return provider.fetch(...a);
+    }) as typeof fetch;
+    const f = tracked(slow);
+    await client().settle();
+    const first = f(OPENAI_URL, chatInit());
+    await sleep(50);
+    const second = f(OPENAI_URL, chatInit());
+    await sleep(50);
+    release();
+    expect((await first).status).toBe(200);
+    expect((await second).status).toBe(200);
+    const leases = ingest.leaseCalls.filter((c) => c.route === 'lease');
+    const needs = leases.map((c) => Math.round((c.body.needUsd ?? 0) * 1e9));
+    // a worst case: at least the output bound alone, at most the cheap bound (the precise one is used
+    // when the slice is small)
+    const inBounds = (n: number): boolean => n > OUTPUT_NANOS && n <= WORST_NANOS + 1;
+    expect(needs.some(inBounds)).toBe(true);
+    // the second call's request listed the first one, still in flight, as reserved
+    expect(leases.some((c) => inBounds(Math.round((c.body.reservedUsd ?? 0) * 1e9)))).toBe(true);
   });
 
-  it('renews off the call path before the slice runs out, reporting consumption and a spend rate', async () => {
+  it('renews before the slice runs out, reporting consumption and a spend rate', async () => {
     ingest.leaseCapUsd = 10;
     ingest.sliceUsd = 0.02;
     const provider = costlyProvider();
@@ -116,7 +154,7 @@ describe('a capped budget', () => {
     await client().settle();
     const holderId = client().stats().lease!.holderId;
     const renewals = ingest.leaseCalls.filter((c) => c.route === 'lease' && c.body.holderId === holderId);
-    expect(renewals.length).toBeGreaterThanOrEqual(4); // a $0.02 slice holds ~3 calls
+    expect(renewals.length).toBeGreaterThanOrEqual(4); // a $0.02 slice holds two worst cases
     const reported = renewals.reduce((sum, c) => sum + Math.round(c.body.consumedUsd * 1e9), 0);
     expect(reported % CALL_NANOS).toBe(0);
     expect(reported).toBeGreaterThan(0);
@@ -124,19 +162,20 @@ describe('a capped budget', () => {
     expect(holderId).toMatch(/^sdk-[0-9a-f-]{36}$/);
   });
 
-  it('an exhausted budget refuses every call without contacting the provider', async () => {
-    ingest.leaseCapUsd = 0.001;
+  it('refuses every call whose worst case cannot fit, without contacting the provider', async () => {
+    ingest.leaseCapUsd = (OUTPUT_NANOS - 1) / 1e9; // less than the output bound alone
     ingest.sliceUsd = 0.02;
     const provider = costlyProvider();
     const f = tracked(provider.fetch);
     await client().settle();
-    expect((await call(f)).status).toBe(200); // the $0.001 slice admits one call
-    await client().settle(); // renewal: exhausted
     const refused = await f(OPENAI_URL, chatInit());
     expect(refused.status).toBe(429);
     expect(await refused.json()).toMatchObject({ error: { type: 'budget_exceeded', code: 'hard_cap' } });
+    // a call whose own bound is lower fits
+    const small = await f(OPENAI_URL, chatInit('gpt-4o-mini', { max_tokens: 100 }));
+    expect(small.status).toBe(200);
     expect(provider.calls).toBe(1);
-  });
+  }, 15_000);
 
   it('no hard cap (capped: false): every call is admitted and only reported', async () => {
     ingest.leaseCapUsd = null;
@@ -170,7 +209,6 @@ describe('fail-open (spec Law 4)', () => {
     ['unreachable', 'http://127.0.0.1:9', 0, 'unreachable'],
     ['answering 503', '', 503, 'unreachable'],
     ['without lease routes (404)', '', 404, 'unsupported'],
-    ['refusing the key (401)', '', 401, 'refused'],
   ])('backend %s: calls go through and are counted', async (_name, endpoint, status, state) => {
     if (status === 404) ingest.leases = false;
     else if (status !== 0) ingest.leaseStatus = status;
@@ -194,8 +232,39 @@ describe('fail-open (spec Law 4)', () => {
   });
 });
 
-describe('release', () => {
-  it('at the end of a Lambda invocation the unused slice goes back with the final report', async () => {
+describe('contention (decision 6: never a failure)', () => {
+  it('a busy lease item (503 with Retry-After) is asked again: the call waits, then goes against a slice', async () => {
+    ingest.leaseCapUsd = 1;
+    ingest.leaseBusyAnswers = 3;
+    const provider = costlyProvider();
+    const f = tracked(provider.fetch);
+    const r = await f(OPENAI_URL, chatInit());
+    expect(r.status).toBe(200);
+    expect(client().stats()).toMatchObject({ failOpen: 0, lease: { state: 'capped' } });
+    expect(ingest.leaseBusyAnswers).toBe(0);
+  });
+});
+
+describe('fail-closed on identity (decision 6)', () => {
+  it.each([401, 403])('the lease route refusing the key (%i): every call is refused', async (status) => {
+    ingest.leaseStatus = status;
+    ingest.leaseCapUsd = 1;
+    const provider = costlyProvider();
+    const f = tracked(provider.fetch);
+    await client().settle();
+    for (let i = 0; i < 3; i++) {
+      const r = await f(OPENAI_URL, chatInit());
+      expect(r.status).toBe(429);
+      expect(r.headers.get('x-should-retry')).toBe('false');
+      expect(await r.json()).toMatchObject({ error: { code: 'budget_lease_refused' } });
+    }
+    expect(provider.calls).toBe(0);
+    expect(client().stats().lease).toMatchObject({ state: 'refused' });
+  });
+});
+
+describe('Lambda invocations', () => {
+  it('keep the slice across warm invocations and report each one’s spend at its end', async () => {
     ingest.leaseCapUsd = 1;
     const provider = costlyProvider();
     const f = tracked(provider.fetch);
@@ -205,112 +274,173 @@ describe('release', () => {
       await call(f);
       return 'done';
     });
-    await expect(handler({}, { getRemainingTimeInMillis: () => 10_000 })).resolves.toBe('done');
-    const release = ingest.leaseCalls.find((c) => c.route === 'release');
-    expect(release).toBeDefined();
-    expect(ingest.settledNanos()).toBe(2 * CALL_NANOS);
-    expect(client().stats().lease).toMatchObject({ state: 'none', grantedUsd: 0 });
+    const context = { getRemainingTimeInMillis: () => 10_000 };
+    await expect(handler({}, context)).resolves.toBe('done');
+    expect(ingest.settledNanos()).toBe(2 * CALL_NANOS); // reported before the invocation returned
+    expect(ingest.leaseCalls.some((c) => c.route === 'release')).toBe(false);
+    const lease = client().stats().lease!;
+    expect(lease.state).toBe('capped');
+    expect(lease.grantedUsd).toBeGreaterThan(0);
+    // The next warm invocation's first call draws on the slice kept: no lease request before it.
+    const before = ingest.leaseCalls.length;
+    await expect(handler({}, context)).resolves.toBe('done');
+    const during = ingest.leaseCalls.slice(before);
+    expect(during.every((c) => c.route === 'lease' && c.body.consumedUsd > 0)).toBe(true);
+    expect(ingest.settledNanos()).toBe(4 * CALL_NANOS);
+  });
+
+  it('shutdown returns the slice with the final report', async () => {
+    ingest.leaseCapUsd = 1;
+    const provider = costlyProvider();
+    const f = tracked(provider.fetch);
+    await client().settle();
+    await call(f);
+    await shutdown({ timeoutMs: 2000 });
+    expect(ingest.leaseCalls.some((c) => c.route === 'release')).toBe(true);
+    expect(ingest.settledNanos()).toBe(CALL_NANOS);
   });
 });
 
 describe('BudgetLease (state machine)', () => {
   const T0 = Date.UTC(2026, 10, 24);
 
-  it('property: holders sharing a cap spend at most cap + one call each', () => {
-    const op = fc.record({
-      holder: fc.integer({ min: 0, max: 2 }),
-      answer: fc.boolean(),
-      cost: fc.integer({ min: 0, max: 20_000_000 }),
-    });
+  /** The server's grant (core/leases grantLease, as the fake ingest models it), in nano-USD. */
+  function server(capNanos: number, sliceNanos: number) {
+    let settled = 0;
+    const slices = new Map<string, number>();
+    return {
+      settled: () => settled,
+      serve(req: LeaseRequest, now: number): unknown {
+        settled += Math.round(req.consumedUsd * 1e9);
+        slices.delete(req.holderId);
+        const left = capNanos - settled - [...slices.values()].reduce((a, b) => a + b, 0);
+        const reserved = Math.round((req.reservedUsd ?? 0) * 1e9);
+        const need = Math.round((req.needUsd ?? 0) * 1e9);
+        const spare = left - reserved - need;
+        const exhausted = need > 0 ? spare < 0 : left - reserved <= 0;
+        const slice = spare < 0 ? reserved : reserved + need + Math.min(sliceNanos, spare);
+        if (slice > 0) slices.set(req.holderId, slice);
+        return {
+          capped: true,
+          exhausted,
+          grantedUsd: slice / 1e9,
+          ttlSeconds: 30,
+          retryAfterSeconds: exhausted ? 3600 : null,
+          now,
+        };
+      },
+    };
+  }
+
+  it('property: holders sharing a cap never commit past it when calls cost at most their worst case', () => {
+    const op = fc.oneof(
+      fc.record({
+        kind: fc.constant('call' as const),
+        holder: fc.nat(3),
+        worst: fc.integer({ min: 1, max: 30_000_000 }),
+        share: fc.double({ min: 0, max: 1, noNaN: true }),
+      }),
+      fc.record({ kind: fc.constant('settle' as const), holder: fc.nat(3), pick: fc.nat(10) }),
+      fc.record({ kind: fc.constant('renew' as const), holder: fc.nat(3) }),
+      fc.record({ kind: fc.constant('answer' as const), holder: fc.nat(3) }),
+    );
     fc.assert(
       fc.property(
         fc.integer({ min: 1, max: 100_000_000 }),
         fc.integer({ min: 1, max: 50_000_000 }),
-        fc.integer({ min: 1, max: 3 }),
-        fc.array(op, { maxLength: 120 }),
+        fc.integer({ min: 1, max: 4 }),
+        fc.array(op, { minLength: 50, maxLength: 300 }),
         (capNanos, sliceNanos, holderCount, ops) => {
-          // The server, as CONTRACTS §2 describes it (the fake ingest's rules), in nano-USD.
-          let settled = 0;
-          const slices = new Map<string, number>();
-          const serve = (req: LeaseRequest, now: number): unknown => {
-            settled += Math.round(req.consumedUsd * 1e9);
-            slices.delete(req.holderId);
-            const left = capNanos - settled - [...slices.values()].reduce((a, b) => a + b, 0);
-            if (left <= 0)
-              return {
-                capped: true,
-                exhausted: true,
-                grantedUsd: 0,
-                ttlSeconds: 30,
-                retryAfterSeconds: 3600,
-              };
-            const slice = Math.min(sliceNanos, left);
-            slices.set(req.holderId, slice);
-            return { capped: true, exhausted: false, grantedUsd: slice / 1e9, ttlSeconds: 30, now };
-          };
+          const api = server(capNanos, sliceNanos);
           let now = T0;
           const holders = Array.from({ length: holderCount }, (_, i) => new BudgetLease(`sdk-${i}`));
           const pending: Array<LeaseRequest | null> = holders.map(() => null);
-          for (const h of holders) h.answered(readLeaseAnswer(serve(h.begin(now), now), now)!, now);
-          let spent = 0;
-          let maxCost = 0;
+          const inflight: Array<Array<{ reserved: number; actual: number }>> = holders.map(() => []);
+          let committed = 0; // actual cost of every call admitted (the provider bills it)
           for (const o of ops) {
-            now += 10; // well inside the 30 s lifetime: no lapse
-            const h = holders[o.holder % holderCount]!;
-            const idx = o.holder % holderCount;
-            if (o.answer) {
-              const req = pending[idx];
-              if (req !== null && req !== undefined) {
-                h.answered(readLeaseAnswer(serve(req, now), now)!, now);
-                pending[idx] = null;
+            now += 10; // well inside the 30 s lifetime
+            const i = o.holder % holderCount;
+            const h = holders[i]!;
+            if (o.kind === 'call') {
+              const d = h.admit(o.worst, now);
+              if (d.kind === 'admitted') {
+                const actual = Math.floor(o.worst * o.share);
+                committed += actual;
+                inflight[i]!.push({ reserved: d.reservedNanos, actual });
+              } else if (d.kind === 'wait' && !h.waiting.includes(o.worst)) h.waiting.push(o.worst);
+            } else if (o.kind === 'settle') {
+              const list = inflight[i]!;
+              if (list.length > 0) {
+                const [c] = list.splice(o.pick % list.length, 1);
+                h.settle(c!.reserved, c!.actual);
               }
-              continue;
-            }
-            if (pending[idx] === null && h.due(now, true)) pending[idx] = h.begin(now);
-            const decision = h.admit(now);
-            if (decision === null) {
-              spent += o.cost;
-              maxCost = Math.max(maxCost, o.cost);
-              h.record(o.cost);
+            } else if (o.kind === 'renew') {
+              if (pending[i] === null) pending[i] = h.begin(now);
+            } else {
+              const req = pending[i];
+              if (req !== null && req !== undefined) {
+                h.answered(readLeaseAnswer(api.serve(req, now), now)!, now);
+                h.waiting.length = 0;
+                pending[i] = null;
+              }
             }
           }
-          expect(spent).toBeLessThanOrEqual(capNanos + holderCount * maxCost);
+          expect(committed).toBeLessThanOrEqual(capNanos);
         },
       ),
-      { numRuns: 300 },
+      { numRuns: 1000 },
     );
   });
 
-  it('lapsed unused slice: one call on credit, then a retryable refusal until the renewal answers', () => {
+  it('a lapsed slice admits nothing until a new answer; a call waits for it', () => {
     const lease = new BudgetLease('sdk-x');
+    lease.begin(T0);
     lease.answered(
       { capped: true, exhausted: false, grantedNanos: 1000, ttlMs: 30_000, retryAfterSeconds: null },
       T0,
     );
-    expect(lease.admit(T0 + 31_000)).toBeNull();
-    expect(lease.admit(T0 + 31_001)).toEqual({ kind: 'pending' });
-    expect(lease.due(T0 + 31_001, true)).toBe(true);
+    expect(lease.admit(400, T0 + 1)).toEqual({ kind: 'admitted', reservedNanos: 400 });
+    expect(lease.admit(700, T0 + 2)).toEqual({ kind: 'wait' }); // 600 left
+    expect(lease.admit(100, T0 + 29_500)).toEqual({ kind: 'wait' }); // within the expiry guard
+    expect(lease.due(T0 + 29_500, true)).toBe(true);
   });
 
-  it('a failed renewal keeps a valid slice, then fails open when it lapses', () => {
+  it('a failed renewal keeps a live slice; once it lapses, calls wait (a known cap never fails open)', () => {
     const lease = new BudgetLease('sdk-x');
+    lease.begin(T0);
     lease.answered(
       { capped: true, exhausted: false, grantedNanos: 1000, ttlMs: 30_000, retryAfterSeconds: null },
       T0,
     );
-    lease.record(600);
+    lease.settle(0, 600);
     lease.begin(T0 + 1);
     lease.failed('unreachable', T0 + 2);
     expect(lease.mode).toBe('capped');
-    lease.record(600);
-    expect(lease.admit(T0 + 3)).toEqual({ kind: 'pending' });
-    lease.begin(T0 + 2000);
-    lease.failed('unreachable', T0 + 2001);
-    expect(lease.mode).toBe('unreachable');
-    expect(lease.admit(T0 + 2002)).toBeNull();
-    expect(lease.failOpenCalls).toBe(1);
+    expect(lease.admit(300, T0 + 3)).toEqual({ kind: 'admitted', reservedNanos: 300 });
+    lease.settle(300, 300);
+    lease.begin(T0 + 31_000);
+    lease.failed('unreachable', T0 + 31_001);
+    expect(lease.mode).toBe('capped');
+    expect(lease.admit(50, T0 + 31_002)).toEqual({ kind: 'wait' });
+    expect(lease.failOpenCalls).toBe(0);
     // The unreported consumption is kept for the next report.
-    expect(lease.release().consumedUsd).toBeCloseTo(1200 / 1e9, 15);
+    expect(lease.release().consumedUsd).toBeCloseTo(900 / 1e9, 15);
+  });
+
+  it('fails open when the backend fails before any answer said a cap applies', () => {
+    const lease = new BudgetLease('sdk-x');
+    lease.begin(T0);
+    lease.failed('unreachable', T0 + 1);
+    expect(lease.admit(5_000, T0 + 2)).toEqual({ kind: 'admitted', reservedNanos: 0 });
+    expect(lease.failOpenCalls).toBe(1);
+  });
+
+  it('the key refused: calls refused until the next attempt, then it asks again', () => {
+    const lease = new BudgetLease('sdk-x');
+    lease.begin(T0);
+    lease.failed('refused', T0);
+    expect(lease.admit(1, T0 + 1)).toMatchObject({ kind: 'refused' });
+    expect(lease.admit(1, T0 + 60_000)).toEqual({ kind: 'wait' });
   });
 
   it('reads answers defensively', () => {

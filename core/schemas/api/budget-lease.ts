@@ -44,6 +44,11 @@ export const budgetLeaseRequestSchema = z
         '(grantedUsd includes them); without it, calls in flight when a lease is renewed are not covered.',
       0.006,
     ).default(0),
+    needUsd: amount(
+      'Optional: worst cases of calls waiting at the holder for this answer. Granted on top of the ' +
+        'reservations, or the answer is exhausted (nothing new granted).',
+      0.02,
+    ).default(0),
   })
   .meta({ description: 'Body of POST /v1/budget/lease: take or renew a lease, reporting spend.' });
 export type BudgetLeaseRequest = z.infer<typeof budgetLeaseRequestSchema>;

@@ -145,6 +145,22 @@ describe('POST /v1/budget/lease', () => {
     });
   });
 
+  it('grants a waiting call its need (needUsd) whole, or answers exhausted when it does not fit', async () => {
+    const key = await capped('org_need', 0.1);
+    const granted = await api('POST /v1/budget/lease', {
+      key,
+      body: { holderId: 'sdk-n', needUsd: 0.06 },
+    });
+    // the $0.06 need + the default $0.01 headroom
+    expect(granted.body).toMatchObject({ exhausted: false, grantedUsd: 0.07 });
+    // $0.03 left beside sdk-n's slice: a $0.04 need does not fit, nothing is granted
+    const refused = await api('POST /v1/budget/lease', {
+      key,
+      body: { holderId: 'sdk-m', needUsd: 0.04 },
+    });
+    expect(refused.body).toMatchObject({ exhausted: true, grantedUsd: 0 });
+  });
+
   it('answers capped: false and grants nothing without a block cap', async () => {
     const key = await h.createKey('org_free');
     const res = await api('POST /v1/budget/lease', { key: key.apiKey, body: { holderId: 'sdk-1' } });

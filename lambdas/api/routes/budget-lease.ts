@@ -172,7 +172,8 @@ export const takeBudgetLease: Route = {
             consumedNanos,
             reservedNanos,
             reservations: reservedNanos > 0 ? 1 : 0,
-            needNanos: 0,
+            // The SDK's calls waiting for room (their worst cases): granted on top, or the answer is exhausted.
+            needNanos: usdToNanos(body.needUsd),
             rateNanosPerSecond: usdToNanos(body.spendRateUsdPerMin) / 60,
             held,
           },

@@ -7,8 +7,9 @@
  *   `flags` as they stood when the batch arrived (a real ingest answers before its consumers trip);
  *   `loopAfter: n` trips a session flag (layer 2) after n consecutive identical fingerprints of a session;
  * - `leases`: `POST /v1/budget/lease` and `/release` over a daily cap (`leaseCapUsd`), exact in nano-USD:
- *   settled = reported consumption, a holder's slice = min(`sliceUsd`, cap − settled − others' slices),
- *   exhausted when nothing is left. Without `leases`, both routes answer 404 (an older backend).
+ *   settled = reported consumption, a holder's slice = its `reservedUsd` + `needUsd` + min(`sliceUsd`,
+ *   what is left of the cap past settled spend, others' slices and those), exhausted when the need does not
+ *   fit (or, without one, nothing is left). Without `leases`, both routes answer 404 (an older backend).
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -36,7 +37,13 @@ export interface FakeFlag {
 /** One lease request as received. */
 export interface LeaseCall {
   readonly route: 'lease' | 'release';
-  readonly body: { holderId: string; consumedUsd: number; spendRateUsdPerMin?: number };
+  readonly body: {
+    holderId: string;
+    consumedUsd: number;
+    spendRateUsdPerMin?: number;
+    reservedUsd?: number;
+    needUsd?: number;
+  };
   readonly at: number;
 }
 
@@ -71,6 +78,8 @@ export interface FakeIngest {
   ttlSeconds: number;
   /** A status to answer lease requests with instead (e.g. 503). */
   leaseStatus: number;
+  /** The next n lease requests answer 503 with `Retry-After: 1` (the route's answer to contention). */
+  leaseBusyAnswers: number;
   readonly leaseCalls: LeaseCall[];
   /** Consumption reported so far, nano-USD. */
   settledNanos(): number;
@@ -102,6 +111,7 @@ export async function startFakeIngest(): Promise<FakeIngest> {
     sliceUsd: 0.02,
     ttlSeconds: 30,
     leaseStatus: 200,
+    leaseBusyAnswers: 0,
   };
   const trippedAt = new Map<string, number>();
   const leaseCalls: LeaseCall[] = [];
@@ -146,22 +156,28 @@ export async function startFakeIngest(): Promise<FakeIngest> {
     if (self.leaseCapUsd === null) {
       return { ...base, capped: false, exhausted: false, grantedUsd: 0, expiresAt, ...extra };
     }
+    // The server's grant (core/leases/lease-state grantLease): reservations in flight stay covered; the
+    // need of waiting calls is granted on top, or the answer is exhausted.
     const others = [...slices.values()].reduce((a, b) => a + b, 0);
     const left = nanos(self.leaseCapUsd) - settled - others;
-    if (left <= 0) {
+    const reserved = nanos(body.reservedUsd ?? 0);
+    const need = nanos(body.needUsd ?? 0);
+    const spare = left - reserved - need;
+    const exhausted = need > 0 ? spare < 0 : left - reserved <= 0;
+    const slice = spare < 0 ? reserved : reserved + need + Math.min(nanos(self.sliceUsd), spare);
+    if (slice > 0) slices.set(body.holderId, slice);
+    if (exhausted) {
       const midnight = (Math.floor(Date.now() / 86_400_000) + 1) * 86_400_000;
       return {
         ...base,
         capped: true,
         exhausted: true,
-        grantedUsd: 0,
+        grantedUsd: slice / 1e9,
         expiresAt,
         retryAfterSeconds: Math.ceil((midnight - Date.now()) / 1000),
         ...extra,
       };
     }
-    const slice = Math.min(nanos(self.sliceUsd), left);
-    slices.set(body.holderId, slice);
     return { ...base, capped: true, exhausted: false, grantedUsd: slice / 1e9, expiresAt, ...extra };
   };
   const server: Server = createServer((req, res) => {
@@ -199,6 +215,13 @@ export async function startFakeIngest(): Promise<FakeIngest> {
           : req.headers['service-api-key'] !== TEST_API_KEY
             ? 401
             : self.leaseStatus;
+        if (status === 200 && self.leaseBusyAnswers > 0) {
+          // The real route's answer to contention on the budget item.
+          self.leaseBusyAnswers--;
+          res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
+          res.end(JSON.stringify({ error: { message: 'budget lease item busy; retry', type: 'api_error' } }));
+          return;
+        }
         if (status !== 200) {
           res.writeHead(status, { 'content-type': 'application/json' });
           res.end(JSON.stringify({ error: { message: 'scripted', type: 'api_error', code: 'x' } }));
@@ -315,6 +338,12 @@ export async function startFakeIngest(): Promise<FakeIngest> {
     set ttlSeconds(v: number) {
       self.ttlSeconds = v;
     },
+    get leaseBusyAnswers() {
+      return self.leaseBusyAnswers;
+    },
+    set leaseBusyAnswers(v: number) {
+      self.leaseBusyAnswers = v;
+    },
     get leaseStatus() {
       return self.leaseStatus;
     },
@@ -344,6 +373,7 @@ export async function startFakeIngest(): Promise<FakeIngest> {
         sliceUsd: 0.02,
         ttlSeconds: 30,
         leaseStatus: 200,
+        leaseBusyAnswers: 0,
       });
     },
     events,
