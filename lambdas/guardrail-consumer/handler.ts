@@ -18,6 +18,7 @@ import { costOfEvent } from '../../core/ledger/event-cost';
 import { isPremiumModel, type CompiledOrgRates, type PriceRegistry } from '../../core/pricing';
 import { enforcementDeps, flagTarget, isAt, pushFlag } from '../shared/enforcement';
 import { padSeq } from '../shared/item-keys';
+import type { LedgerExport } from '../shared/ledger-export';
 import { orgRatesFor } from '../shared/org-rates-source';
 import { processInOrder, type SequencedEnvelope } from '../shared/ordered-batch';
 import type { Services } from '../shared/services';
@@ -27,6 +28,8 @@ export interface GuardrailConsumerDeps {
   registry: () => Promise<PriceRegistry>;
   logger: Logger;
   metrics: Metrics;
+  /** OpenTelemetry export of trips, as span events (docs/opentelemetry.md). @default none */
+  export?: Pick<LedgerExport, 'trip' | 'flush'>;
 }
 
 /** A flag that still has this long to live is not rewritten by a re-trip (bounds writes while blocked). */
@@ -40,7 +43,7 @@ const REFRESH_FLAG_WHEN_LEFT_MS = 10 * 60 * 1000;
  * re-applies the (idempotent) effects instead of losing them. Ingest never waits for any of this.
  */
 export function createGuardrailConsumer(deps: GuardrailConsumerDeps) {
-  const { services, metrics, logger } = deps;
+  const { services, metrics, logger, export: exported } = deps;
 
   const toGuardrailEvent = (
     e: TelemetryEvent,
@@ -147,6 +150,7 @@ export function createGuardrailConsumer(deps: GuardrailConsumerDeps) {
       metrics.addMetric(`Trips_${v.layer}`, MetricUnit.Count, 1);
       if (!current) {
         await services.trips.add(orgId, tripOf(v, at));
+        exported?.trip({ orgId, ...tripOf(v, at), scope: v.scope, at: now });
         await notify(orgId, 'guardrail_trip', v, at);
       }
     }
@@ -203,6 +207,8 @@ export function createGuardrailConsumer(deps: GuardrailConsumerDeps) {
   return async (event: KinesisStreamEvent, context: Context): Promise<KinesisStreamBatchResponse> => {
     const result = await processInOrder(event, context, applyRecord);
     if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
+    // Lambda freezes the process between invocations: nothing may wait in the exporters' queues.
+    await exported?.flush();
     return result;
   };
 }

@@ -1,3 +1,4 @@
+import { ledgerExportFromEnvironment } from '../shared/otel/ledger-export-from-environment';
 import {
   logger,
   metrics,
@@ -6,10 +7,16 @@ import {
 } from '../shared/environment';
 import { createPricingConsumer } from './handler';
 
+const exported = ledgerExportFromEnvironment(process.env, {
+  serviceName: 'spendguard-pricing-consumer',
+  warn: (message, error) => logger.warn(message, { error: error as Error }),
+});
+
 /** AWS entry: Kinesis event source mapping with ReportBatchItemFailures. */
 export const handler = createPricingConsumer({
   services: servicesFromEnvironment(),
   registry: priceRegistryFromEnvironment(),
   logger,
   metrics,
+  ...(exported ? { export: exported } : {}),
 });
