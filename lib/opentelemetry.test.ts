@@ -13,7 +13,7 @@ describeWithHandlers('OpenTelemetry export (openTelemetry prop)', () => {
 
   it.each(CONSUMERS)('points %s at the region’s CloudWatch OTLP endpoints, signed with its role', (path) => {
     const fn = resource(on.template, idAt(on.template, path));
-    expect(fn.Properties?.Environment?.Variables).toMatchObject({
+    expect((fn.Properties?.Environment as { Variables?: unknown } | undefined)?.Variables).toMatchObject({
       OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://xray.eu-west-1.amazonaws.com/v1/traces',
       OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: 'https://monitoring.eu-west-1.amazonaws.com/v1/metrics',
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
