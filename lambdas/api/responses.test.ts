@@ -30,7 +30,7 @@ let token: string;
 let key: { apiKey: string; publicId: string; prefix: string };
 
 const ctx = createLambdaContext({ functionName: 'api' });
-const doc = buildOpenApiDocument({ version: 'test' });
+const doc = buildOpenApiDocument({ version: 'test', routes: ROUTES });
 
 interface RequestOptions {
   token?: string;
