@@ -33,7 +33,9 @@ export default tseslint.config(
       // Dependencies are parsed as TypeScript, else the rule sees no imports in them and no circle.
       'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.tsx'] },
       'import-x/extensions': ['.ts', '.tsx', '.js'],
-      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.tsx', '.d.ts', '.js', '.json'] })],
+      'import-x/resolver-next': [
+        createNodeResolver({ extensions: ['.ts', '.tsx', '.d.ts', '.js', '.json'] }),
+      ],
     },
     rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
