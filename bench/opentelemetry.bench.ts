@@ -26,7 +26,7 @@ import { envelopeOf, kinesisBatch, telemetryEvent } from '../test/fixtures';
 
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 
-const BATCHES = 2;
+const BATCHES = 1;
 const RECORDS = 50;
 const EVENTS = 100;
 
