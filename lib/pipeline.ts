@@ -1,7 +1,7 @@
 /**
  * The event pipeline: ingest → Kinesis (partition key = orgId) → the pricing and guardrail consumers.
  */
-import { Aws, Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Aws, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kinesis from 'aws-cdk-lib/aws-kinesis';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -12,6 +12,7 @@ import { Construct } from 'constructs';
 import type { SpendguardData } from './data';
 import { type FunctionDefaults, SpendguardFunction } from './function';
 import { acknowledge } from './nag';
+import { bindOpenTelemetry, type OpenTelemetryExport } from './opentelemetry';
 import type { SpendguardPrices } from './prices';
 import type { SpendguardSecrets } from './secrets';
 
@@ -51,6 +52,8 @@ export interface SpendguardPipelineProps {
   /** @default RemovalPolicy.RETAIN */
   readonly removalPolicy?: RemovalPolicy;
   readonly functionDefaults?: FunctionDefaults;
+  /** OpenTelemetry export of both consumers (see {@link OpenTelemetryExport}). @default - no export */
+  readonly openTelemetry?: OpenTelemetryExport;
 }
 
 /**
@@ -139,6 +142,11 @@ export class SpendguardPipeline extends Construct {
     });
     this.pricingConsumer.addEventSource(this.pricingEventSource);
     this.guardrailConsumer.addEventSource(this.guardrailEventSource);
+    if (props.openTelemetry) {
+      // Calls are exported where every ledger event passes (pricing), trips where they happen (guardrails).
+      bindOpenTelemetry(this.pricingConsumer, props.openTelemetry, Stack.of(this).region);
+      bindOpenTelemetry(this.guardrailConsumer, props.openTelemetry, Stack.of(this).region);
+    }
   }
 
   /** Sets `EVENTS_STREAM` and grants `kinesis:PutRecords` on the stream, nothing else. */

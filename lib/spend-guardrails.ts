@@ -15,6 +15,7 @@ import { type CustomDomain, DEFAULT_RELAY_RESERVED_CONCURRENCY, SpendguardEdge }
 import { SpendguardForecast } from './forecast';
 import { DEFAULT_LAMBDA_RUNTIME, type FunctionDefaults } from './function';
 import { SpendguardObservability } from './observability';
+import type { OpenTelemetryExport } from './opentelemetry';
 import { SpendguardPipeline } from './pipeline';
 import { SpendguardPrices } from './prices';
 import { SpendguardReconciliation } from './reconciliation';
@@ -108,6 +109,13 @@ export interface SpendGuardrailsProps {
   readonly threatProtection?: boolean;
   /** The built dashboard; deployed when it exists. @default `dashboard/dist` */
   readonly dashboardAssetsPath?: string;
+  /**
+   * OpenTelemetry export of every priced call (GenAI spans, token, duration and cost metrics) and of
+   * guardrail trips. `{}` sends to the account's CloudWatch OTLP endpoints, signed with the functions'
+   * roles; see docs/opentelemetry.md.
+   * @default - no export
+   */
+  readonly openTelemetry?: OpenTelemetryExport;
 }
 
 /**
@@ -236,6 +244,7 @@ export class SpendGuardrails extends Construct {
       streamRetention: props.streamRetention,
       removalPolicy,
       functionDefaults,
+      openTelemetry: props.openTelemetry,
     });
     this.dashboardHosting = new SpendguardDashboardHosting(this, 'Dashboard', {
       accessLogsBucket: this.observability.accessLogsBucket,

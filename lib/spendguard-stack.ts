@@ -108,7 +108,8 @@ function domainContext(app: App, prefix: 'proxy' | 'dashboard'): DomainByArn | u
  * (`retain` | `destroy`), `lambdaRuntime`, `logRetentionDays`, `originReadTimeoutSeconds`,
  * `originKeepaliveTimeoutSeconds`, `relayReservedConcurrency` (a number, or `none`),
  * `proxyRateLimitPerIp`, `mfaRequired` (`false` makes TOTP optional), `resourceGeneration`,
- * `threatProtection`, `originSecretVersionId`.
+ * `threatProtection`, `originSecretVersionId`, `openTelemetry` (`cloudwatch`: export to the account's
+ * CloudWatch OTLP endpoints).
  */
 export function readSpendguardContext(app: App): { stackName: string; props: SpendguardStackProps } {
   const region = stringContext(app, 'region') ?? process.env.CDK_DEFAULT_REGION ?? FALLBACK_REGION;
@@ -147,6 +148,7 @@ export function readSpendguardContext(app: App): { stackName: string; props: Spe
         resourceGeneration: generation ? Number(generation) : undefined,
         threatProtection: stringContext(app, 'threatProtection') === 'true',
         originSecretVersionId: stringContext(app, 'originSecretVersionId'),
+        openTelemetry: stringContext(app, 'openTelemetry') === 'cloudwatch' ? {} : undefined,
       },
     },
   };

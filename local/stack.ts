@@ -13,6 +13,7 @@ import { createPricingConsumer } from '../lambdas/pricing-consumer/handler';
 import { createReconciliationRunner, type ReconciliationSettings } from '../lambdas/reconciliation/runner';
 import { getDefaultPriceRegistry, type PriceRegistry } from '../core/pricing';
 import { WebhookNotifier } from '../lambdas/shared/notifier';
+import { ledgerExportFromEnvironment } from '../lambdas/shared/otel/ledger-export-from-environment';
 import { StaticSecret } from '../lambdas/shared/secrets';
 import { createServices, type Services } from '../lambdas/shared/services';
 import { LOCAL_RESOURCE_NAMES } from '../lambdas/shared/table-definitions';
@@ -149,6 +150,14 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   });
   const metrics = new Metrics({ namespace: 'Spendguard', serviceName: 'spendguard-local' });
   const registry = (): Promise<PriceRegistry> => Promise.resolve(getDefaultPriceRegistry());
+  // Off unless an OTLP endpoint is set (OTEL_* variables, docs/opentelemetry.md); one export for both
+  // consumers: calls from pricing, trips from guardrails.
+  const exported = ledgerExportFromEnvironment(process.env, {
+    serviceName: 'spendguard-local',
+    warn: (message, error) => logger.warn(message, { error: error as Error }),
+  });
+  if (exported) status('exporting OpenTelemetry spans and metrics (OTEL_EXPORTER_OTLP_*)');
+  const withExport = exported ? { export: exported } : {};
 
   status('starting the API');
   const gateway = await startHttpGateway({
@@ -226,10 +235,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       : createMemoryCheckpointStore();
   const pollers = await Promise.all(
     [
-      { name: 'pricing-consumer', handler: createPricingConsumer({ services, registry, logger, metrics }) },
+      {
+        name: 'pricing-consumer',
+        handler: createPricingConsumer({ services, registry, logger, metrics, ...withExport }),
+      },
       {
         name: 'guardrail-consumer',
-        handler: createGuardrailConsumer({ services, registry, logger, metrics }),
+        handler: createGuardrailConsumer({ services, registry, logger, metrics, ...withExport }),
       },
     ].map(({ name, handler }) =>
       startKinesisPoller({
@@ -357,6 +369,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       await forecastRuns.settled();
       await drain();
       await Promise.all(pollers.map((p) => p.stop()));
+      await exported?.shutdown();
       clients.destroy();
       await standIns.close();
     },

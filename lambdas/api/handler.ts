@@ -32,7 +32,7 @@ export const ROUTES: Readonly<Record<string, Route>> = {
   // Generated from the schemas (./openapi, which lists these routes: called at request time, not at load).
   'GET /v1/openapi.json': {
     auth: 'public',
-    handle: async (_ctx, deps) => json(200, openApiDocument(deps.version)),
+    handle: async (_ctx, deps) => json(200, openApiDocument(deps.version, ROUTES)),
   },
   'GET /v1/ledger': getLedger,
   'GET /v1/spend': getSpend,

@@ -15,7 +15,7 @@ import {
 } from './openapi';
 import type { Route } from './routes/types';
 
-const doc = buildOpenApiDocument({ version: '1.2.3' });
+const doc = buildOpenApiDocument({ version: '1.2.3', routes: ROUTES });
 const ALL: Array<[string, OperationSpec]> = [
   ...Object.entries(OTHER_OPERATIONS),
   ...Object.entries(V1_OPERATIONS),
@@ -152,14 +152,20 @@ describe('the OpenAPI document: coverage', () => {
     const routes = ROUTES as Record<string, Route>;
     routes['GET /v1/new'] = { auth: 'person', handle: async () => ({ statusCode: 200 }) };
     try {
-      expect(() => buildOpenApiDocument({ version: 'x' })).toThrow(/no OpenAPI entry for GET \/v1\/new/);
+      expect(() => buildOpenApiDocument({ version: 'x', routes: ROUTES })).toThrow(
+        /no OpenAPI entry for GET \/v1\/new/,
+      );
     } finally {
       delete routes['GET /v1/new'];
     }
   });
 
   it('passes servers and version through', () => {
-    const d = buildOpenApiDocument({ version: '9', servers: [{ url: 'https://api.example.com' }] });
+    const d = buildOpenApiDocument({
+      version: '9',
+      routes: ROUTES,
+      servers: [{ url: 'https://api.example.com' }],
+    });
     expect(d.info.version).toBe('9');
     expect(d.servers).toEqual([{ url: 'https://api.example.com' }]);
     expect(doc).not.toHaveProperty('servers');

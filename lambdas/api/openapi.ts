@@ -76,7 +76,6 @@ import {
   tripsQuerySchema,
 } from '../../core/schemas/api';
 import { INTERNAL_ERROR, errorResponse, httpErrors, type HttpError } from '../shared/http';
-import { ROUTES } from './handler';
 import type { Route } from './routes/types';
 
 type JsonSchema = z.core.JSONSchema.BaseSchema;
@@ -548,6 +547,11 @@ const STANDARD_FORMATS = new Set([
 export interface OpenApiOptions {
   /** The deployed version (`info.version`). */
   version: string;
+  /**
+   * The v1 route table (`ROUTES` of handler.ts), passed in rather than imported: the handler serves
+   * this document, so importing it back would make an import circle.
+   */
+  routes: Readonly<Record<string, Pick<Route, 'auth' | 'role'>>>;
   /** Where the API is; when absent, clients resolve paths against the document's own address. */
   servers?: Array<{ url: string; description?: string }>;
 }
@@ -603,15 +607,16 @@ export interface OpenApiResponse {
  * `POST /v1/events`, `POST /api/guardrails/enforce` and every route of `ROUTES`.
  *
  * @example
- * const doc = buildOpenApiDocument({ version: '0.1.0' });
+ * const doc = buildOpenApiDocument({ version: '0.1.0', routes: ROUTES });
  * doc.paths['/v1/guardrails/trips']!.get!.parameters; // [{ name: 'limit', in: 'query', required: false, example: 50, … }]
  * @throws Error when a route of `ROUTES` has no entry in {@link V1_OPERATIONS}, or an entry no route
  */
 export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
-  const routeKeys = Object.keys(ROUTES);
+  const routes = options.routes;
+  const routeKeys = Object.keys(routes);
   const missing = routeKeys.filter((k) => !(k in V1_OPERATIONS)).map((k) => `no OpenAPI entry for ${k}`);
   const stale = Object.keys(V1_OPERATIONS)
-    .filter((k) => !(k in ROUTES))
+    .filter((k) => !(k in routes))
     .map((k) => `no route for ${k}`);
   if (missing.length > 0 || stale.length > 0) {
     throw new Error(
@@ -634,8 +639,8 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
     ]),
     ...routeKeys.map((k): [string, OperationSpec, Access] => [
       k,
-      withRole(V1_OPERATIONS[k]!, ROUTES[k]!),
-      ROUTES[k]!.auth,
+      withRole(V1_OPERATIONS[k]!, routes[k]!),
+      routes[k]!.auth,
     ]),
   ];
   const paths: OpenApiDocument['paths'] = {};
@@ -681,13 +686,13 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
 let cached: { version: string; document: OpenApiDocument } | undefined;
 
 /** {@link buildOpenApiDocument} without servers, built once per version: what `GET /v1/openapi.json` serves. */
-export function openApiDocument(version: string): OpenApiDocument {
-  if (cached?.version !== version) cached = { version, document: buildOpenApiDocument({ version }) };
+export function openApiDocument(version: string, routes: OpenApiOptions['routes']): OpenApiDocument {
+  if (cached?.version !== version) cached = { version, document: buildOpenApiDocument({ version, routes }) };
   return cached.document;
 }
 
 /** The route's least role (core/roles), said in the description, and its 403, from the route table. */
-function withRole(spec: OperationSpec, route: Route): OperationSpec {
+function withRole(spec: OperationSpec, route: Pick<Route, 'auth' | 'role'>): OperationSpec {
   if (route.auth === 'public') return spec;
   const role = route.role ?? 'viewer';
   const who =

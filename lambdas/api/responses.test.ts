@@ -30,7 +30,7 @@ let token: string;
 let key: { apiKey: string; publicId: string; prefix: string };
 
 const ctx = createLambdaContext({ functionName: 'api' });
-const doc = buildOpenApiDocument({ version: 'test' });
+const doc = buildOpenApiDocument({ version: 'test', routes: ROUTES });
 
 interface RequestOptions {
   token?: string;
@@ -137,6 +137,13 @@ function ledgerEntry(i: number): LedgerEntry {
   };
 }
 
+/**
+ * The seeding hooks write fourteen days of calls and an issuer key through dynalite: about 7 s on a quiet
+ * 2-core machine, over 30 s (Jest's default) when other suites load both cores. They wait rather than
+ * fail; a stand-in that does not answer at all still fails fast (waitForStandIns, connection timeout).
+ */
+const SEED_TIMEOUT_MS = 180_000;
+
 beforeAll(async () => {
   h = await startBackendHarness();
   const runner = createForecastRunner({ services: h.services, registry: h.registry, logger: h.logger });
@@ -177,7 +184,7 @@ beforeAll(async () => {
     sessionId: null,
     message: '4 identical consecutive requests',
   });
-}, 30_000);
+}, SEED_TIMEOUT_MS);
 afterAll(() => h.close());
 
 describe('every GET route answers as the OpenAPI document says', () => {
@@ -327,7 +334,7 @@ describe('every GET route answers as the OpenAPI document says', () => {
       ),
       errors: [],
     });
-  }, 30_000);
+  }, SEED_TIMEOUT_MS);
 
   const getRoutes = Object.keys(ROUTES).filter((k) => k.startsWith('GET '));
 

@@ -73,6 +73,45 @@ describe('guardrail consumer', () => {
     });
   });
 
+  it('hands each new trip to the OpenTelemetry export once and flushes it at the end of every batch', async () => {
+    const key = await h.createKey('org_otel_trip');
+    const trips: unknown[] = [];
+    let flushes = 0;
+    const exporting = createGuardrailConsumer({
+      services: h.services,
+      registry: h.registry,
+      logger: h.logger,
+      metrics: h.metrics,
+      export: { trip: (t) => void trips.push(t), flush: async () => void flushes++ },
+    });
+    const same = { fingerprint: `sha256:${'c'.repeat(64)}`, sessionId: 'agent-otel' };
+    const batchOf = (from: number, to: number) =>
+      kinesisBatch(
+        Array.from({ length: to - from }, (_, j) => ({
+          seq: String(6000 + from + j),
+          envelope: envelopeOf(
+            'org_otel_trip',
+            [telemetryEvent({ eventId: `o${from + j}`, ts: T0 + (from + j) * 1000, ...same })],
+            key.publicId,
+          ),
+        })),
+      );
+    await exporting(batchOf(0, 3), context);
+    expect([trips, flushes]).toEqual([[], 1]);
+    await exporting(batchOf(3, 5), context); // the 4th identical request trips; the 5th finds the flag
+    expect(flushes).toBe(2);
+    expect(trips).toEqual([
+      expect.objectContaining({
+        orgId: 'org_otel_trip',
+        keyId: key.publicId,
+        sessionId: 'agent-otel',
+        scope: 'session',
+        triggerType: 'token_loop_identical',
+        action: 'SUSPENDED',
+      }),
+    ]);
+  });
+
   it('applies a redelivered record once (no second trip, state unchanged)', async () => {
     const key = await h.createKey('org_redeliver');
     const events = Array.from({ length: 11 }, (_, i) =>

@@ -20,6 +20,7 @@ import { enforcementDeps, flagTarget, isAt, pushFlag } from '../shared/enforceme
 import { padSeq } from '../shared/item-keys';
 import { orgRatesFor, withBedrockProfiles } from '../shared/org-rates-source';
 import type { BedrockProfileLookup } from '../shared/bedrock-profile-lookup';
+import type { LedgerExport } from '../shared/ledger-export';
 import { processInOrder, type SequencedEnvelope } from '../shared/ordered-batch';
 import type { Services } from '../shared/services';
 
@@ -33,6 +34,8 @@ export interface GuardrailConsumerDeps {
    * allowed); omit to price them from the mapping alone.
    */
   bedrockProfiles?: BedrockProfileLookup;
+  /** OpenTelemetry export of trips, as span events (docs/opentelemetry.md). @default none */
+  export?: Pick<LedgerExport, 'trip' | 'flush'>;
 }
 
 /** A flag that still has this long to live is not rewritten by a re-trip (bounds writes while blocked). */
@@ -46,7 +49,7 @@ const REFRESH_FLAG_WHEN_LEFT_MS = 10 * 60 * 1000;
  * re-applies the (idempotent) effects instead of losing them. Ingest never waits for any of this.
  */
 export function createGuardrailConsumer(deps: GuardrailConsumerDeps) {
-  const { services, metrics, logger } = deps;
+  const { services, metrics, logger, export: exported } = deps;
 
   const toGuardrailEvent = (
     e: TelemetryEvent,
@@ -158,6 +161,7 @@ export function createGuardrailConsumer(deps: GuardrailConsumerDeps) {
       metrics.addMetric(`Trips_${v.layer}`, MetricUnit.Count, 1);
       if (!current) {
         await services.trips.add(orgId, tripOf(v, at));
+        exported?.trip({ orgId, ...tripOf(v, at), scope: v.scope, at: now });
         await notify(orgId, 'guardrail_trip', v, at);
       }
     }
@@ -214,6 +218,8 @@ export function createGuardrailConsumer(deps: GuardrailConsumerDeps) {
   return async (event: KinesisStreamEvent, context: Context): Promise<KinesisStreamBatchResponse> => {
     const result = await processInOrder(event, context, applyRecord);
     if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
+    // Lambda freezes the process between invocations: nothing may wait in the exporters' queues.
+    await exported?.flush();
     return result;
   };
 }

@@ -4,6 +4,7 @@ import type { Context, KinesisStreamBatchResponse, KinesisStreamEvent } from 'aw
 import { aggregateDeltas } from '../../core/ledger/aggregate-deltas';
 import { toLedgerEntry } from '../../core/ledger/ledger-entry';
 import type { PriceRegistry } from '../../core/pricing';
+import type { LedgerExport } from '../shared/ledger-export';
 import { processInOrder, type SequencedEnvelope } from '../shared/ordered-batch';
 import { orgRatesFor, withBedrockProfiles } from '../shared/org-rates-source';
 import type { BedrockProfileLookup } from '../shared/bedrock-profile-lookup';
@@ -22,6 +23,11 @@ export interface PricingConsumerDeps {
    * allowed); omit to price them from the mapping alone.
    */
   bedrockProfiles?: BedrockProfileLookup;
+  /**
+   * OpenTelemetry export of the calls this consumer writes (docs/opentelemetry.md). Every ledger event
+   * passes here whatever its source (proxy, SDK, ingest), so each call is exported once. @default none
+   */
+  export?: LedgerExport;
 }
 
 /**
@@ -56,6 +62,9 @@ export function createPricingConsumer(deps: PricingConsumerDeps) {
       .map((e) => toLedgerEntry(e, envelope.keyId, registry, orgRates));
     const fresh = await services.ledger.putForRecord(envelope.orgId, seq, entries);
     const calls = fresh.filter((e) => e.kind === 'call');
+    // Only what this record newly wrote: an event an earlier record counted is not exported again, and
+    // a record replayed after a crash re-sends its spans under the same ids (otel/event-id-generator.ts).
+    deps.export?.calls(envelope.orgId, calls);
     await services.aggregates.applyRecord(
       envelope.orgId,
       seq,
@@ -78,6 +87,8 @@ export function createPricingConsumer(deps: PricingConsumerDeps) {
       });
     }
     if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
+    // Lambda freezes the process between invocations: nothing may wait in the exporters' queues.
+    await deps.export?.flush();
     return result;
   };
 }

@@ -1,3 +1,4 @@
+import { ledgerExportFromEnvironment } from '../shared/otel/ledger-export-from-environment';
 import {
   logger,
   metrics,
@@ -7,6 +8,11 @@ import {
 import { getInferenceProfileLookup } from '../shared/bedrock-profile-lookup';
 import { createPricingConsumer } from './handler';
 
+const exported = ledgerExportFromEnvironment(process.env, {
+  serviceName: 'spendguard-pricing-consumer',
+  warn: (message, error) => logger.warn(message, { error: error as Error }),
+});
+
 /** AWS entry: Kinesis event source mapping with ReportBatchItemFailures. */
 export const handler = createPricingConsumer({
   services: servicesFromEnvironment(),
@@ -14,4 +20,5 @@ export const handler = createPricingConsumer({
   logger,
   metrics,
   bedrockProfiles: getInferenceProfileLookup(),
+  ...(exported ? { export: exported } : {}),
 });

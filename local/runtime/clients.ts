@@ -27,12 +27,20 @@ export interface LocalEndpoints {
  * agent from these options; reusing sockets keeps a local round trip well under a millisecond.
  * The connection timeout makes a hung stand-in fail instead of hanging a poller (a stopped one refuses
  * at once on loopback); 10 s, not less, because a loaded 2-core machine can take seconds to accept.
+ * `SPENDGUARD_LOCAL_CONNECTION_TIMEOUT_MS` raises it where load is expected: the Jest setup sets 25 s
+ * (test/jest/env.js), below Jest's 30 s test timeout so a hung stand-in still reports as such.
  */
 function localRequestHandler(): NodeHttpHandler {
   return new NodeHttpHandler({
     httpAgent: { keepAlive: true, maxSockets: 64 },
-    connectionTimeout: 10_000,
+    connectionTimeout: connectionTimeoutMs(process.env.SPENDGUARD_LOCAL_CONNECTION_TIMEOUT_MS),
   });
+}
+
+/** The connection timeout: a positive integer from the variable, else 10 s. */
+export function connectionTimeoutMs(raw: string | undefined): number {
+  const n = Number(raw);
+  return raw !== undefined && Number.isInteger(n) && n > 0 ? n : 10_000;
 }
 
 /** A DynamoDB client for dynalite. */

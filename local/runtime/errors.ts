@@ -60,3 +60,11 @@ export class PollerStoppedError extends LocalRuntimeError {
     this.name = 'PollerStoppedError';
   }
 }
+
+/** A stand-in did not answer a request within the readiness bound (`waitForStandIns`). */
+export class StandInsNotReadyError extends LocalRuntimeError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StandInsNotReadyError';
+  }
+}

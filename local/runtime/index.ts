@@ -24,6 +24,7 @@ export {
   PollerStoppedError,
   ProvisioningTimeoutError,
   ResourceDriftError,
+  StandInsNotReadyError,
 } from './errors';
 export {
   API_GATEWAY_MAX_PAYLOAD_BYTES,
@@ -68,5 +69,6 @@ export {
   provisionLocalResources,
   toCreateTableInput,
 } from './provision';
+export { type ReadinessOptions, waitForStandIns } from './readiness';
 export { type StandIns, type StandInsOptions, type StandInStorage, startStandIns } from './stand-ins';
 export { type StaticSite, type StaticSiteOptions, contentTypeFor, createStaticSite } from './static-site';

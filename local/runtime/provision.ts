@@ -31,6 +31,7 @@ import {
   type TableDefinition,
 } from '../../lambdas/shared/table-definitions';
 import { ProvisioningTimeoutError, ResourceDriftError } from './errors';
+import { waitForStandIns } from './readiness';
 
 /** Physical names of the local resources. */
 export interface LocalResourceNames {
@@ -78,6 +79,11 @@ export interface ProvisionOptions {
    * @default 10000
    */
   readonly timeoutMs?: number;
+  /**
+   * How long to wait for the stand-ins to answer at all before provisioning (see readiness.ts).
+   * @default 60000
+   */
+  readonly readyTimeoutMs?: number;
 }
 
 const POLL_MS = 20;
@@ -94,6 +100,8 @@ const POLL_MS = 20;
 export async function provisionLocalResources(options: ProvisionOptions): Promise<LocalProvisioning> {
   const names = options.names ?? LOCAL_RESOURCE_NAMES;
   const timeoutMs = options.timeoutMs ?? 10_000;
+  // Every suite and the local stack provision first: waiting here makes them all wait for readiness.
+  await waitForStandIns(options, { timeoutMs: options.readyTimeoutMs ?? 60_000 });
   const tables = await Promise.all([
     ensureTable(options.dynamo, names.flagsTable, FLAGS_TABLE, timeoutMs),
     ensureTable(options.dynamo, names.dataTable, DATA_TABLE, timeoutMs),
