@@ -44,6 +44,7 @@ describeWithHandlers('SpendguardApi', () => {
       'GET /v1/pricing/rates',
       'PUT /v1/pricing/rates',
       'GET /v1/forecast/runs/{runId}',
+      'POST /v1/budget/settled/correct',
     ];
     for (const [key, route] of routes) {
       if (person.includes(key)) {
