@@ -58,7 +58,10 @@ describe('scanTopLevel', () => {
           const json = `{${[`${JSON.stringify(key)}:${JSON.stringify(first)}`, ...others, `${spelled}:${JSON.stringify(last)}`].join(',')}}`;
           const scan = scanTopLevel(text(json));
           expect(scan.ok && scan.duplicates).toEqual([key]);
-          expect((JSON.parse(json) as Record<string, unknown>)[key]).toEqual(last);
+          // Compared as JSON: the generated -0 is written "0", as every JSON encoder writes it.
+          expect(JSON.stringify((JSON.parse(json) as Record<string, unknown>)[key])).toEqual(
+            JSON.stringify(last),
+          );
         },
       ),
       { numRuns: 300 },
