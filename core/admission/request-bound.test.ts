@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { REQUEST_SHAPE_READERS } from '../providers/request-shape';
-import { mentionsString } from '../providers/request-shape/types';
+import { mentions, mentionsString } from '../providers/request-shape/types';
 import type { RequestFlavor } from '../providers/types';
 import { callShapeOf } from './call-shape';
 import {
@@ -285,6 +285,28 @@ describe('request-bound', () => {
         expect(mentionsString(body, 'ttl', '1h')).toBe(/"ttl"\s*:\s*"1h"/.test(latin1));
       }),
       { numRuns: 3000 },
+    );
+  });
+
+  it('finds a member name anywhere as Buffer#indexOf did (overlaps, cut-off names at the end)', () => {
+    const piece = fc.constantFrom(
+      '"file_id"',
+      '"file_',
+      'id"',
+      '"file_id',
+      '"',
+      '""',
+      'file_id',
+      'x',
+      ':',
+      'é',
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 20 }), (pieces) => {
+        const text = pieces.join('');
+        expect(mentions(utf8Bytes(text), 'file_id')).toBe(Buffer.from(text).indexOf('"file_id"') !== -1);
+      }),
+      { numRuns: 2000 },
     );
   });
 
