@@ -48,11 +48,11 @@ export interface CallShape extends RequestShape {
 export type CallShapeResult =
   { readonly ok: true; readonly shape: CallShape } | { readonly ok: false; readonly message: string };
 
-function asBuffer(body: Uint8Array): Buffer {
-  return Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-}
+// Keeps a byte order mark as Buffer#toString does (a value that starts with one is not JSON). No Buffer:
+// the SDK reads its calls' shapes with this module too (issue 18.5).
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
-function startsLikeObject(buf: Buffer): boolean {
+function startsLikeObject(buf: Uint8Array): boolean {
   for (let i = 0; i < buf.length; i++) {
     const c = buf[i];
     if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) continue;
@@ -71,7 +71,7 @@ function startsLikeObject(buf: Buffer): boolean {
  * // { ok: false, message: 'The body has "model" twice at its top level: …' }
  */
 export function callShapeOf(body: Uint8Array, endpoint: string, reader: RequestShapeReader): CallShapeResult {
-  const whole = asBuffer(body);
+  const whole = body;
   // A UTF-8 byte order mark: some JSON parsers (Python's `json.loads` on bytes) skip it, so must this one.
   const bom = whole[0] === 0xef && whole[1] === 0xbb && whole[2] === 0xbf;
   const buf = bom ? whole.subarray(3) : whole;
@@ -102,7 +102,7 @@ export function callShapeOf(body: Uint8Array, endpoint: string, reader: RequestS
     const m = byKey.get(name);
     if (m === undefined || m.end - m.start > MAX_MEMBER_PARSE_BYTES) return undefined;
     try {
-      return JSON.parse(buf.toString('utf8', m.start, m.end)) as unknown;
+      return JSON.parse(utf8.decode(buf.subarray(m.start, m.end))) as unknown;
     } catch {
       return undefined;
     }
@@ -119,7 +119,7 @@ export function callShapeOf(body: Uint8Array, endpoint: string, reader: RequestS
       let value: unknown;
       if (buf.byteLength <= MAX_PARSE_BYTES) {
         try {
-          value = JSON.parse(buf.toString('utf8'));
+          value = JSON.parse(utf8.decode(buf));
         } catch {
           value = undefined; // invalid below the top level: the provider refuses it, nothing to estimate
         }

@@ -7,9 +7,14 @@
  * - cheap: the body's UTF-8 bytes as input tokens (every token of every tokenizer covers at least one
  *   byte), plus {@link IMAGE_TOKEN_BOUND} per image part and {@link INPUT_MARGIN_TOKENS};
  * - precise: the prompt by the family's characters-per-token ratio (no tokenizer), plus images;
- * - output: the request's own bound (`max_tokens`, `max_completion_tokens`, `max_output_tokens`,
- *   `maxOutputTokens`, `num_predict`; the largest one anywhere) capped at the model's maximum, times `n`,
- *   else the model's maximum.
+ * - both: base64 and binary parts by their characters (precise; the cheap bound has their bytes already),
+ *   and the model's whole context window for server-side context (`previous_response_id`, files by id);
+ * - output: the request's own bound as the call's {@link CallShape} reads it (top-level members, as the
+ *   provider reads them), lowered only by the exact model's documented maximum, else the model family's
+ *   maximum; times the choices (`n`, `best_of`, `candidateCount`).
+ *
+ * Rates (service tier, cache writes) and deferred billing are the pricer's: see `CallShape.serviceTier`,
+ * `cacheWrite`, `deferred`. The shape comes from `callShapeOf` (Buffer-free, so the SDK reads it too).
  */
 import type { RequestFlavor } from '../providers/types';
 import {
@@ -19,13 +24,14 @@ import {
   REPLY_PRIMING_TOKENS,
   type TokenizerFamily,
 } from '../usage/estimate';
-import { maxOutputTokensOf } from './max-output';
+import type { CallShape } from './call-shape';
+import { contextTokensOf } from './context-window';
+import { documentedMaxOutputOf, maxOutputTokensOf } from './max-output';
 
 /** Tokens one image part may cost (same as worst-case.ts). */
 export const IMAGE_TOKEN_BOUND = 3_000;
 /** Fixed input margin of the cheap bound (same as worst-case.ts). */
 export const INPUT_MARGIN_TOKENS = 16;
-const MAX_CHOICES = 128;
 
 /** A bound in tokens. */
 export interface TokenBound {
@@ -45,15 +51,6 @@ const IMAGE_MARKERS = [
   '"inlineData"',
   '"images"',
 ].map(bytes);
-const OUTPUT_FIELDS = [
-  'max_tokens',
-  'max_completion_tokens',
-  'max_output_tokens',
-  'maxOutputTokens',
-  'num_predict',
-].map((f) => bytes(`"${f}"`));
-const CHOICES_FIELD = bytes('"n"');
-
 const FAMILY_OF_FLAVOR: Readonly<Record<RequestFlavor, TokenizerFamily>> = {
   openai: 'openai',
   anthropic: 'anthropic',
@@ -67,7 +64,6 @@ export function utf8Bytes(body: string | Uint8Array): Uint8Array {
 }
 
 const QUOTE = 0x22;
-const isSpace = (b: number | undefined): boolean => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
 
 function matchesAt(buf: Uint8Array, at: number, needle: Uint8Array): boolean {
   if (at + needle.length > buf.length) return false;
@@ -75,111 +71,95 @@ function matchesAt(buf: Uint8Array, at: number, needle: Uint8Array): boolean {
   return true;
 }
 
-/** The integer after `<needle>` `:` at `at` (whitespace allowed), or undefined. */
-function intAfter(buf: Uint8Array, at: number): number | undefined {
-  let i = at;
-  while (i < buf.length && isSpace(buf[i])) i++;
-  if (buf[i] !== 0x3a /* : */) return undefined;
-  i++;
-  while (i < buf.length && isSpace(buf[i])) i++;
-  let value = 0;
-  let digits = 0;
-  while (i < buf.length && (buf[i] as number) >= 0x30 && (buf[i] as number) <= 0x39 && digits < 10) {
-    value = value * 10 + ((buf[i] as number) - 0x30);
-    digits++;
-    i++;
-  }
-  return digits > 0 ? value : undefined;
-}
-
 /**
- * One pass over the body's quotes (every needle starts with one): image parts, the largest output bound
- * member, the largest `n`. Each needle's matches do not overlap, as successive `indexOf` searches find them.
+ * Image parts: each marker's occurrences, counted as successive `indexOf` searches find them (no overlap
+ * within one marker), in one pass over the body's quotes (every marker starts with one).
  */
-function scan(buf: Uint8Array): { images: number; output: number | undefined; choices: number | undefined } {
+function imageParts(buf: Uint8Array): number {
   let images = 0;
-  let output: number | undefined;
-  let choices: number | undefined;
-  const imageNext = IMAGE_MARKERS.map(() => 0);
-  const outputNext = OUTPUT_FIELDS.map(() => 0);
-  let choicesNext = 0;
+  const next = IMAGE_MARKERS.map(() => 0);
   for (let at = buf.indexOf(QUOTE); at !== -1; at = buf.indexOf(QUOTE, at + 1)) {
     for (let k = 0; k < IMAGE_MARKERS.length; k++) {
       const m = IMAGE_MARKERS[k] as Uint8Array;
-      if (at >= (imageNext[k] as number) && matchesAt(buf, at, m)) {
+      if (at >= (next[k] as number) && matchesAt(buf, at, m)) {
         images++;
-        imageNext[k] = at + m.length;
+        next[k] = at + m.length;
       }
-    }
-    for (let k = 0; k < OUTPUT_FIELDS.length; k++) {
-      const f = OUTPUT_FIELDS[k] as Uint8Array;
-      if (at >= (outputNext[k] as number) && matchesAt(buf, at, f)) {
-        outputNext[k] = at + f.length;
-        const v = intAfter(buf, at + f.length);
-        if (v !== undefined && (output === undefined || v > output)) output = v;
-      }
-    }
-    if (at >= choicesNext && matchesAt(buf, at, CHOICES_FIELD)) {
-      choicesNext = at + CHOICES_FIELD.length;
-      const v = intAfter(buf, at + CHOICES_FIELD.length);
-      if (v !== undefined && (choices === undefined || v > choices)) choices = v;
     }
   }
-  return { images, output, choices };
+  return images;
 }
 
-/** Output tokens the request allows (its own bound × choices, at most the model's maximum), or the model's maximum. */
+/** Output tokens the request allows (its own bound × choices), or the model's maximum × choices. */
 function outputBound(
-  found: { output: number | undefined; choices: number | undefined },
+  shape: CallShape | undefined,
   model: string | null,
 ): Pick<TokenBound, 'outputTokens' | 'outputBound'> {
-  const modelMax = maxOutputTokensOf(model);
-  const choices = Math.min(MAX_CHOICES, Math.max(1, found.choices ?? 1));
-  const bound = found.output;
-  if (bound === undefined || bound <= 0) return { outputTokens: modelMax * choices, outputBound: 'model' };
-  return { outputTokens: Math.min(bound, modelMax) * choices, outputBound: 'request' };
+  const choices = shape?.choices ?? 1;
+  const bound = shape?.outputTokens ?? null;
+  if (bound === null) return { outputTokens: maxOutputTokensOf(model) * choices, outputBound: 'model' };
+  // Only a documented limit of this exact model may lower what the request asked for (issue 18.6).
+  const documented = documentedMaxOutputOf(model);
+  return {
+    outputTokens: (documented === null ? bound : Math.min(bound, documented)) * choices,
+    outputBound: 'request',
+  };
 }
 
-/** Output tokens the request allows, or the model's maximum (see {@link cheapTokenBound}). */
-export function outputTokenBound(
-  buf: Uint8Array,
-  model: string | null,
-): Pick<TokenBound, 'outputTokens' | 'outputBound'> {
-  return outputBound(scan(buf), model);
+/** Input the provider adds from its own storage: the model's whole context window. */
+function serverContextTokens(shape: CallShape | undefined, model: string | null): number {
+  return shape?.serverContext === true ? contextTokensOf(model) : 0;
 }
 
 /**
- * The cheap bound: body bytes as input tokens. No JSON parse.
+ * The cheap bound: body bytes as input tokens. No JSON parse beyond the shape's top level. `shape` is
+ * undefined for a body whose shape could not be read (the relay refuses it; the provider would too).
  *
- * @example cheapTokenBound(utf8Bytes('{"model":"gpt-4o-mini","max_tokens":100}'), 'gpt-4o-mini') // { inputTokens: 57, outputTokens: 100, … }
+ * @example cheapTokenBound(utf8Bytes('{"model":"gpt-4o-mini","max_tokens":100}'), shape, 'gpt-4o-mini') // { inputTokens: 57, outputTokens: 100, … }
  */
-export function cheapTokenBound(buf: Uint8Array, model: string | null): TokenBound {
-  const found = scan(buf);
+export function cheapTokenBound(
+  buf: Uint8Array,
+  shape: CallShape | undefined,
+  model: string | null,
+): TokenBound {
   return {
-    inputTokens: buf.byteLength + found.images * IMAGE_TOKEN_BOUND + INPUT_MARGIN_TOKENS,
-    ...outputBound(found, model),
+    inputTokens:
+      buf.byteLength +
+      imageParts(buf) * IMAGE_TOKEN_BOUND +
+      INPUT_MARGIN_TOKENS +
+      serverContextTokens(shape, model),
+    ...outputBound(shape, model),
   };
 }
 
 /**
  * The precise bound without a tokenizer: the prompt of the parsed body by the family's ratio (chat framing
- * left out, as the relay does), plus images; undefined when the body is not a JSON object.
+ * left out, as the relay does), plus images, binary parts by size and server-side context; undefined when
+ * the shape has no parsed body (then the cheap bound stands, as in the relay).
  */
 export function preciseTokenBound(
   buf: Uint8Array,
-  parsed: unknown,
+  shape: CallShape | undefined,
   flavor: RequestFlavor,
   model: string | null,
 ): TokenBound | undefined {
-  if (typeof parsed !== 'object' || parsed === null) return undefined;
+  const parsed = shape?.parsed();
+  if (shape === undefined || parsed === undefined) return undefined;
   const family = familyOfModel(model, FAMILY_OF_FLAVOR[flavor]);
   const byRatio = estimateRequestTokens(flavor, parsed, family, undefined) - framingTokens(parsed);
-  const found = scan(buf);
-  return { inputTokens: byRatio + found.images * IMAGE_TOKEN_BOUND, ...outputBound(found, model) };
+  return {
+    inputTokens:
+      Math.max(byRatio, 0) +
+      imageParts(buf) * IMAGE_TOKEN_BOUND +
+      shape.binaryChars() +
+      serverContextTokens(shape, model),
+    ...outputBound(shape, model),
+  };
 }
 
 /** The per-message and reply-priming tokens estimateRequestTokens adds. */
-function framingTokens(parsed: object): number {
+function framingTokens(parsed: unknown): number {
+  if (typeof parsed !== 'object' || parsed === null) return 0;
   let turns = 0;
   for (const name of ['messages', 'contents', 'input']) {
     const v = (parsed as Record<string, unknown>)[name];

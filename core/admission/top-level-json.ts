@@ -4,7 +4,7 @@
  * Providers' parsers keep the LAST of two equal keys; a relay that read the first would bound one call and
  * forward another, so duplicates are reported and the caller refuses the body.
  *
- * Linear in the body: strings are skipped with `Buffer#indexOf` (native), so a 30 MB base64 image costs
+ * Linear in the body: strings are skipped with the typed array's `indexOf` (native), so a 30 MB base64 image costs
  * one pass; nested values are skipped by bracket depth. Scalars and nesting are not validated here
  * (`JSON.parse` does that for bodies it parses); the structure of the top level is.
  */
@@ -29,18 +29,20 @@ const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
 const COLON = 0x3a;
 const COMMA = 0x2c;
+// Keeps a byte order mark as Buffer#toString does (a value that starts with one is not JSON).
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
 function isSpace(c: number | undefined): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }
 
-function skipSpace(buf: Buffer, i: number): number {
+function skipSpace(buf: Uint8Array, i: number): number {
   while (i < buf.length && isSpace(buf[i])) i++;
   return i;
 }
 
 /** Index just past the string whose opening quote is at `i`, or -1 when it never closes. */
-function skipString(buf: Buffer, i: number): number {
+function skipString(buf: Uint8Array, i: number): number {
   let from = i + 1;
   for (;;) {
     const q = buf.indexOf(QUOTE, from);
@@ -53,7 +55,7 @@ function skipString(buf: Buffer, i: number): number {
 }
 
 /** Index just past the value starting at `i` (any JSON value), or -1 when it is cut off. */
-function skipValue(buf: Buffer, i: number): number {
+function skipValue(buf: Uint8Array, i: number): number {
   const c = buf[i];
   if (c === QUOTE) return skipString(buf, i);
   if (c === OPEN_BRACE || c === OPEN_BRACKET) {
@@ -91,7 +93,7 @@ function skipValue(buf: Buffer, i: number): number {
  * scanTopLevel(Buffer.from('{"model":"a","n":1,"model":"b"}'))
  * // { ok: true, members: [{ key: 'model', … }, { key: 'n', … }, { key: 'model', … }], duplicates: ['model'] }
  */
-export function scanTopLevel(buf: Buffer): TopLevelScan {
+export function scanTopLevel(buf: Uint8Array): TopLevelScan {
   const members: TopLevelMember[] = [];
   const seen = new Set<string>();
   const duplicates: string[] = [];
@@ -110,10 +112,10 @@ export function scanTopLevel(buf: Buffer): TopLevelScan {
     let key: string;
     // Most names carry no escape: read them as they are; an escaped one is decoded as a JSON parser would.
     if (buf.subarray(i + 1, keyEnd - 1).indexOf(BACKSLASH) === -1) {
-      key = buf.toString('utf8', i + 1, keyEnd - 1);
+      key = utf8.decode(buf.subarray(i + 1, keyEnd - 1));
     } else {
       try {
-        key = JSON.parse(buf.toString('utf8', i, keyEnd)) as string;
+        key = JSON.parse(utf8.decode(buf.subarray(i, keyEnd))) as string;
       } catch {
         return fail('invalid member name', i);
       }

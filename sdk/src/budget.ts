@@ -6,6 +6,7 @@
  * organization; this one sees only its own process and is kept for simple local caps.
  */
 import { usdToNanos } from '../../core/pricing/money';
+import type { DeferredBilling } from '../../core/providers/request-shape/types';
 import type { FlagRefusal } from './enforcement';
 import type { BudgetAction, BudgetOptions } from './types';
 
@@ -125,7 +126,9 @@ export type BlockReason =
   /** The shared budget's lease: exhausted (seconds until the period ends), or renewing (null). */
   | { readonly kind: 'lease'; readonly retryAfterSeconds: number | null }
   /** The lease route refused the API key (401/403): the hard cap cannot be checked, so nothing goes. */
-  | { readonly kind: 'lease_refused'; readonly retryAfterSeconds: number };
+  | { readonly kind: 'lease_refused'; readonly retryAfterSeconds: number }
+  /** A batch, fine-tuning or background call under a hard cap: it bills after it returns (a 403). */
+  | { readonly kind: 'deferred'; readonly billing: DeferredBilling };
 
 const FLAG_SUBJECT = { organization: 'organization', key: 'API key', session: 'agent session' } as const;
 const FLAG_CODE = {
@@ -138,6 +141,7 @@ const FLAG_CODE = {
  * The synthetic 429 (design decision 7): an OpenAI-style error body that both official SDKs surface as a
  * RateLimitError, `Retry-After` in seconds until the block ends, and `x-should-retry: false` so that
  * the SDKs do not retry it in a loop — except while a lease renews (`Retry-After: 1`, retry welcome).
+ * A deferred-billing call under a hard cap gets the relay's 403 `deferred_billing_refused` instead.
  */
 export function blockedResponse(reason: BlockReason, nowMs: number): Response {
   let message: string;
@@ -145,6 +149,7 @@ export function blockedResponse(reason: BlockReason, nowMs: number): Response {
   let retryAfter: number;
   let retry = false;
   let type = 'budget_exceeded';
+  let status = 429;
   if (reason.kind === 'budget') {
     const { breach } = reason;
     message = `Spendguard client budget exceeded: ${breach.period} spend $${usd(breach.spentNanos)} reached $${usd(breach.limitNanos)}; the provider was not called.`;
@@ -163,6 +168,19 @@ export function blockedResponse(reason: BlockReason, nowMs: number): Response {
     message = `Spendguard: ${FLAG_SUBJECT[scope]} SUSPENDED by a guardrail${triggerType === null ? '' : ` (${triggerType})`}; the provider was not called.`;
     code = FLAG_CODE[scope];
     retryAfter = reason.flag.retryAfterSeconds;
+  } else if (reason.kind === 'deferred') {
+    // The relay's `deferred_billing_refused`, word for word in code and status: retrying cannot help.
+    const what =
+      reason.billing === 'background'
+        ? 'Background responses'
+        : reason.billing === 'batch'
+          ? 'Batch jobs'
+          : 'Fine-tuning jobs';
+    message = `${what} bill after the call returns, so Spendguard cannot hold them under the organization's hard cap; the provider was not called. Ask an admin to allow deferred billing for the organization, or call without a hard cap.`;
+    code = 'deferred_billing_refused';
+    type = 'permission_error';
+    status = 403;
+    retryAfter = 0;
   } else if (reason.kind === 'lease_refused') {
     // Decision 6: never fail open on identity. A revoked key must not switch its organization's cap off.
     message =
@@ -182,15 +200,16 @@ export function blockedResponse(reason: BlockReason, nowMs: number): Response {
     retry = true;
   }
   const body = JSON.stringify({ error: { message, type, code } });
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'x-should-retry': String(retry),
+    'x-spendguard-blocked': code,
+  };
+  if (status === 429) headers['retry-after'] = String(Math.max(1, Math.round(retryAfter)));
   return new Response(body, {
-    status: 429,
-    statusText: 'Too Many Requests',
-    headers: {
-      'content-type': 'application/json',
-      'retry-after': String(Math.max(1, Math.round(retryAfter))),
-      'x-should-retry': String(retry),
-      'x-spendguard-blocked': code,
-    },
+    status,
+    statusText: status === 429 ? 'Too Many Requests' : 'Forbidden',
+    headers,
   });
 }
 

@@ -33,7 +33,7 @@ import { RingBuffer } from './ring-buffer';
 import { monotonicNow, nextTask, setUnrefTimeout, unrefTimer } from './runtime';
 import type { BudgetLease, LeaseDecision } from './lease';
 import { API_TIMEOUT_MS, ServerLink } from './server-link';
-import { worstCaseNanos } from './worst-case';
+import { worstCaseOf } from './worst-case';
 import { DEFAULT_RETRY_POLICY, postBatch, type RetryPolicy } from './transport';
 import type {
   ClientEvent,
@@ -183,7 +183,14 @@ export class Client implements SpendguardClient {
     const lease = this.link.lease;
     if (lease === null || lease.mode === 'uncapped') return new Call(this, facts, monotonicNow(), null, 0);
     // A hard cap may apply: the call's worst case is reserved against the slice before it is made.
-    const cost = worstCaseNanos(facts, lease.available());
+    const worst = worstCaseOf(facts, lease.available());
+    if (worst.kind === 'deferred') {
+      // Billed after it returns: no reservation holds it under the cap, so it is refused as at the relay.
+      this.counters.blocked++;
+      this.log.debug(`call to ${facts.provider.id} blocked: ${worst.billing} bills after the call`);
+      return blockedResponse({ kind: 'deferred', billing: worst.billing }, now);
+    }
+    const cost = worst.nanos;
     const decision = lease.admit(cost, now);
     if (decision.kind !== 'wait') return this.admitted(facts, lease, decision, now);
     return this.link.waitForLease(cost).then(

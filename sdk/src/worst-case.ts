@@ -1,12 +1,18 @@
 /**
- * The worst-case cost of a direct-to-provider call, before it is made (design decision 11): the relay's
- * token bounds (core/admission/request-bound.ts, bundled) priced by the SDK's price table at the full input
- * and output rates. Reserved against the budget lease (lease.ts), replaced by the actual cost at the end.
+ * The worst case of a direct-to-provider call, before it is made (design decision 11): the relay's rules
+ * on the same reading of the request. The call's shape comes from core/admission/call-shape with the
+ * provider's own request-shape reader (both Buffer-free, bundled); its token bounds from
+ * core/admission/request-bound; priced by the SDK's price table at the dearest tier the request can
+ * trigger (`service_tier: "priority"`) and, for a request that asks for cache writes, all its input at the
+ * cache-write rate. Reserved against the budget lease (lease.ts), replaced by the actual cost at the end.
  *
  * The cheap bound (body bytes as input tokens) first; the precise one (the prompt by the family's ratio)
  * only when the cheap one does not fit comfortably in what the slice has left, as the relay does.
- * A body the SDK cannot read (a stream, a form, a `Request` object's body) is bounded by its output alone.
+ * A body the SDK cannot read (a stream, a form, a `Request` object's body) is bounded by its path
+ * (model, batch endpoints) and output alone. A call billed after it returns (batch, fine-tuning,
+ * `background`) has no bound: the caller refuses it under a hard cap, as the relay does.
  */
+import { callShapeOf, type CallShape } from '../../core/admission/call-shape';
 import {
   cheapTokenBound,
   preciseTokenBound,
@@ -14,37 +20,61 @@ import {
   type TokenBound,
 } from '../../core/admission/request-bound';
 import { requestFlavorOf } from '../../core/providers/catalog';
-import { requestedModel } from '../../core/usage/normalize';
-import { makeUsage } from '../../core/usage/normalize';
-import { requestValue, usageContextOf, type CallFacts } from './event';
+import { requestShapeReaderOf, type DeferredBilling } from '../../core/providers/request-shape';
+import { makeUsage, requestedModel } from '../../core/usage/normalize';
+import { usageContextOf, type CallFacts } from './event';
 import { estimateCost } from './pricing';
 
 const EMPTY = new Uint8Array(0);
 
-function priced(facts: CallFacts, model: string | null, bound: TokenBound): number {
-  const usage = makeUsage({ model, inputTokens: bound.inputTokens, outputTokens: bound.outputTokens });
+/** A call's worst case: its cost in nano-USD, or the deferred billing that leaves it unbounded. */
+export type WorstCase =
+  | { readonly kind: 'bounded'; readonly nanos: number }
+  | { readonly kind: 'deferred'; readonly billing: DeferredBilling };
+
+function priced(
+  facts: CallFacts,
+  model: string | null,
+  shape: CallShape | undefined,
+  bound: TokenBound,
+): number {
+  const cacheWrite = shape?.cacheWrite ?? null;
+  const usage = makeUsage({
+    model,
+    inputTokens: bound.inputTokens,
+    outputTokens: bound.outputTokens,
+    serviceTier: shape?.serviceTier ?? null,
+    // Every input token written to the dearest cache the request asks for (writes cost more than input).
+    cacheWrite5mTokens: cacheWrite === '5m' ? bound.inputTokens : 0,
+    cacheWrite1hTokens: cacheWrite === '1h' ? bound.inputTokens : 0,
+  });
   return estimateCost(facts.provider.id, model ?? '', usage, facts.startedAt).costNanos;
 }
 
 /**
- * The call's worst case in nano-USD; `availableNanos` is what the slice has left (the precise bound is
- * computed only when the cheap one takes more than a quarter of it).
+ * The call's worst case; `availableNanos` is what the slice has left (the precise bound is computed only
+ * when the cheap one takes more than a quarter of it).
  */
-export function worstCaseNanos(facts: CallFacts, availableNanos: number): number {
-  let model: string | null = null;
-  try {
-    model = requestedModel(usageContextOf(facts));
-  } catch {
-    // no model in the request: the generous defaults
-  }
+export function worstCaseOf(facts: CallFacts, availableNanos: number): WorstCase {
+  const flavor = requestFlavorOf(facts.provider, facts.url);
   const buf = facts.body === undefined ? EMPTY : utf8Bytes(facts.body);
-  const cheap = priced(facts, model, cheapTokenBound(buf, model));
-  if (cheap * 4 <= availableNanos || facts.body === undefined) return cheap;
-  const precise = preciseTokenBound(
-    buf,
-    requestValue(facts),
-    requestFlavorOf(facts.provider, facts.url),
-    model,
-  );
-  return precise === undefined ? cheap : Math.min(cheap, priced(facts, model, precise));
+  // A body the relay would refuse (invalid JSON, a member twice) is bounded without a shape, as there.
+  const read = callShapeOf(buf, facts.path, requestShapeReaderOf(facts.provider, flavor));
+  const shape = read.ok ? read.shape : undefined;
+  if (shape?.deferred != null) return { kind: 'deferred', billing: shape.deferred };
+  let model: string | null = shape?.model ?? null;
+  if (model === null) {
+    try {
+      model = requestedModel(usageContextOf(facts));
+    } catch {
+      // no model in the request: the generous defaults
+    }
+  }
+  const cheap = priced(facts, model, shape, cheapTokenBound(buf, shape, model));
+  if (cheap * 4 <= availableNanos || facts.body === undefined) return { kind: 'bounded', nanos: cheap };
+  const precise = preciseTokenBound(buf, shape, flavor, model);
+  return {
+    kind: 'bounded',
+    nanos: precise === undefined ? cheap : Math.min(cheap, priced(facts, model, shape, precise)),
+  };
 }

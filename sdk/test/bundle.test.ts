@@ -87,7 +87,14 @@ describe('the bundles', () => {
   // ~14 KB are core/usage parsers and core/pricing (see docs/sdk.md).
   // A regression guard: the size must not grow unnoticed.
   // 33.0 KB (33,805 bytes) with both of the above (issues 18.5 and 20, merged).
-  const GUARD_KB = 33.5;
+  // Raised to 35.5 KB: 35.3 KB (36,101 bytes, +2.3 KB) once the SDK's worst case is the relay's again
+  // after issue 18.6 rewrote it. The SDK now runs the relay's own request readers rather than a copy
+  // (core/admission/call-shape.ts and top-level-json.ts, made Buffer-free; the four dialect readers; the
+  // context-window table; the refusal of deferred-billing calls), so a property test can hold the two
+  // bounds equal to the nano-dollar. Reading members from the SDK's own parse instead would drop the two
+  // scan files (3.4 KB minified) but not see a body over the SDK's parse bound (the `n`, `service_tier` of
+  // a large image request) and so would under-reserve it.
+  const GUARD_KB = 35.5;
   it('stays within its size budget, minified and gzipped, for the functions an application imports', async () => {
     const result = await build({
       ...esbuildOptions('esm', join(outdir, 'app.mjs')),

@@ -177,6 +177,38 @@ describe('a capped budget', () => {
     expect(provider.calls).toBe(1);
   }, 15_000);
 
+  it('refuses a call billed after it returns (batch, background) under a cap, as the relay does', async () => {
+    ingest.leaseCapUsd = 10;
+    ingest.sliceUsd = 1;
+    const provider = costlyProvider();
+    const f = tracked(provider.fetch);
+    await client().settle();
+    const background = await f('https://api.openai.com/v1/responses', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o-mini', input: 'hi', background: true }),
+    });
+    expect(background.status).toBe(403);
+    expect(background.headers.get('retry-after')).toBeNull();
+    expect(await background.json()).toMatchObject({
+      error: { type: 'permission_error', code: 'deferred_billing_refused' },
+    });
+    const batch = await f('https://api.openai.com/v1/batches', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        input_file_id: 'file-1',
+        endpoint: '/v1/chat/completions',
+        completion_window: '24h',
+      }),
+    });
+    expect(batch.status).toBe(403);
+    expect(provider.calls).toBe(0);
+    // an ordinary call still goes
+    expect((await call(f)).status).toBe(200);
+    expect(provider.calls).toBe(1);
+  }, 15_000);
+
   it('no hard cap (capped: false): every call is admitted and only reported', async () => {
     ingest.leaseCapUsd = null;
     const provider = costlyProvider();

@@ -2,9 +2,7 @@
  * Anthropic Messages requests: `model`, `max_tokens`, `service_tier`, `cache_control` (a `ttl` of `1h`
  * bills writes at 2× input), documents by `file_id` or URL, and the batches endpoint.
  */
-import { mentions, positiveInt, type RequestShapeReader } from './types';
-
-const ONE_HOUR_TTL = /"ttl"\s*:\s*"1h"/;
+import { mentions, mentionsString, positiveInt, type RequestShapeReader } from './types';
 
 /** @example anthropicRequestShape(view) // { model: 'claude-opus-4-5', outputTokens: 64000, … } */
 export const anthropicRequestShape: RequestShapeReader = (view) => {
@@ -16,7 +14,7 @@ export const anthropicRequestShape: RequestShapeReader = (view) => {
     choices: 1,
     serviceTier: view.member('service_tier') === 'priority' ? 'priority' : null,
     // A byte scan, so a body too large to parse is bounded the same way.
-    cacheWrite: !caches ? null : ONE_HOUR_TTL.test(view.body.toString('latin1')) ? '1h' : '5m',
+    cacheWrite: !caches ? null : mentionsString(view.body, 'ttl', '1h') ? '1h' : '5m',
     serverContext: mentions(view.body, 'file_id') || mentions(view.body, 'file_uri'),
     deferred: /\/batches(?:\/|$)/.test(view.endpoint) ? 'batch' : null,
   };

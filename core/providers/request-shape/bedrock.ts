@@ -9,9 +9,8 @@
  */
 import { bedrockModelFromPath } from '../../usage/bedrock';
 import { openaiRequestShape } from './openai';
-import { fieldOf, largest, mentions, type RequestShapeReader } from './types';
+import { fieldOf, largest, mentions, mentionsString, type RequestShapeReader } from './types';
 
-const ONE_HOUR_TTL = /"ttl"\s*:\s*"1h"/;
 const ASYNC_INVOKE = /\/async-invoke(?:\/|$)/;
 const OPENAI_COMPATIBLE = /\/(?:openai\/)?v1\//;
 
@@ -37,7 +36,7 @@ export const bedrockRequestShape: RequestShapeReader = (view) => {
     ),
     choices: 1,
     serviceTier: tierOf(view.member('serviceTier')) ?? tierOf(view.member('service_tier')),
-    cacheWrite: !caches ? null : ONE_HOUR_TTL.test(view.body.toString('latin1')) ? '1h' : '5m',
+    cacheWrite: !caches ? null : mentionsString(view.body, 'ttl', '1h') ? '1h' : '5m',
     serverContext: false,
     deferred: ASYNC_INVOKE.test(view.endpoint) ? 'background' : null,
   };

@@ -9,8 +9,11 @@
 export interface RequestView {
   /** The value of a top-level member, parsed; undefined when absent or too large to parse on its own. */
   member(name: string): unknown;
-  /** The raw body (for size-independent byte scans such as `"cache_control"`). */
-  readonly body: Buffer;
+  /**
+   * The raw body as UTF-8 bytes (for size-independent byte scans such as `"cache_control"`). A plain
+   * `Uint8Array`, so the SDK runs the same readers without Node's Buffer (issue 18.5).
+   */
+  readonly body: Uint8Array;
   /** The provider path without the query, e.g. `/v1/chat/completions`. */
   readonly endpoint: string;
 }
@@ -75,15 +78,59 @@ export function fieldOf(value: unknown, name: string): unknown {
     : undefined;
 }
 
-/** Encoded needles: `Buffer#indexOf` with a string needle encodes it on every call (~1.5 µs each). */
-const needles = new Map<string, Buffer>();
+const encoder = new TextEncoder();
+/** Encoded needles, once each. */
+const needles = new Map<string, Uint8Array>();
 
-/** Whether the raw body contains a JSON member named `name` anywhere (a byte scan, any depth). */
-export function mentions(body: Buffer, name: string): boolean {
+function needleOf(name: string): Uint8Array {
   let needle = needles.get(name);
   if (needle === undefined) {
-    needle = Buffer.from(`"${name}"`);
+    needle = encoder.encode(`"${name}"`);
     needles.set(name, needle);
   }
-  return body.indexOf(needle) !== -1;
+  return needle;
+}
+
+function matchesAt(body: Uint8Array, at: number, needle: Uint8Array): boolean {
+  if (at + needle.length > body.length) return false;
+  for (let j = 0; j < needle.length; j++) if (body[at + j] !== needle[j]) return false;
+  return true;
+}
+
+/** Where `needle` (which starts with a quote) occurs in `body` at or after `from`, or -1. */
+function indexOfQuoted(body: Uint8Array, needle: Uint8Array, from: number): number {
+  // The first byte by the typed array's native indexOf, the rest compared: a portable memmem for needles
+  // that start with a quote (JSON bodies have few quotes per byte in their large parts, base64 none).
+  for (let at = body.indexOf(0x22, from); at !== -1; at = body.indexOf(0x22, at + 1)) {
+    if (at + needle.length > body.length) return -1;
+    if (matchesAt(body, at, needle)) return at;
+  }
+  return -1;
+}
+
+/** Whether the raw body contains a JSON member named `name` anywhere (a byte scan, any depth). */
+export function mentions(body: Uint8Array, name: string): boolean {
+  return indexOfQuoted(body, needleOf(name), 0) !== -1;
+}
+
+/** `\s` of a regular expression over the body read as Latin-1: tab to carriage return, space, NBSP. */
+const isLooseSpace = (b: number | undefined): boolean =>
+  b !== undefined && ((b >= 0x09 && b <= 0x0d) || b === 0x20 || b === 0xa0);
+
+/**
+ * Whether the body contains `"name"`, optional spaces, `:`, optional spaces and the string `"value"`
+ * anywhere (as `/"name"\s*:\s*"value"/` over the body read as Latin-1; e.g. `"ttl": "1h"`).
+ */
+export function mentionsString(body: Uint8Array, name: string, value: string): boolean {
+  const key = needleOf(name);
+  const wanted = needleOf(value);
+  for (let at = indexOfQuoted(body, key, 0); at !== -1; at = indexOfQuoted(body, key, at + 1)) {
+    let i = at + key.length;
+    while (isLooseSpace(body[i])) i++;
+    if (body[i] !== 0x3a) continue;
+    i++;
+    while (isLooseSpace(body[i])) i++;
+    if (matchesAt(body, i, wanted)) return true;
+  }
+  return false;
 }
