@@ -75,6 +75,14 @@ export interface LeaseAdmissionOptions {
   readonly holderId?: string;
   /** What the lease timer runs on (the local relay pool pauses it while the container is idle). @default the process's */
   readonly timers?: Timers;
+  /**
+   * Holders that may share a scope (the relay's reserved concurrency): an idle container returns its
+   * slice before it is frozen once what was free would not give each of them a slice like its own
+   * (see {@link LeaseAdmission.invocationEnded}). @default 100
+   */
+  readonly fleetSize?: number;
+  /** Elapsed time for the admission wait (monotonic; the `now` clock may be a test's frozen clock). @default performance.now */
+  readonly elapsedMs?: () => number;
 }
 
 interface ScopeEntry {
@@ -140,6 +148,8 @@ export class LeaseAdmission implements RelayAdmission {
   private readonly storeTimeoutMs: number;
   private readonly capsTtlMs: number;
   private readonly timers: Timers;
+  private readonly fleetSize: number;
+  private readonly elapsedMs: () => number;
 
   constructor(private readonly opts: LeaseAdmissionOptions) {
     this.timers = opts.timers ?? processTimers;
@@ -149,6 +159,8 @@ export class LeaseAdmission implements RelayAdmission {
     this.maxWaitMs = opts.maxWaitMs ?? 3_000;
     this.storeTimeoutMs = opts.storeTimeoutMs ?? 1_000;
     this.capsTtlMs = opts.capsTtlMs ?? 500;
+    this.fleetSize = opts.fleetSize ?? 100;
+    this.elapsedMs = opts.elapsedMs ?? (() => performance.now());
   }
 
   async admit(orgId: string, call: CallToBound): Promise<AdmissionDecision> {
@@ -193,6 +205,19 @@ export class LeaseAdmission implements RelayAdmission {
       if (pending.length === 0) return;
       await Promise.allSettled(pending);
     }
+  }
+
+  /**
+   * The invocation has ended and the container is about to be frozen: near the cap, idle slices go back
+   * to the counter (with their spend), so room is not parked where no call can use it until a thaw, nor
+   * charged as spent once the slice lapses; then every pending lease operation finishes
+   * ({@link settled}). Far from the cap the slice is kept for the next invocation. Never rejects.
+   */
+  async invocationEnded(): Promise<void> {
+    for (const e of this.entries.values()) {
+      if (e.renewal === undefined && e.holder.shouldReturnWhenIdle(this.fleetSize)) void this.release(e);
+    }
+    await this.settled();
   }
 
   /** The in-memory view of a scope (tests, the bench). */
@@ -247,14 +272,15 @@ export class LeaseAdmission implements RelayAdmission {
     const cost = bound.costNanos;
     e.waitingNanos += cost;
     try {
-      return await this.admitWaiting(e, cost, startedAt);
+      return await this.admitWaiting(e, cost, this.elapsedMs());
     } finally {
       e.waitingNanos -= cost;
     }
   }
 
   /** The slow path: renew (sharing renewals with the other waiting calls), wait, or refuse. */
-  private async admitWaiting(e: ScopeEntry, cost: number, startedAt: number): Promise<AdmissionDecision> {
+  /** @param waitStartMs on the {@link LeaseAdmissionOptions.elapsedMs} clock */
+  private async admitWaiting(e: ScopeEntry, cost: number, waitStartMs: number): Promise<AdmissionDecision> {
     const h = e.holder;
     for (;;) {
       if (h.renewing && e.renewal !== undefined) {
@@ -265,7 +291,7 @@ export class LeaseAdmission implements RelayAdmission {
         if (grant === 'failed') return this.storeUnavailable(e);
         if (!grant.capped) return ADMITTED_FREE;
         if (grant.exhausted) {
-          const waited = this.now() - startedAt;
+          const waited = this.elapsedMs() - waitStartMs;
           if (grant.settledLeavesNoRoom || waited >= this.maxWaitMs) {
             return this.refuse(e, grant.retryAtMs, grant.refusedBy, waited > 0, !grant.settledLeavesNoRoom);
           }
@@ -277,7 +303,7 @@ export class LeaseAdmission implements RelayAdmission {
       const now = this.now();
       if (h.capped === false && h.isCurrent(now)) return ADMITTED_FREE;
       if (h.tryReserve(cost, now)) return this.ticket(e, cost);
-      if (this.now() - startedAt >= this.maxWaitMs) {
+      if (this.elapsedMs() - waitStartMs >= this.maxWaitMs) {
         // Renewals kept racing other callers of this container: let the next renewal decide at once.
         await this.waitForSettlement(e, 10);
       }
