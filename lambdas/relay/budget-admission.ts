@@ -114,6 +114,12 @@ const ADMITTED_FREE: AdmissionDecision = Object.freeze({
 
 class StoreTimeout extends Error {}
 
+/**
+ * A lease operation is abandoned (its outcome then believed the way that can only overcount) only after
+ * this many store timeouts; a call stops waiting for it after one.
+ */
+const LATE_ANSWER_FACTOR = 10;
+
 /** How long calls fail open without trying the store after it failed. */
 const FAILED_STORE_BACKOFF_MS = 1_000;
 
@@ -284,7 +290,8 @@ export class LeaseAdmission implements RelayAdmission {
     const h = e.holder;
     for (;;) {
       if (h.renewing && e.renewal !== undefined) {
-        await e.renewal; // one renewal at a time; then try the fresh slice
+        // One renewal at a time; then try the fresh slice. A slow store answers this call retryably.
+        if ((await this.callWait(e.renewal)) === 'failed' && h.renewing) return this.storeUnavailable(e);
       } else {
         const grant = await this.renew(e, cost, e.waitingNanos - cost);
         if (grant === 'released') continue; // an idle slice was being returned: ask again
@@ -447,7 +454,7 @@ export class LeaseAdmission implements RelayAdmission {
             report.request.held ?? null,
             tracker,
           ),
-          this.storeTimeoutMs,
+          this.storeTimeoutMs * LATE_ANSWER_FACTOR,
         );
         e.reading = undefined;
         e.storeFailures = 0;
@@ -498,6 +505,9 @@ export class LeaseAdmission implements RelayAdmission {
     const tracker: WriteTracker = { onReleased: () => h.releasedBeforeRollover(report) };
     const run = async (): Promise<LeaseGrant | 'failed'> => {
       try {
+        // The holder waits for the store's answer far longer than a call does (see callWait): a write
+        // that is only slow lands, and its answer says what the counter holds for this holder, so no
+        // slice is left on the counter that nobody will return (charged as spent once it lapses).
         const out = await withTimeout(
           (async () => {
             const caps = await this.capsOf(e);
@@ -508,7 +518,7 @@ export class LeaseAdmission implements RelayAdmission {
               tracker,
             );
           })(),
-          this.storeTimeoutMs,
+          this.storeTimeoutMs * LATE_ANSWER_FACTOR,
         );
         e.reading = out.grant.capped ? out.reading : undefined;
         h.applyGrant(report, out.grant, this.now());
@@ -516,11 +526,12 @@ export class LeaseAdmission implements RelayAdmission {
         if (!out.grant.capped) h.expiresAtMs = this.now() + this.capsTtlMs + EXPIRY_GUARD_MS;
         e.renewal = undefined;
         e.storeFailures = 0;
+        e.failedUntilMs = 0;
         this.armLeaseTimer(e);
         return out.grant;
       } catch {
-        // A write may be on its way: no slice until the next answer, and the belief that can only
-        // overcount (LeaseHolderState.writeUncertain). The report is sent again next time.
+        // An error, or no answer at all: a write may be on its way: no slice until the next answer, and
+        // the belief that can only overcount (LeaseHolderState.writeUncertain). The report is sent again.
         e.reading = undefined;
         this.storeFailed(e);
         h.writeUncertain(report, tracker.inFlight ?? null);
@@ -533,6 +544,15 @@ export class LeaseAdmission implements RelayAdmission {
     };
     const p = run();
     e.renewal = p;
-    return p;
+    return this.callWait(p);
+  }
+
+  /**
+   * What a call waits for a lease operation: at most the store timeout, then it is answered (a retryable
+   * refusal under a hard cap); the operation itself goes on until the store answers, and {@link settled}
+   * (before a freeze) and the next renewal wait for it.
+   */
+  private callWait<T>(p: Promise<T>): Promise<T | 'failed'> {
+    return withTimeout(p, this.storeTimeoutMs).catch(() => 'failed' as const);
   }
 }
