@@ -83,3 +83,23 @@ describe('LeaseHolderState.shouldReturnWhenIdle', () => {
     expect(returned).toBeGreaterThan(0);
   });
 });
+
+describe('LeaseHolderState.settledLeavesNoRoom', () => {
+  it("does not refuse for good after midnight on the day before's answer", () => {
+    const beforeMidnight = Date.parse('2026-11-23T23:59:59.800Z');
+    const h = new LeaseHolderState('relay-x');
+    const sent = h.report(6_000_000, beforeMidnight);
+    // The day's cap is spent: settled leaves 1,000,000 of room, less than the call.
+    const { day, month } = periodsAt(beforeMidnight);
+    const reading: CounterReading = {
+      [counterKeys.committed('day', day)]: 299_000_000,
+      [counterKeys.settled('day', day)]: 299_000_000,
+      [counterKeys.committed('month', month)]: 299_000_000,
+      [counterKeys.settled('month', month)]: 299_000_000,
+    };
+    const { grant } = planLease(reading, sent.request, { day: 300_000_000, month: null }, beforeMidnight);
+    h.applyGrant(sent, grant, beforeMidnight);
+    expect(h.settledLeavesNoRoom(6_000_000, beforeMidnight + 100, 500)).toBe(true);
+    expect(h.settledLeavesNoRoom(6_000_000, beforeMidnight + 300, 500)).toBe(false); // 00:00:00.100
+  });
+});

@@ -142,10 +142,16 @@ export class LeaseHolderState {
 
   /**
    * True when a call of `costNanos` cannot fit whatever other holders return: settled spend alone leaves
-   * less room, as of an answer at most `maxAgeMs` old (a raised cap is seen after that).
+   * less room, as of an answer at most `maxAgeMs` old (a raised cap is seen after that) and of the same
+   * UTC day (just after midnight an answer of the day before says nothing about the new day's room).
    */
   settledLeavesNoRoom(costNanos: number, nowMs: number, maxAgeMs: number): boolean {
-    return this.room !== null && nowMs - this.room.atMs < maxAgeMs && costNanos > this.room.nanos;
+    return (
+      this.room !== null &&
+      nowMs - this.room.atMs < maxAgeMs &&
+      nowMs < utcDayEnd(this.room.atMs) &&
+      costNanos > this.room.nanos
+    );
   }
 
   /** Recent spend rate, nano-USD per second. */
