@@ -30,6 +30,11 @@ export interface FleetSimOptions {
   readonly seed: number;
   /** Virtual seconds simulated; the run starts 30 s before midnight UTC. @default 60 */
   readonly seconds?: number;
+  /**
+   * The relay's `fleetSize`: after each call a container returns its idle slice near the cap
+   * (LeaseHolderState.shouldReturnWhenIdle), as LeaseAdmission.invocationEnded() does; 0 = never. @default 100
+   */
+  readonly idleFleetSize?: number;
 }
 
 export interface FleetSimResult {
@@ -360,7 +365,11 @@ export async function simulateFleet(opts: FleetSimOptions): Promise<FleetSimResu
         containers[i] = newContainer();
         continue;
       }
-      await call(containers[i] as Container);
+      const c2 = containers[i] as Container;
+      await call(c2);
+      // The invocation's end, as LeaseAdmission.invocationEnded(): near the cap the idle slice goes back.
+      if (opts.idleFleetSize !== 0 && c2.holder.shouldReturnWhenIdle(opts.idleFleetSize ?? 100))
+        await release(c2);
     }
   };
 

@@ -92,6 +92,9 @@ export interface AgentSpec {
 /** A provider key the mock providers accept (and the proxy forwards untouched). */
 const PROVIDER_KEY = 'sk-demo-not-a-real-key';
 
+/** The official OpenAI client's default `maxRetries`. */
+const OPENAI_DEFAULT_MAX_RETRIES = 2;
+
 /** `maxRetries: 0` keeps the call count exact; the proxy's 429 carries `x-should-retry: false` anyway. */
 const CLIENT_DEFAULTS = { apiKey: PROVIDER_KEY, maxRetries: 0, timeout: 15_000 } as const;
 
@@ -99,9 +102,10 @@ function proxyHeaders(ctx: AgentContext, session?: string): Record<string, strin
   return { 'Service-API-Key': ctx.apiKey, ...(session ? { 'x-spendguard-session': session } : {}) };
 }
 
-function openaiViaProxy(ctx: AgentContext, session?: string): OpenAI {
+function openaiViaProxy(ctx: AgentContext, session?: string, maxRetries = 0): OpenAI {
   return new OpenAI({
     ...CLIENT_DEFAULTS,
+    maxRetries,
     baseURL: `${ctx.proxyUrl}/openai/v1`,
     defaultHeaders: proxyHeaders(ctx, session),
   });
@@ -456,7 +460,9 @@ const budgetFleet: AgentSpec = {
   maxCalls: 400,
   paceMs: () => 50,
   create(ctx) {
-    const openai = openaiViaProxy(ctx);
+    // The official client's own retries, as a user has them: a retryable `budget_busy` 429 (room held by
+    // calls in flight, a slow store) is retried; `budget_exceeded` (x-should-retry: false) is not.
+    const openai = openaiViaProxy(ctx, undefined, OPENAI_DEFAULT_MAX_RETRIES);
     return async (n) => {
       const model = 'gpt-4o';
       const reply = await openai.chat.completions.create(

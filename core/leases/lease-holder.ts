@@ -55,6 +55,8 @@ export class LeaseHolderState {
   exhaustedBy: BudgetPeriod | null = null;
   /** `cap − settled` at the last answer, minus spend settled here since (see {@link LeaseGrant.roomNanos}). */
   private room: { nanos: number; atMs: number } | null = null;
+  /** What was free to this holder before its last grant (see {@link LeaseGrant.freeNanos}); null before one. */
+  freeNanos: number | null = null;
   /**
    * A renewal is in flight: nothing new is reserved until it answers, because the new slice covers only
    * the reservations the report listed.
@@ -140,10 +142,16 @@ export class LeaseHolderState {
 
   /**
    * True when a call of `costNanos` cannot fit whatever other holders return: settled spend alone leaves
-   * less room, as of an answer at most `maxAgeMs` old (a raised cap is seen after that).
+   * less room, as of an answer at most `maxAgeMs` old (a raised cap is seen after that) and of the same
+   * UTC day (just after midnight an answer of the day before says nothing about the new day's room).
    */
   settledLeavesNoRoom(costNanos: number, nowMs: number, maxAgeMs: number): boolean {
-    return this.room !== null && nowMs - this.room.atMs < maxAgeMs && costNanos > this.room.nanos;
+    return (
+      this.room !== null &&
+      nowMs - this.room.atMs < maxAgeMs &&
+      nowMs < utcDayEnd(this.room.atMs) &&
+      costNanos > this.room.nanos
+    );
   }
 
   /** Recent spend rate, nano-USD per second. */
@@ -185,6 +193,7 @@ export class LeaseHolderState {
     this.expiresAtMs = grant.expiresAtMs;
     this.endsWithPeriod = grant.endsWithPeriod;
     this.held = grant.held;
+    this.freeNanos = grant.freeNanos;
     this.exhaustedRetryAtMs = grant.exhausted ? grant.retryAtMs : null;
     this.exhaustedBy = grant.refusedBy;
   }
@@ -229,6 +238,21 @@ export class LeaseHolderState {
     sent.request = { ...sent.request, consumedNanos: 0, held: null };
   }
 
+  /**
+   * Whether an idle holder should hand its slice back before it is frozen: it holds something (a slice or
+   * unreported spend), has nothing in flight, and its last answer found the scope near its cap, i.e.
+   * exhausted, or what was free would not give each of `fleetSize` holders a slice like this one. Room
+   * parked in a frozen holder's slice is unusable by the others until it thaws, and once the slice lapses
+   * it is charged as spent; near the cap that refuses calls that still fit (docs/admission.md, "idle
+   * holders"). Far from it, keeping the slice saves a store write per invocation.
+   */
+  shouldReturnWhenIdle(fleetSize: number): boolean {
+    if (this.capped !== true || this.renewing || this.reservations > 0) return false;
+    if (this.held === null && this.unreportedNanos === 0) return false;
+    if (this.exhaustedRetryAtMs !== null || this.freeNanos === null) return true;
+    return this.freeNanos < fleetSize * Math.max(1, this.sliceNanos);
+  }
+
   /** After a release: nothing held, spend up to the report delivered. */
   applyRelease(sent: PendingReport): void {
     this.renewing = false;
@@ -236,6 +260,7 @@ export class LeaseHolderState {
     this.sliceNanos = 0;
     this.expiresAtMs = 0;
     this.held = null;
+    this.freeNanos = null;
     this.capped = undefined;
   }
 }

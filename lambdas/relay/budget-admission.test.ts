@@ -281,3 +281,87 @@ function utcTomorrow(): [number, number, number] {
   const d = new Date();
   return [d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1];
 }
+
+describe('many holders near the cap (one per Lambda container)', () => {
+  const scope = { kind: 'organization' as const, orgId: TEST_ORG };
+  const callWith = (maxTokens: number) => ({
+    provider: 'openai',
+    flavor: 'openai' as const,
+    model: 'gpt-4o-mini',
+    body: Buffer.from(JSON.stringify({ ...CHAT, max_tokens: maxTokens })),
+    atMs: Date.now(),
+  });
+  // gpt-4o-mini's documented 16,384 output tokens at 600 nanos: a call reserving ≈ 9.9 M nano-USD.
+  const BIG = 16_384;
+
+  function fleetOf(capUsd: number) {
+    const store = new MemoryBudgetLeaseStore();
+    const leases = new BudgetLeases({ store, config: configWith(capUsd), now: Date.now });
+    const holder = (id: string) => new LeaseAdmission({ leases, holderId: id, maxWaitMs: 50 });
+    return { store, leases, holder };
+  }
+
+  it('an idle container near the cap returns its slice before it freezes, so the next container fits a call', async () => {
+    // $0.015 cap: A's slice takes half of what is free, so a 9.9 M call fits only once A returns it.
+    const { leases, holder } = fleetOf(0.015);
+    const a = holder('relay-a');
+    const b = holder('relay-b');
+    const first = await a.admit(TEST_ORG, callWith(20));
+    if (first.kind !== 'admitted') throw new Error('expected the first call to be admitted');
+    first.ticket.settle(7_000);
+    await a.invocationEnded();
+    const view = await leases.view(scope, { day: 15_000_000, month: null });
+    expect(view.day).toMatchObject({ settledNanos: 7_000, leasedNanos: 0, holders: 0 });
+    const big = await b.admit(TEST_ORG, callWith(BIG));
+    expect(big.kind).toBe('admitted');
+    if (big.kind === 'admitted') big.ticket.settle(9_000_000);
+    await b.invocationEnded();
+  });
+
+  it('without the return, the same call is refused while it fits (the room is parked in the idle slice)', async () => {
+    const { holder } = fleetOf(0.015);
+    const a = holder('relay-a');
+    const b = holder('relay-b');
+    const first = await a.admit(TEST_ORG, callWith(20));
+    if (first.kind !== 'admitted') throw new Error('expected the first call to be admitted');
+    first.ticket.settle(7_000);
+    await a.settled(); // what a container did before: its slice stays with it while frozen
+    const big = await b.admit(TEST_ORG, callWith(BIG));
+    expect(big).toMatchObject({ kind: 'refused', retryable: true });
+    await a.releaseAll();
+  });
+
+  it('far from the cap an idle container keeps its slice: no store write per invocation', async () => {
+    const { store, leases, holder } = fleetOf(1_000);
+    const a = holder('relay-a');
+    const first = await a.admit(TEST_ORG, callWith(20));
+    if (first.kind !== 'admitted') throw new Error('expected the call to be admitted');
+    first.ticket.settle(7_000);
+    let writes = 0;
+    const apply = store.apply.bind(store);
+    store.apply = (s, d) => {
+      writes++;
+      return apply(s, d);
+    };
+    await a.invocationEnded();
+    expect(writes).toBe(0);
+    expect((await leases.view(scope, { day: 1e12, month: null })).day.holders).toBe(1);
+    await a.releaseAll();
+  });
+
+  it('a lease write slower than the store timeout: the call gets a retryable 429, the holder adopts the late answer', async () => {
+    const { store, leases } = fleetOf(0.3);
+    const apply = store.apply.bind(store);
+    store.apply = (s, d) => new Promise((r) => setTimeout(r, 150)).then(() => apply(s, d));
+    const a = new LeaseAdmission({ leases, holderId: 'relay-a', storeTimeoutMs: 50, maxWaitMs: 50 });
+    const d = await a.admit(TEST_ORG, callWith(20));
+    expect(d).toMatchObject({ kind: 'refused', retryable: true });
+    await a.settled(); // before the freeze: the write has landed and its answer is the holder's
+    expect(a.holderOf(TEST_ORG)?.held).not.toBeNull();
+    store.apply = apply;
+    await a.releaseAll();
+    // Nothing is left on the counter that nobody would return (it would be charged as spent once lapsed).
+    const view = await leases.view(scope, { day: 300_000_000, month: null });
+    expect(view.day).toMatchObject({ leasedNanos: 0, holders: 0, settledNanos: 0 });
+  });
+});

@@ -75,6 +75,14 @@ export interface LeaseAdmissionOptions {
   readonly holderId?: string;
   /** What the lease timer runs on (the local relay pool pauses it while the container is idle). @default the process's */
   readonly timers?: Timers;
+  /**
+   * Holders that may share a scope (the relay's reserved concurrency): an idle container returns its
+   * slice before it is frozen once what was free would not give each of them a slice like its own
+   * (see {@link LeaseAdmission.invocationEnded}). @default 100
+   */
+  readonly fleetSize?: number;
+  /** Elapsed time for the admission wait (monotonic; the `now` clock may be a test's frozen clock). @default performance.now */
+  readonly elapsedMs?: () => number;
 }
 
 interface ScopeEntry {
@@ -105,6 +113,12 @@ const ADMITTED_FREE: AdmissionDecision = Object.freeze({
 });
 
 class StoreTimeout extends Error {}
+
+/**
+ * A lease operation is abandoned (its outcome then believed the way that can only overcount) only after
+ * this many store timeouts; a call stops waiting for it after one.
+ */
+const LATE_ANSWER_FACTOR = 10;
 
 /** How long calls fail open without trying the store after it failed. */
 const FAILED_STORE_BACKOFF_MS = 1_000;
@@ -140,6 +154,8 @@ export class LeaseAdmission implements RelayAdmission {
   private readonly storeTimeoutMs: number;
   private readonly capsTtlMs: number;
   private readonly timers: Timers;
+  private readonly fleetSize: number;
+  private readonly elapsedMs: () => number;
 
   constructor(private readonly opts: LeaseAdmissionOptions) {
     this.timers = opts.timers ?? processTimers;
@@ -149,6 +165,8 @@ export class LeaseAdmission implements RelayAdmission {
     this.maxWaitMs = opts.maxWaitMs ?? 3_000;
     this.storeTimeoutMs = opts.storeTimeoutMs ?? 1_000;
     this.capsTtlMs = opts.capsTtlMs ?? 500;
+    this.fleetSize = opts.fleetSize ?? 100;
+    this.elapsedMs = opts.elapsedMs ?? (() => performance.now());
   }
 
   async admit(orgId: string, call: CallToBound): Promise<AdmissionDecision> {
@@ -193,6 +211,19 @@ export class LeaseAdmission implements RelayAdmission {
       if (pending.length === 0) return;
       await Promise.allSettled(pending);
     }
+  }
+
+  /**
+   * The invocation has ended and the container is about to be frozen: near the cap, idle slices go back
+   * to the counter (with their spend), so room is not parked where no call can use it until a thaw, nor
+   * charged as spent once the slice lapses; then every pending lease operation finishes
+   * ({@link settled}). Far from the cap the slice is kept for the next invocation. Never rejects.
+   */
+  async invocationEnded(): Promise<void> {
+    for (const e of this.entries.values()) {
+      if (e.renewal === undefined && e.holder.shouldReturnWhenIdle(this.fleetSize)) void this.release(e);
+    }
+    await this.settled();
   }
 
   /** The in-memory view of a scope (tests, the bench). */
@@ -247,25 +278,27 @@ export class LeaseAdmission implements RelayAdmission {
     const cost = bound.costNanos;
     e.waitingNanos += cost;
     try {
-      return await this.admitWaiting(e, cost, startedAt);
+      return await this.admitWaiting(e, cost, this.elapsedMs());
     } finally {
       e.waitingNanos -= cost;
     }
   }
 
   /** The slow path: renew (sharing renewals with the other waiting calls), wait, or refuse. */
-  private async admitWaiting(e: ScopeEntry, cost: number, startedAt: number): Promise<AdmissionDecision> {
+  /** @param waitStartMs on the {@link LeaseAdmissionOptions.elapsedMs} clock */
+  private async admitWaiting(e: ScopeEntry, cost: number, waitStartMs: number): Promise<AdmissionDecision> {
     const h = e.holder;
     for (;;) {
       if (h.renewing && e.renewal !== undefined) {
-        await e.renewal; // one renewal at a time; then try the fresh slice
+        // One renewal at a time; then try the fresh slice. A slow store answers this call retryably.
+        if ((await this.callWait(e.renewal)) === 'failed' && h.renewing) return this.storeUnavailable(e);
       } else {
         const grant = await this.renew(e, cost, e.waitingNanos - cost);
         if (grant === 'released') continue; // an idle slice was being returned: ask again
         if (grant === 'failed') return this.storeUnavailable(e);
         if (!grant.capped) return ADMITTED_FREE;
         if (grant.exhausted) {
-          const waited = this.now() - startedAt;
+          const waited = this.elapsedMs() - waitStartMs;
           if (grant.settledLeavesNoRoom || waited >= this.maxWaitMs) {
             return this.refuse(e, grant.retryAtMs, grant.refusedBy, waited > 0, !grant.settledLeavesNoRoom);
           }
@@ -277,7 +310,7 @@ export class LeaseAdmission implements RelayAdmission {
       const now = this.now();
       if (h.capped === false && h.isCurrent(now)) return ADMITTED_FREE;
       if (h.tryReserve(cost, now)) return this.ticket(e, cost);
-      if (this.now() - startedAt >= this.maxWaitMs) {
+      if (this.elapsedMs() - waitStartMs >= this.maxWaitMs) {
         // Renewals kept racing other callers of this container: let the next renewal decide at once.
         await this.waitForSettlement(e, 10);
       }
@@ -421,7 +454,7 @@ export class LeaseAdmission implements RelayAdmission {
             report.request.held ?? null,
             tracker,
           ),
-          this.storeTimeoutMs,
+          this.storeTimeoutMs * LATE_ANSWER_FACTOR,
         );
         e.reading = undefined;
         e.storeFailures = 0;
@@ -472,6 +505,9 @@ export class LeaseAdmission implements RelayAdmission {
     const tracker: WriteTracker = { onReleased: () => h.releasedBeforeRollover(report) };
     const run = async (): Promise<LeaseGrant | 'failed'> => {
       try {
+        // The holder waits for the store's answer far longer than a call does (see callWait): a write
+        // that is only slow lands, and its answer says what the counter holds for this holder, so no
+        // slice is left on the counter that nobody will return (charged as spent once it lapses).
         const out = await withTimeout(
           (async () => {
             const caps = await this.capsOf(e);
@@ -482,7 +518,7 @@ export class LeaseAdmission implements RelayAdmission {
               tracker,
             );
           })(),
-          this.storeTimeoutMs,
+          this.storeTimeoutMs * LATE_ANSWER_FACTOR,
         );
         e.reading = out.grant.capped ? out.reading : undefined;
         h.applyGrant(report, out.grant, this.now());
@@ -490,11 +526,12 @@ export class LeaseAdmission implements RelayAdmission {
         if (!out.grant.capped) h.expiresAtMs = this.now() + this.capsTtlMs + EXPIRY_GUARD_MS;
         e.renewal = undefined;
         e.storeFailures = 0;
+        e.failedUntilMs = 0;
         this.armLeaseTimer(e);
         return out.grant;
       } catch {
-        // A write may be on its way: no slice until the next answer, and the belief that can only
-        // overcount (LeaseHolderState.writeUncertain). The report is sent again next time.
+        // An error, or no answer at all: a write may be on its way: no slice until the next answer, and
+        // the belief that can only overcount (LeaseHolderState.writeUncertain). The report is sent again.
         e.reading = undefined;
         this.storeFailed(e);
         h.writeUncertain(report, tracker.inFlight ?? null);
@@ -507,6 +544,15 @@ export class LeaseAdmission implements RelayAdmission {
     };
     const p = run();
     e.renewal = p;
-    return p;
+    return this.callWait(p);
+  }
+
+  /**
+   * What a call waits for a lease operation: at most the store timeout, then it is answered (a retryable
+   * refusal under a hard cap); the operation itself goes on until the store answers, and {@link settled}
+   * (before a freeze) and the next renewal wait for it.
+   */
+  private callWait<T>(p: Promise<T>): Promise<T | 'failed'> {
+    return withTimeout(p, this.storeTimeoutMs).catch(() => 'failed' as const);
   }
 }

@@ -69,5 +69,5 @@ function buildRelay(): Relay {
 
 // Lease operations in flight finish before the invocation returns: a freeze would strand them.
 export const handler = createStreamingHandler(() => (relay ??= buildRelay()), undefined, {
-  beforeFreeze: () => admission?.settled() ?? Promise.resolve(),
+  beforeFreeze: () => admission?.invocationEnded() ?? Promise.resolve(),
 });

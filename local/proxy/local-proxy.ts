@@ -184,7 +184,7 @@ export async function createLocalProxy(options: LocalProxyOptions): Promise<Loca
       const parts = buildContainer(timers);
       return {
         relay: parts,
-        beforeFreeze: () => parts.admission?.settled() ?? Promise.resolve(),
+        beforeFreeze: () => parts.admission?.invocationEnded() ?? Promise.resolve(),
         busy: () => parts.spool.spooled > 0,
         shutdown: async () => {
           await Promise.race([parts.spool.drained(), new Promise((r) => setTimeout(r, 5000).unref())]);
