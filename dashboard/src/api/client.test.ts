@@ -177,7 +177,7 @@ describe('normalizers', () => {
 });
 
 describe('normalizeAdmission', () => {
-  it('reads the panel of CONTRACTS §3, and null when the API sends none or nothing usable', () => {
+  it('reads the panel of CONTRACTS §3 (both periods), and null when the API sends none or half of one', () => {
     const day = {
       capUsd: 0.3,
       settledUsd: 0.21,
@@ -190,7 +190,7 @@ describe('normalizeAdmission', () => {
       day,
       month: { ...day, capUsd: null },
     });
-    expect(normalizeAdmission({ day })).toEqual({ day, month: null });
+    expect(normalizeAdmission({ day })).toBeNull();
     expect(normalizeAdmission(undefined)).toBeNull();
     expect(normalizeAdmission({ day: { capUsd: 1 } })).toBeNull();
   });

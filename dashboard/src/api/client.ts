@@ -293,7 +293,11 @@ function normalizeSpend(value: unknown): SpendResponse {
       costUsd: num(h.costUsd) ?? 0,
       calls: num(h.calls) ?? 0,
     })),
-    minutes: list(r.minutes).map((m) => ({ minute: str(m.minute) ?? '', costUsd: num(m.costUsd) ?? 0 })),
+    minutes: list(r.minutes).map((m) => ({
+      minute: str(m.minute) ?? '',
+      costUsd: num(m.costUsd) ?? 0,
+      calls: num(m.calls) ?? 0,
+    })),
   };
 }
 
@@ -402,11 +406,11 @@ function admissionPeriod(value: unknown): AdmissionPeriod | null {
   };
 }
 
-/** `GET /v1/budget`'s `admission` panel (CONTRACTS §3), or null when the API sends none. */
+/** `GET /v1/budget`'s `admission` panel (CONTRACTS §3), or null unless it holds both periods. */
 export function normalizeAdmission(value: unknown): Admission | null {
   if (value === null || typeof value !== 'object') return null;
   const r = asRecord(value);
   const day = admissionPeriod(r.day);
   const month = admissionPeriod(r.month);
-  return day === null && month === null ? null : { day, month };
+  return day === null || month === null ? null : { day, month };
 }

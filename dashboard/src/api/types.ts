@@ -1,19 +1,17 @@
 /**
- * Wire types of the Spendguard HTTP API, mirroring docs/api.md. Where docs/api.md names a response
- * without its fields (ledger entry, budget record, policy, forecast) the shape below is the one this
- * dashboard reads; docs/dashboard.md lists those assumptions.
+ * Types of the Spendguard HTTP API as the dashboard reads it. The wire shapes are the API's contract,
+ * inferred from the zod schemas in core/schemas/api and imported as types only (erased at build time,
+ * so neither zod nor core enters the bundle): a schema change breaks this package's type check. What
+ * is declared here is the dashboard's own: its runtime config, the normalized views of responses it
+ * reads leniently (ledger entry, forecast, budget policy) and request forms.
  */
+import type * as Wire from '../../../core/schemas/api/wire-types';
 
 /** One problem of a 400 response; `path` points into the request, e.g. `budget.dailySoftCapUsd`. */
-export interface Problem {
-  path: string;
-  message: string;
-}
+export type Problem = Wire.Problem;
 
 /** Every error body: `{"error": {"code", "message", "problems"?}}`. */
-export interface ErrorBody {
-  error: { code: string; message: string; problems?: Problem[] };
-}
+export type ErrorBody = Wire.ErrorBody;
 
 // ---- runtime configuration (GET ./config.json) ----
 
@@ -41,8 +39,8 @@ export interface RuntimeConfig {
 
 // ---- ledger ----
 
-export type LedgerSource = 'sdk' | 'proxy' | 'ingest';
-export type CostSource = 'PROVIDER_REGISTRY' | 'FALLBACK_ECONOMICS';
+export type LedgerSource = Wire.LedgerEntryView['source'];
+export type CostSource = Wire.LedgerEntryView['costSource'];
 
 /** One call of the Forensic Ledger, as the dashboard uses it (see `normalizeLedgerEntry`). */
 export interface LedgerEntry {
@@ -89,39 +87,12 @@ export interface LedgerPage {
 
 // ---- spend ----
 
-export interface ModelSpend {
-  provider: string;
-  model: string;
-  costUsd: number;
-  calls: number;
-}
-
-export interface ProviderSpend {
-  provider: string;
-  costUsd: number;
-  calls: number;
-}
-
-export interface HourlySpend {
-  /** Start of the UTC hour, ISO 8601 (`2026-11-22T13:00:00Z` or `2026-11-22T13`). */
-  hour: string;
-  costUsd: number;
-  calls: number;
-}
-
-export interface MinuteSpend {
-  minute: string;
-  costUsd: number;
-}
-
-export interface SpendResponse {
-  todayUsd: number;
-  monthUsd: number;
-  byModel: ModelSpend[];
-  byProvider: ProviderSpend[];
-  hourly: HourlySpend[];
-  minutes: MinuteSpend[];
-}
+export type SpendResponse = Wire.SpendResponse;
+export type ModelSpend = SpendResponse['byModel'][number];
+export type ProviderSpend = SpendResponse['byProvider'][number];
+/** One UTC hour with calls, `hour` as `YYYY-MM-DDTHH`. */
+export type HourlySpend = SpendResponse['hourly'][number];
+export type MinuteSpend = SpendResponse['minutes'][number];
 
 // ---- forecast ----
 
@@ -166,20 +137,14 @@ export interface ForecastResponse {
 
 // ---- budget and policy ----
 
-export type BudgetAction = 'block' | 'warn' | 'log';
+export type BudgetAction = Wire.BudgetStatus['budget']['action'];
 
 /**
  * The budget record (spec 1.4 names, core/schemas/budget.ts): hard caps `dailyLimitUsd` and
  * `monthlyLimitUsd`, soft caps `dailySoftLimitUsd` and `monthlySoftLimitUsd`, in USD. GET answers
  * `null` for an unset cap; PUT replaces the whole record and takes an unset cap as an absent member.
  */
-export interface Budget {
-  dailySoftLimitUsd: number | null;
-  dailyLimitUsd: number | null;
-  monthlySoftLimitUsd: number | null;
-  monthlyLimitUsd: number | null;
-  action: BudgetAction;
-}
+export type Budget = Wire.BudgetStatus['budget'];
 
 /** The PUT form of {@link Budget}: unset caps are left out. */
 export type BudgetInput = Partial<Record<Exclude<keyof Budget, 'action'>, number>> & { action: BudgetAction };
@@ -211,46 +176,22 @@ export interface PolicyInput {
   layers: Record<string, LayerPolicy>;
 }
 
-export type FlagState = 'SUSPENDED' | 'THROTTLED';
+export type FlagState = KillFlag['state'];
 
 /** What a flag stops: the whole organization, one key, or one agent session of a key. */
-export type FlagScope = 'organization' | 'key' | 'session';
+export type FlagScope = KillFlag['scope'];
 
-export interface KillFlag {
-  /** Absent from an API that predates kill scopes: the flag then covers the organization. */
-  scope?: FlagScope | string;
-  /** Public id of the key, for key and session scope. */
-  keyId?: string | null;
-  sessionId?: string | null;
-  state: FlagState | string;
-  triggerType: string;
-  observedValue: number;
-  thresholdValue: number;
-  mode: string;
-  setAt: string;
-  expiresAt: string;
-  /** Key prefixes (or their count) the flag was written for. */
-  keysFlagged: string[] | number;
-}
+/** An active kill flag (`GET /v1/flags`, `GET /v1/budget` `flag`). */
+export type KillFlag = Wire.FlagView;
 
-/** Admission of one period (`GET /v1/budget` `admission.day` / `.month`, CONTRACTS §3). */
-export interface AdmissionPeriod {
-  /** The hard cap; null when none applies. */
-  capUsd: number | null;
-  /** Spend the pipeline has settled. */
-  settledUsd: number;
-  /** Worst-case cost of calls admitted but not settled yet. */
-  reservedUsd: number;
-  outstandingReservations: number;
-  /** Budget handed to lease holders (SDKs, relays) and not yet reported back. */
-  leasedUsd: number;
-  holders: number;
-}
+/** The flag of an agent session (`GET /v1/sessions`): a kill flag without `keysFlagged`. */
+export type SessionFlag = Wire.SessionFlagView;
 
-export interface Admission {
-  day: AdmissionPeriod | null;
-  month: AdmissionPeriod | null;
-}
+/** Admission of the current UTC day and month (`GET /v1/budget` `admission`, CONTRACTS §3). */
+export type Admission = Wire.AdmissionPanel;
+
+/** Admission of one period; `capUsd` is null when no hard cap applies. */
+export type AdmissionPeriod = Admission['day'];
 
 export interface BudgetResponse {
   budget: Budget;
@@ -271,38 +212,17 @@ export interface BudgetUpdate {
 // ---- keys, flags, trips, enforcement ----
 
 /** What a key may do: proxy calls, telemetry ingest, API reads. */
-export type KeyScope = 'proxy' | 'ingest' | 'read';
+export type KeyScope = Wire.KeyScope;
 
-export const KEY_SCOPES: readonly KeyScope[] = ['proxy', 'ingest', 'read'];
+// A value, so restated: the dashboard bundle carries nothing of core. `satisfies` ties it to the type.
+export const KEY_SCOPES = ['proxy', 'ingest', 'read'] as const satisfies readonly KeyScope[];
 
-export interface ApiKey {
-  publicId: string;
-  prefix: string;
-  name: string;
-  createdAt: string;
-  revokedAt: string | null;
-  /** Absent from an API that predates scopes: every scope. */
-  scopes?: KeyScope[];
-}
+export type ApiKey = Wire.ApiKeyView;
 
-export interface CreatedKey {
-  key: ApiKey;
-  /** The secret, returned this once. */
-  apiKey: string;
-}
+/** A created key and its secret, returned this once. */
+export type CreatedKey = Wire.CreateKeyResponse;
 
-export interface Trip {
-  at: string;
-  layer: string;
-  triggerType: string;
-  observedValue: number;
-  thresholdValue: number;
-  mode: string;
-  action: string;
-  keyId: string | null;
-  sessionId: string | null;
-  message: string;
-}
+export type Trip = Wire.Trip;
 
 export type EnforceAction = 'SUSPENDED' | 'THROTTLED' | 'ACTIVE';
 
@@ -322,27 +242,7 @@ export interface EnforceResponse {
 
 // ---- sessions (GET /v1/sessions) ----
 
-export interface SessionPromptPoint {
-  ts: string;
-  tokens: number;
-}
+export type AgentSession = Wire.SessionView;
+export type SessionPromptPoint = AgentSession['promptTokens'][number];
 
-export interface AgentSession {
-  sessionId: string;
-  keyId: string;
-  calls: number;
-  costUsd: number;
-  firstAt: string;
-  lastAt: string;
-  /** Whole prompt per call, oldest first: context growth. */
-  promptTokens: SessionPromptPoint[];
-  repeatedFingerprints: Array<{ fingerprint: string; count: number }>;
-  trip: Trip | null;
-  flag: KillFlag | null;
-}
-
-export interface SessionsResponse {
-  sessions: AgentSession[];
-  hours: number;
-  truncated: boolean;
-}
+export type SessionsResponse = Wire.SessionListResponse;

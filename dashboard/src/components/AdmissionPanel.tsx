@@ -73,8 +73,8 @@ export function AdmissionPanel({ admission }: { admission: Admission | null }) {
         not fit is refused with 429.
       </p>
       <div className="admission-periods">
-        {admission.day && <PeriodFacts label="Today" period={admission.day} />}
-        {admission.month && <PeriodFacts label="Month" period={admission.month} />}
+        <PeriodFacts label="Today" period={admission.day} />
+        <PeriodFacts label="Month" period={admission.month} />
       </div>
     </Card>
   );

@@ -5,6 +5,9 @@ import { KEYS } from '../test/fixtures';
 import { resumeRequest, scopeLabel, sessionResumeRequest } from './resume';
 
 const base: KillFlag = {
+  scope: 'organization',
+  keyId: null,
+  sessionId: null,
   state: 'SUSPENDED',
   triggerType: 'token_loop_identical',
   observedValue: 4,
@@ -17,7 +20,7 @@ const base: KillFlag = {
 
 describe('resumeRequest', () => {
   it('clears exactly a session flag, proving ownership with its own key prefix', () => {
-    const flag = { ...base, scope: 'session', keyId: 'k3v9x0q2m7za', sessionId: 'agent-7' };
+    const flag: KillFlag = { ...base, scope: 'session', keyId: 'k3v9x0q2m7za', sessionId: 'agent-7' };
     expect(resumeRequest(flag, [])).toEqual({
       apiKey: 'abn_k3v9x0q2m7za',
       action: 'ACTIVE',
@@ -29,7 +32,7 @@ describe('resumeRequest', () => {
   });
 
   it('clears a key flag with its key', () => {
-    const flag = { ...base, scope: 'key', keyId: 'zr41ldv0p8qe', sessionId: null };
+    const flag: KillFlag = { ...base, scope: 'key', keyId: 'zr41ldv0p8qe', sessionId: null };
     expect(resumeRequest(flag, [])).toEqual({
       apiKey: 'abn_zr41ldv0p8qe',
       action: 'ACTIVE',
@@ -38,14 +41,18 @@ describe('resumeRequest', () => {
     });
   });
 
-  it('clears an organization flag with any active key; a flag without scope keeps the old request', () => {
+  it('clears an organization flag with an active key, else any key', () => {
     const keys = [KEYS[1]!, KEYS[0]!];
-    expect(resumeRequest({ ...base, scope: 'organization', keyId: null }, keys)).toEqual({
+    expect(resumeRequest(base, keys)).toEqual({
       apiKey: 'abn_k3v9x0q2m7za',
       action: 'ACTIVE',
       scope: 'organization',
     });
-    expect(resumeRequest(base, keys)).toEqual({ apiKey: 'abn_k3v9x0q2m7za', action: 'ACTIVE' });
+    expect(resumeRequest(base, [KEYS[1]!])).toEqual({
+      apiKey: 'abn_zr41ldv0p8qe',
+      action: 'ACTIVE',
+      scope: 'organization',
+    });
     expect(scopeLabel(base)).toBe('Whole organization');
     expect(() => resumeRequest(base, [])).toThrow(/no API key/);
   });

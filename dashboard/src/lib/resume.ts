@@ -2,7 +2,7 @@ import type { AgentSession, ApiKey, EnforceRequest, FlagScope, KillFlag } from '
 
 const SCOPES: readonly FlagScope[] = ['organization', 'key', 'session'];
 
-/** The flag's scope; a flag from an API that predates kill scopes covers the organization. */
+/** The flag's scope; a value outside the contract reads as the widest, the organization. */
 export function flagScopeOf(flag: Pick<KillFlag, 'scope'>): FlagScope {
   return SCOPES.includes(flag.scope as FlagScope) ? (flag.scope as FlagScope) : 'organization';
 }
@@ -15,9 +15,8 @@ export function prefixOfKeyId(keyId: string): string {
 /**
  * The enforcement request that resumes exactly this flag (spec 4.2, CONTRACTS §1): for a key or session
  * flag `{ apiKey: its key's prefix, action: 'ACTIVE', scope, keyId[, sessionId] }`; for an organization
- * flag any key of the organization proves ownership (the flagged one first, then an active one), and a
- * flag without a scope (an older API) keeps the old `{ apiKey, action: 'ACTIVE' }`, which clears every
- * flag of the organization.
+ * flag `{ apiKey, action: 'ACTIVE', scope: 'organization' }`, where any key of the organization (an
+ * active one first) proves ownership: the flag names only how many keys carry it, not which.
  *
  * @throws Error when an organization flag must be resumed and the organization has no key at all.
  */
@@ -32,13 +31,9 @@ export function resumeRequest(flag: KillFlag, keys: readonly ApiKey[]): EnforceR
       ...(scope === 'session' && flag.sessionId ? { sessionId: flag.sessionId } : {}),
     };
   }
-  const flagged = Array.isArray(flag.keysFlagged) ? flag.keysFlagged : [];
-  const key =
-    keys.find((k) => flagged.includes(k.prefix)) ?? keys.find((k) => k.revokedAt === null) ?? keys[0];
+  const key = keys.find((k) => k.revokedAt === null) ?? keys[0];
   if (!key) throw new Error('This organization has no API key to resume with');
-  return flag.scope === undefined
-    ? { apiKey: key.prefix, action: 'ACTIVE' }
-    : { apiKey: key.prefix, action: 'ACTIVE', scope: 'organization' };
+  return { apiKey: key.prefix, action: 'ACTIVE', scope: 'organization' };
 }
 
 /** Says in words what a flag stops, e.g. "Session agent-7 of key k3v9x0q2m7za". */

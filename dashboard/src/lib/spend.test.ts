@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
+import type { KillFlag } from '../api/types';
 import {
   activeFlags,
   averageHourlyRate,
@@ -20,9 +21,9 @@ describe('spend helpers', () => {
 
   it('burn rate of the last 60 minutes ignores older minutes', () => {
     const minutes = [
-      { minute: '2026-11-22T02:30', costUsd: 5 }, // exactly an hour ago: out
-      { minute: '2026-11-22T02:31', costUsd: 0.5 },
-      { minute: '2026-11-22T03:30', costUsd: 0.25 },
+      { minute: '2026-11-22T02:30', costUsd: 5, calls: 1 }, // exactly an hour ago: out
+      { minute: '2026-11-22T02:31', costUsd: 0.5, calls: 1 },
+      { minute: '2026-11-22T03:30', costUsd: 0.25, calls: 1 },
     ];
     expect(lastHourRate(minutes, NOW)).toBeCloseTo(0.75);
   });
@@ -78,7 +79,10 @@ describe('spend helpers', () => {
   });
 
   it('keeps only flags that have not expired (TTL deletion is lazy)', () => {
-    const base = {
+    const base: Omit<KillFlag, 'expiresAt'> = {
+      scope: 'organization',
+      keyId: null,
+      sessionId: null,
       state: 'SUSPENDED',
       triggerType: 'x',
       observedValue: 1,
@@ -87,7 +91,7 @@ describe('spend helpers', () => {
       setAt: '',
       keysFlagged: 1,
     };
-    const flags = [
+    const flags: KillFlag[] = [
       { ...base, expiresAt: '2026-11-22T03:29:59Z' },
       { ...base, expiresAt: '2026-11-22T05:30:00Z' },
     ];

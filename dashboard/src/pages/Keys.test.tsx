@@ -1,6 +1,7 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 
+import type { ApiKey } from '../api/types';
 import { KEYS } from '../test/fixtures';
 import { apiError, mockApi } from '../test/mockApi';
 import { renderWithApi } from '../test/render';
@@ -24,12 +25,13 @@ describe('API keys', () => {
 
   it('creates a key and shows its secret once, with a copy button and a warning', async () => {
     let keys = [KEYS[0]];
-    const created = {
+    const created: ApiKey = {
       publicId: 'n3wk3y01abcd',
       prefix: 'abn_n3wk3y01abcd',
       name: 'ci smoke tests',
       createdAt: '2026-11-22T13:00:00.000Z',
       revokedAt: null,
+      scopes: ['proxy', 'ingest', 'read'],
     };
     const api = mockApi({
       'GET /v1/keys': () => ({ body: { keys } }),
@@ -64,13 +66,13 @@ describe('API keys', () => {
     expect(screen.getByLabelText('Key name')).toHaveValue('');
   });
 
-  it('lists each key with its scopes (every scope for keys from before scopes)', async () => {
+  it('lists each key with its scopes', async () => {
     mockApi({
       'GET /v1/keys': {
         body: {
           keys: [
             { ...KEYS[0], scopes: ['proxy'] },
-            { ...KEYS[0], publicId: 'legacy00000a', name: 'legacy' },
+            { ...KEYS[0], publicId: 'allscopes00a', name: 'every scope' },
           ],
         },
       },

@@ -73,11 +73,6 @@ const SCOPE_INFO: Record<KeyScope, { label: string; help: string }> = {
   read: { label: 'Read', help: 'read the ledger, spend, forecast and budget with the key' },
 };
 
-/** A key's scopes; keys from before scopes carry every one. */
-function scopesOf(k: ApiKey): readonly KeyScope[] {
-  return k.scopes ?? KEY_SCOPES;
-}
-
 function KeyRow({ apiKey, onRevoked }: { apiKey: ApiKey; onRevoked: () => void }) {
   const api = useApiClient();
   const [confirming, setConfirming] = useState(false);
@@ -106,7 +101,7 @@ function KeyRow({ apiKey, onRevoked }: { apiKey: ApiKey; onRevoked: () => void }
         <code>{apiKey.prefix}…</code>
       </td>
       <td data-label="Scopes" data-testid="key-scopes">
-        {scopesOf(apiKey).map((s) => (
+        {apiKey.scopes.map((s) => (
           <span key={s} className="badge badge-muted scope-badge" title={SCOPE_INFO[s].help}>
             {SCOPE_INFO[s].label}
           </span>

@@ -143,7 +143,7 @@ describe('Overview', () => {
     await waitFor(() => expect(screen.queryAllByTestId('flag-banner')).toHaveLength(0));
     const [enforce] = api.callsTo('POST /api/guardrails/enforce');
     // the first non-revoked key of the organization, by prefix
-    expect(enforce?.body).toEqual({ apiKey: 'abn_k3v9x0q2m7za', action: 'ACTIVE' });
+    expect(enforce?.body).toEqual({ apiKey: 'abn_k3v9x0q2m7za', action: 'ACTIVE', scope: 'organization' });
     expect(enforce?.headers.authorization).toBe(`Bearer ${TEST_TOKEN}`);
     expect(enforce?.url.href).toBe('http://api.test/api/guardrails/enforce');
     expect(api.callsTo('GET /v1/flags')).toHaveLength(2);

@@ -1,4 +1,6 @@
 /** Realistic API responses (docs/api.md), built around the current time. */
+import type { ApiKey } from '../api/types';
+
 const HOUR = 3_600_000;
 
 const iso = (t: number) => new Date(t).toISOString();
@@ -165,6 +167,9 @@ export function forecastResponse(now = Date.now(), withFan = true) {
 
 export function flag(now = Date.now(), overrides: Record<string, unknown> = {}) {
   return {
+    scope: 'organization',
+    keyId: null,
+    sessionId: null,
     state: 'SUSPENDED',
     triggerType: 'token_loop_identical',
     observedValue: 4,
@@ -177,13 +182,14 @@ export function flag(now = Date.now(), overrides: Record<string, unknown> = {}) 
   };
 }
 
-export const KEYS = [
+export const KEYS: ApiKey[] = [
   {
     publicId: 'k3v9x0q2m7za',
     prefix: 'abn_k3v9x0q2m7za',
     name: 'billing-agent production',
     createdAt: '2026-11-01T09:30:00.000Z',
     revokedAt: null,
+    scopes: ['proxy', 'ingest', 'read'],
   },
   {
     publicId: 'zr41ldv0p8qe',
@@ -191,6 +197,7 @@ export const KEYS = [
     name: 'old staging key',
     createdAt: '2026-10-02T12:00:00.000Z',
     revokedAt: '2026-10-20T08:00:00.000Z',
+    scopes: ['proxy', 'ingest', 'read'],
   },
 ];
 
