@@ -16,4 +16,5 @@ export type { FlagListResponse, FlagView, Trip, TripListResponse } from './flags
 export type { SessionFlagView, SessionListResponse, SessionView } from './sessions';
 export type { ReconciliationCredentialsResponse, ReconciliationResponse } from './reconciliation';
 export type { AuditActor, AuditEntry, AuditPage } from './audit';
+export type { EnforceClearRequest, EnforceResponse } from '../enforce';
 export type { KeyScope } from '../../keys/scopes';

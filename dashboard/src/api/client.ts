@@ -9,6 +9,7 @@ import type {
   ApiKey,
   Budget,
   BudgetAction,
+  BudgetCrossing,
   BudgetResponse,
   BudgetUpdate,
   CreatedKey,
@@ -235,6 +236,11 @@ function str(...candidates: unknown[]): string | undefined {
   return undefined;
 }
 
+/** `v` when it is one of `allowed` (the schema's values), else `fallback`. */
+function oneOf<T extends string>(v: unknown, allowed: readonly T[], fallback: T): T {
+  return allowed.find((a) => a === v) ?? fallback;
+}
+
 function nullableNum(v: unknown): number | null {
   return typeof v === 'number' && Number.isFinite(v) ? v : null;
 }
@@ -243,6 +249,15 @@ function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+const LEDGER_SOURCES: readonly LedgerEntry['source'][] = ['sdk', 'proxy', 'ingest'];
+const LEDGER_KINDS: readonly LedgerEntry['kind'][] = ['call', 'budget_warning'];
+const COST_SOURCES: readonly LedgerEntry['costSource'][] = [
+  'PROVIDER_REPORTED',
+  'ORG_RATE',
+  'PROVIDER_REGISTRY',
+  'FALLBACK_ECONOMICS',
+];
+
 /** Reads a ledger entry: dollars from `costUsd` (or `costNanos` / 1e9), tokens from the store's names or the spec's. */
 export function normalizeLedgerEntry(value: unknown): LedgerEntry {
   const r = asRecord(value);
@@ -250,9 +265,9 @@ export function normalizeLedgerEntry(value: unknown): LedgerEntry {
   return {
     eventId: str(r.eventId, r.id) ?? '',
     ts: str(r.ts, r.timestamp) ?? '',
-    source: str(r.source) ?? 'sdk',
-    kind: str(r.kind) ?? 'call',
-    keyId: str(r.keyId) ?? null,
+    source: oneOf(r.source, LEDGER_SOURCES, 'sdk'),
+    kind: oneOf(r.kind, LEDGER_KINDS, 'call'),
+    keyId: str(r.keyId) ?? '',
     provider: str(r.provider) ?? '',
     model: str(r.model) ?? '',
     inputTokens: num(r.inputTokens, r.promptTokens, r.tokens_in) ?? 0,
@@ -260,7 +275,7 @@ export function normalizeLedgerEntry(value: unknown): LedgerEntry {
     cacheTokens:
       (num(r.cacheReadTokens) ?? 0) + (num(r.cacheWrite5mTokens) ?? 0) + (num(r.cacheWrite1hTokens) ?? 0),
     costUsd: num(r.costUsd, r.cost_usd, r.estimatedCostUsd) ?? (nanos !== undefined ? nanos / 1e9 : 0),
-    costSource: str(r.costSource) ?? 'PROVIDER_REGISTRY',
+    costSource: oneOf(r.costSource, COST_SOURCES, 'PROVIDER_REGISTRY'),
     estimated: r.estimated === true,
     projectId: str(r.projectId) ?? null,
     featureId: str(r.featureId) ?? null,
@@ -301,6 +316,8 @@ function normalizeSpend(value: unknown): SpendResponse {
   };
 }
 
+const CROSSING_BUDGETS: readonly BudgetCrossing['budget'][] = ['daily', 'monthly'];
+
 function horizonOf(value: unknown, fallbackName: string): ForecastHorizon | undefined {
   const h = asRecord(value);
   const p50 = num(h.p50Usd);
@@ -309,9 +326,11 @@ function horizonOf(value: unknown, fallbackName: string): ForecastHorizon | unde
   if (p50 === undefined || p95 === undefined || p99 === undefined) return undefined;
   const budgets = (Array.isArray(h.budgets) ? h.budgets : []).map(asRecord).flatMap((b) => {
     const probability = num(b.probability);
-    return probability === undefined
+    const capUsd = num(b.capUsd);
+    const budget = CROSSING_BUDGETS.find((k) => k === b.budget);
+    return probability === undefined || capUsd === undefined || budget === undefined
       ? []
-      : [{ budget: str(b.budget) ?? 'budget', capUsd: num(b.capUsd) ?? null, probability }];
+      : [{ budget, capUsd, probability }];
   });
   return {
     name: str(h.horizon, h.name, h.id) ?? fallbackName,
@@ -375,6 +394,14 @@ export function normalizeBudget(value: unknown): Budget {
   };
 }
 
+const BUDGET_STATUSES: readonly BudgetResponse['status'][] = [
+  'ok',
+  'soft_cap',
+  'over_budget',
+  'throttled',
+  'suspended',
+];
+
 function normalizeBudgetResponse(value: unknown): BudgetResponse {
   const r = asRecord(value);
   const spend = asRecord(r.spend);
@@ -385,7 +412,7 @@ function normalizeBudgetResponse(value: unknown): BudgetResponse {
     policy: asRecord(r.policy) as Policy,
     spend: { todayUsd: num(spend.todayUsd) ?? 0, monthUsd: num(spend.monthUsd) ?? 0 },
     remaining: { dailyUsd: nullableNum(remaining.dailyUsd), monthlyUsd: nullableNum(remaining.monthlyUsd) },
-    status: str(r.status) ?? 'ok',
+    status: oneOf(r.status, BUDGET_STATUSES, 'ok'),
     flag: typeof flag.state === 'string' ? (flag as unknown as KillFlag) : null,
     admission: normalizeAdmission(r.admission),
   };

@@ -42,43 +42,35 @@ export interface RuntimeConfig {
 export type LedgerSource = Wire.LedgerEntryView['source'];
 export type CostSource = Wire.LedgerEntryView['costSource'];
 
-/** One call of the Forensic Ledger, as the dashboard uses it (see `normalizeLedgerEntry`). */
-export interface LedgerEntry {
-  eventId: string;
-  /** ISO 8601 UTC. */
-  ts: string;
-  source: LedgerSource | string;
-  kind: string;
-  keyId: string | null;
-  provider: string;
-  model: string;
-  inputTokens: number;
-  outputTokens: number;
-  /** Cache reads and writes, included in `inputTokens`' billing but listed apart. */
-  cacheTokens: number;
-  costUsd: number;
-  costSource: CostSource | string;
-  /** The usage was estimated (a stream without a usage frame). */
-  estimated: boolean;
-  projectId: string | null;
-  featureId: string | null;
-  environment: string | null;
-  sessionId: string | null;
-  statusCode: number | null;
-  latencyMs: number | null;
-}
+/**
+ * One call of the Forensic Ledger as the dashboard shows it (see `normalizeLedgerEntry`): the API's
+ * entry narrowed to the fields shown, with the three cache counts summed into `cacheTokens` (cache
+ * reads and writes, included in `inputTokens`' billing but listed apart).
+ */
+export type LedgerEntry = Pick<
+  Wire.LedgerEntryView,
+  | 'eventId'
+  | 'ts'
+  | 'source'
+  | 'kind'
+  | 'keyId'
+  | 'provider'
+  | 'model'
+  | 'inputTokens'
+  | 'outputTokens'
+  | 'costUsd'
+  | 'costSource'
+  | 'estimated'
+  | 'projectId'
+  | 'featureId'
+  | 'environment'
+  | 'sessionId'
+  | 'statusCode'
+  | 'latencyMs'
+> & { cacheTokens: number };
 
-export interface LedgerQuery {
-  from?: string;
-  to?: string;
-  provider?: string;
-  model?: string;
-  projectId?: string;
-  featureId?: string;
-  source?: LedgerSource;
-  limit?: number;
-  cursor?: string;
-}
+/** The filters of GET /v1/ledger; each may be left out (`limit` then defaults to 50). */
+export type LedgerQuery = Partial<Wire.LedgerQuery>;
 
 export interface LedgerPage {
   entries: LedgerEntry[];
@@ -96,39 +88,30 @@ export type MinuteSpend = SpendResponse['minutes'][number];
 
 // ---- forecast ----
 
-/** The probability (0–1) that a cap is reached within a horizon, spend to date included. */
-export interface BudgetCrossing {
-  /** `daily` or `monthly`. */
-  budget: string;
-  capUsd: number | null;
-  probability: number;
-}
+type WireForecastView = NonNullable<Wire.ForecastResponse['forecast']>;
+type WireHorizon = WireForecastView['horizons'][number];
+
+/** The probability (0–1) that a hard cap (`daily` or `monthly`) is reached within a horizon, spend to date included. */
+export type BudgetCrossing = WireHorizon['budgets'][number];
 
 /**
- * One horizon of the Monte Carlo forecast (`restOfDay`, `restOfMonth`, `next7Days`, `next30Days`): the
- * percentiles are the spend projected between now and `endsAt`; `toDateUsd` is what the period has
- * already spent (today for restOfDay, this month for restOfMonth, else 0), so a period's projected
- * total is `toDateUsd + pXXUsd`.
+ * One horizon of the Monte Carlo forecast (`restOfDay`, `restOfMonth`, `next7Days`, `next30Days`), as
+ * the dashboard reads it (see `normalizeForecast`): the percentiles are the spend projected between now
+ * and `endsAt`; `toDateUsd` is what the period has already spent (today for restOfDay, this month for
+ * restOfMonth, else 0), so a period's projected total is `toDateUsd + pXXUsd`.
  */
-export interface ForecastHorizon {
+export type ForecastHorizon = Pick<WireHorizon, 'p50Usd' | 'p95Usd' | 'p99Usd' | 'toDateUsd' | 'budgets'> & {
+  /** The API's `horizon`. */
   name: string;
+  /** The API's `end`. */
   endsAt: string | null;
-  p50Usd: number;
-  p95Usd: number;
-  p99Usd: number;
   meanUsd: number | null;
-  toDateUsd: number;
-  budgets: BudgetCrossing[];
-}
+};
 
 /** One daily point of the fan chart: projected cumulative month spend (to date included) at the end of `date`. */
-export interface ForecastPoint {
-  date: string;
-  p50Usd: number;
-  p95Usd: number;
-  p99Usd: number;
-}
+export type ForecastPoint = WireForecastView['fan'][number];
 
+/** `GET /v1/forecast` as the dashboard reads it: no horizons and no fan before the first run. */
 export interface ForecastResponse {
   computedAt: string | null;
   horizons: ForecastHorizon[];
@@ -147,19 +130,15 @@ export type BudgetAction = Wire.BudgetStatus['budget']['action'];
 export type Budget = Wire.BudgetStatus['budget'];
 
 /** The PUT form of {@link Budget}: unset caps are left out. */
-export type BudgetInput = Partial<Record<Exclude<keyof Budget, 'action'>, number>> & { action: BudgetAction };
+export type BudgetInput = NonNullable<Wire.PutBudgetRequest['budget']>;
 
-export type GuardrailMode = 'hard_stop' | 'throttle' | 'alert';
+export type GuardrailMode = KillFlag['mode'];
 
 /** A layer's policy section: `enabled`, a mode or modes, and numeric thresholds (nullable for caps). */
 export type LayerPolicy = Record<string, unknown> & { enabled?: boolean };
 
-export interface LayerInfo {
-  id: string;
-  ordinal: number;
-  name: string;
-  description: string;
-}
+/** A guardrail layer as `GET /v1/budget` `policy.layerInfo` names it. */
+export type LayerInfo = Wire.BudgetStatus['policy']['layerInfo'][number];
 
 /**
  * The guardrail policy: `layers` keyed by layer id (`financialLimits`, `identicalLoop`, …) and, on
@@ -171,10 +150,8 @@ export interface Policy {
   [key: string]: unknown;
 }
 
-/** The PUT form of the policy: only `layers` (the API refuses other members). */
-export interface PolicyInput {
-  layers: Record<string, LayerPolicy>;
-}
+/** The PUT form of the policy: only `layers`, each section partial (the API refuses other members). */
+export type PolicyInput = NonNullable<Wire.PutBudgetRequest['policy']>;
 
 export type FlagState = KillFlag['state'];
 
@@ -193,21 +170,16 @@ export type Admission = Wire.AdmissionPanel;
 /** Admission of one period; `capUsd` is null when no hard cap applies. */
 export type AdmissionPeriod = Admission['day'];
 
-export interface BudgetResponse {
-  budget: Budget;
+/** `GET`/`PUT /v1/budget` as the dashboard reads it (see `normalizeBudgetResponse`). */
+export type BudgetResponse = Pick<Wire.BudgetStatus, 'budget' | 'spend' | 'remaining' | 'status' | 'flag'> & {
+  /** The policy, edited section by section (lib/policy.ts). */
   policy: Policy;
-  spend: { todayUsd: number; monthUsd: number };
-  remaining: { dailyUsd: number | null; monthlyUsd: number | null };
-  status: string;
-  flag: KillFlag | null;
-  /** Absent when the API does not report admission. */
+  /** Null when the API reports no admission panel. */
   admission: Admission | null;
-}
+};
 
-export interface BudgetUpdate {
-  budget?: BudgetInput;
-  policy?: PolicyInput;
-}
+/** Body of PUT /v1/budget: the budget, the policy's changed sections, or both. */
+export type BudgetUpdate = Wire.PutBudgetRequest;
 
 // ---- keys, flags, trips, enforcement ----
 
@@ -224,21 +196,10 @@ export type CreatedKey = Wire.CreateKeyResponse;
 
 export type Trip = Wire.Trip;
 
-export type EnforceAction = 'SUSPENDED' | 'THROTTLED' | 'ACTIVE';
+/** The dashboard only resumes: POST /api/guardrails/enforce with `action: 'ACTIVE'` (spec 4.2). */
+export type EnforceRequest = Wire.EnforceClearRequest;
 
-export interface EnforceRequest {
-  apiKey: string;
-  action: EnforceAction;
-  /** With ACTIVE: clear only this scope (and this key / session); absent: every flag of the organization. */
-  scope?: FlagScope;
-  keyId?: string;
-  sessionId?: string;
-}
-
-export interface EnforceResponse {
-  success: boolean;
-  action: string;
-}
+export type EnforceResponse = Wire.EnforceResponse;
 
 // ---- sessions (GET /v1/sessions) ----
 

@@ -315,7 +315,7 @@ export function Overview() {
                           {h.budgets
                             .map(
                               (c) =>
-                                `${humanize(c.budget)} cap${c.capUsd !== null ? ` ${formatUsd(c.capUsd)}` : ''} reached: ${formatPercent(c.probability)}`,
+                                `${humanize(c.budget)} cap ${formatUsd(c.capUsd)} reached: ${formatPercent(c.probability)}`,
                             )
                             .join(' · ')}
                         </p>
