@@ -50,19 +50,28 @@ describe('npm run demo', () => {
     // The served calls at gpt-4o's list prices: 500 output tokens ($0.005) and a short prompt each.
     expect(adm.maxCallUsd).toBeGreaterThan(0.005);
     expect(adm.maxCallUsd).toBeLessThan(0.0052);
-    // The cap was reached: no calls are left reserved, and what was settled is what was served.
+    // The cap was reached: no calls are left reserved. The ledger holds exactly what was served; the
+    // counter never holds less (it may hold more: with 32 Lambda-like containers, a container's report
+    // can keep the prompt's byte-bound margin, ≤ $0.0005, of its last call: docs/admission.md, "Known
+    // residuals"), so at most that much per container is lost to the fleet.
+    const margin = 0.0005;
+    const parked = adm.concurrency * margin;
     expect(adm.outstandingReservations).toBe(0);
-    expect(adm.settledUsd).toBeCloseTo(adm.servedUsd, 6);
     expect(adm.spendTodayUsd).toBeCloseTo(adm.servedUsd, 6);
+    expect(adm.settledUsd).toBeGreaterThanOrEqual(adm.servedUsd - 1e-9);
+    expect(adm.settledUsd - adm.servedUsd).toBeLessThanOrEqual(parked + 1e-9);
     // Spend past the cap: at most one call's cost.
     expect(adm.settledUsd).toBeLessThanOrEqual(0.3 + adm.maxCallUsd);
+    expect(adm.servedUsd).toBeLessThanOrEqual(0.3 + adm.maxCallUsd);
     expect(adm.overshootUsd).toBeLessThanOrEqual(adm.maxCallUsd);
     // Refusals came only when another call no longer fit: what the cap had left is less than one call
-    // (the worst case adds the prompt's byte bound, ≤ $0.0005 here, to the served cost).
-    expect(adm.headroomUsd).toBeLessThan(adm.maxCallUsd + 0.0005);
-    // Every worker ended refused; the served calls are the cap's worth (≈ 59 of ≈ $0.005).
+    // (the worst case adds the prompt's byte bound to the served cost).
+    expect(adm.headroomUsd).toBeLessThan(adm.maxCallUsd + margin);
+    // Every worker ended refused; the served calls are the cap's worth (≈ 59 of ≈ $0.005), less at most
+    // what the containers' margins kept.
     expect(adm.refused).toBe(32);
-    expect(adm.served).toBe(Math.floor(0.3 / adm.maxCallUsd) + (adm.overshootUsd > 0 ? 1 : 0));
+    expect(adm.served).toBeGreaterThanOrEqual(Math.floor((0.3 - parked) / adm.maxCallUsd));
+    expect(adm.served).toBeLessThanOrEqual(Math.floor(0.3 / adm.maxCallUsd) + 1);
     expect(agent('budget-fleet').stoppedBy?.scope).toBe('admission');
     expect(output).toMatch(/spend past the cap +\$0\.\d{4} \(bound: one call, \$0\.00\d\d\)/);
   });
