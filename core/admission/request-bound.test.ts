@@ -1,14 +1,16 @@
 /**
- * The platform-neutral token bound gives the relay's token counts (worst-case.ts) for the same body, read
- * the SDK's way (a plain Uint8Array, no Buffer anywhere), so the SDK reserves what the relay would: the
- * output bound the shape reads, choices, base64 parts, server-side context; and the shape carries the
- * same tier, cache write and deferred billing that the relay prices or refuses.
+ * The one token bound (request-bound.ts) read the SDK's way (a plain Uint8Array, no Buffer anywhere) gives
+ * what the relay reserves from a Buffer (worst-case.ts prices the same bound), so the SDK reserves what the
+ * relay would: the output bound the shape reads, choices, base64 parts, server-side context; and the shape
+ * carries the same tier, cache write and deferred billing that the relay prices or refuses. The image
+ * count is checked against an oracle of its own (Buffer#indexOf, each marker's non-overlapping matches).
  */
 import fc from 'fast-check';
 import { REQUEST_SHAPE_READERS } from '../providers/request-shape';
 import { mentions, mentionsString } from '../providers/request-shape/types';
 import type { RequestFlavor } from '../providers/types';
 import { callShapeOf } from './call-shape';
+import { contextTokensOf } from './context-window';
 import {
   cheapWorstCase,
   DEFERRED_WORST_CASE_NANOS,
@@ -37,6 +39,15 @@ const MODELS = [
   null,
 ];
 const AT = Date.UTC(2026, 10, 1);
+/** The image-part markers (spec: OpenAI, Anthropic, Gemini and Ollama image members). */
+const IMAGE_MARKERS = [
+  '"image_url"',
+  '"input_image"',
+  '"image"',
+  '"inline_data"',
+  '"inlineData"',
+  '"images"',
+];
 
 /** The SDK's reading: bytes from TextEncoder (never a Buffer) and the dialect's reader; Buffer hidden. */
 function sdkBounds(text: string, flavor: RequestFlavor, endpoint: string) {
@@ -238,6 +249,17 @@ describe('request-bound', () => {
             relay.inputTokens,
             relay.outputTokens,
           ]);
+          // Image parts as successive Buffer#indexOf searches find them, marker by marker.
+          const buf = Buffer.from(text);
+          let images = 0;
+          for (const marker of IMAGE_MARKERS) {
+            for (let at = buf.indexOf(marker); at !== -1; at = buf.indexOf(marker, at + marker.length))
+              images++;
+          }
+          const context = ours.shape?.serverContext === true ? contextTokensOf(ours.shape.model) : 0;
+          expect(ours.cheap.inputTokens).toBe(
+            buf.byteLength + images * IMAGE_TOKEN_BOUND + INPUT_MARGIN_TOKENS + context,
+          );
           // The 1-hour cache write as the readers found it before they were Buffer-free: a regular
           // expression over the body read as Latin-1 (NBSP and vertical tab are spaces there).
           const oneHour = /"ttl"\s*:\s*"1h"/.test(Buffer.from(text).toString('latin1'));

@@ -1,8 +1,8 @@
 /**
  * The worst case of a call in tokens, from the request alone and on any platform (no Buffer, no price
- * data): the rules of the relay's estimator (worst-case.ts, design decision 11) for callers that price the
- * tokens themselves. The SDK bundles this to reserve each call's worst case against its budget lease
- * (docs/sdk.md); `request-bound.test.ts` checks it gives the relay's token counts for the same body.
+ * data), design decision 11. The one token bound of the project: the relay prices it (worst-case.ts) and
+ * the SDK bundles it to reserve each call's worst case against its budget lease (docs/sdk.md), so both
+ * reserve the same tokens for the same body.
  *
  * - cheap: the body's UTF-8 bytes as input tokens (every token of every tokenizer covers at least one
  *   byte), plus {@link IMAGE_TOKEN_BOUND} per image part and {@link INPUT_MARGIN_TOKENS};
@@ -24,13 +24,14 @@ import {
   REPLY_PRIMING_TOKENS,
   type TokenizerFamily,
 } from '../usage/estimate';
+import type { TokenCounter } from '../usage/types';
 import type { CallShape } from './call-shape';
 import { contextTokensOf } from './context-window';
 import { documentedMaxOutputOf, maxOutputTokensOf } from './max-output';
 
-/** Tokens one image part may cost (same as worst-case.ts). */
+/** Tokens one image part may cost (OpenAI high detail ≤ ~1,600, Anthropic ≤ ~1,600, patch models ≤ ~2,500). */
 export const IMAGE_TOKEN_BOUND = 3_000;
-/** Fixed input margin of the cheap bound (same as worst-case.ts). */
+/** Fixed input margin of the cheap bound: special tokens and reply priming not visible as text. */
 export const INPUT_MARGIN_TOKENS = 16;
 
 /** A bound in tokens. */
@@ -133,23 +134,30 @@ export function cheapTokenBound(
 }
 
 /**
- * The precise bound without a tokenizer: the prompt of the parsed body by the family's ratio (chat framing
- * left out, as the relay does), plus images, binary parts by size and server-side context; undefined when
- * the shape has no parsed body (then the cheap bound stands, as in the relay).
+ * The precise bound: the prompt of the parsed body by the family's ratio (chat framing left out) and, when
+ * a `counter` is given (the relay's tokenizer; the SDK bundles none), by the tokenizer with framing, the
+ * larger of the two; plus images, binary parts by size and server-side context. Undefined when the shape
+ * has no parsed body (then the cheap bound stands).
+ *
+ * The larger of the two counts: the ratio guards against a tokenizer denser than the model's own, the
+ * framing tokens are what OpenAI bills per message. For English prose the ratio's count is the larger
+ * one (o200k averages about 4.5 characters per token), so the gap between the two is the margin.
  */
 export function preciseTokenBound(
   buf: Uint8Array,
   shape: CallShape | undefined,
   flavor: RequestFlavor,
   model: string | null,
+  counter?: TokenCounter,
 ): TokenBound | undefined {
   const parsed = shape?.parsed();
   if (shape === undefined || parsed === undefined) return undefined;
   const family = familyOfModel(model, FAMILY_OF_FLAVOR[flavor]);
   const byRatio = estimateRequestTokens(flavor, parsed, family, undefined) - framingTokens(parsed);
+  const counted = counter === undefined ? 0 : estimateRequestTokens(flavor, parsed, family, counter);
   return {
     inputTokens:
-      Math.max(byRatio, 0) +
+      Math.max(byRatio, counted, 0) +
       imageParts(buf) * IMAGE_TOKEN_BOUND +
       shape.binaryChars() +
       serverContextTokens(shape, model),

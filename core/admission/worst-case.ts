@@ -28,24 +28,13 @@
  */
 import { calculateCost } from '../pricing';
 import type { RequestFlavor } from '../providers/types';
-import {
-  estimateRequestTokens,
-  familyOfModel,
-  MESSAGE_OVERHEAD_TOKENS,
-  REPLY_PRIMING_TOKENS,
-  type TokenCounter,
-  type TokenizerFamily,
-} from '../usage';
+import type { TokenCounter } from '../usage';
 import { callShapeOf, type CallShape } from './call-shape';
-import { contextTokensOf } from './context-window';
-import { documentedMaxOutputOf, maxOutputTokensOf } from './max-output';
+import { cheapTokenBound, preciseTokenBound, type TokenBound } from './request-bound';
 import { getProvider } from '../providers/catalog';
 import { REQUEST_SHAPE_READERS, requestShapeReaderOf } from '../providers/request-shape';
 
-/** Tokens one image part may cost (OpenAI high detail ≤ ~1,600, Anthropic ≤ ~1,600, patch models ≤ ~2,500). */
-export const IMAGE_TOKEN_BOUND = 3_000;
-/** Fixed input margin of the cheap bound: special tokens and reply priming not visible as text. */
-export const INPUT_MARGIN_TOKENS = 16;
+export { IMAGE_TOKEN_BOUND, INPUT_MARGIN_TOKENS } from './request-bound';
 /** The bound of a call that bills after it returns (batch, fine-tuning, background): fits under no cap. */
 export const DEFERRED_WORST_CASE_NANOS = Number.MAX_SAFE_INTEGER;
 
@@ -80,36 +69,6 @@ export interface WorstCase {
   readonly precise: boolean;
 }
 
-// Needles encoded once: Buffer#indexOf with a string needle encodes it on every call (~1.5 µs each).
-const IMAGE_MARKERS = [
-  '"image_url"',
-  '"input_image"',
-  '"image"',
-  '"inline_data"',
-  '"inlineData"',
-  '"images"',
-].map((m) => Buffer.from(m));
-const FAMILY_OF_FLAVOR: Readonly<Record<RequestFlavor, TokenizerFamily>> = {
-  openai: 'openai',
-  anthropic: 'anthropic',
-  gemini: 'gemini',
-  ollama: 'llama',
-};
-
-function asBuffer(body: Uint8Array): Buffer {
-  return Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-}
-
-function occurrences(buf: Buffer, needle: Buffer): number {
-  let n = 0;
-  let at = buf.indexOf(needle);
-  while (at !== -1) {
-    n++;
-    at = buf.indexOf(needle, at + needle.length);
-  }
-  return n;
-}
-
 /** The call's shape: the one the relay read, else read now. */
 function shapeOf(call: CallToBound): CallShape | undefined {
   if (call.shape !== undefined) return call.shape;
@@ -118,19 +77,6 @@ function shapeOf(call: CallToBound): CallShape | undefined {
     entry === undefined ? REQUEST_SHAPE_READERS[call.flavor] : requestShapeReaderOf(entry, call.flavor);
   const read = callShapeOf(call.body, call.endpoint ?? '', reader);
   return read.ok ? read.shape : undefined;
-}
-
-/** Output tokens the request allows (its own bound × choices), or the model's maximum. */
-function outputBoundOf(
-  shape: CallShape | undefined,
-  model: string | null,
-): { tokens: number; from: 'request' | 'model' } {
-  const choices = shape?.choices ?? 1;
-  const bound = shape?.outputTokens ?? null;
-  if (bound === null) return { tokens: maxOutputTokensOf(model) * choices, from: 'model' };
-  // Only a documented limit of this exact model may lower what the request asked for.
-  const documented = documentedMaxOutputOf(model);
-  return { tokens: (documented === null ? bound : Math.min(bound, documented)) * choices, from: 'request' };
 }
 
 function price(
@@ -158,11 +104,6 @@ function price(
   }).costNanos;
 }
 
-/** Input the provider adds from its own storage: the model's whole context window. */
-function serverContextTokens(shape: CallShape | undefined, model: string | null): number {
-  return shape?.serverContext === true ? contextTokensOf(model) : 0;
-}
-
 function deferred(shape: CallShape | undefined, precise: boolean): WorstCase | undefined {
   if (shape?.deferred == null) return undefined;
   return {
@@ -174,12 +115,6 @@ function deferred(shape: CallShape | undefined, precise: boolean): WorstCase | u
   };
 }
 
-function imageTokens(buf: Buffer): number {
-  let images = 0;
-  for (const marker of IMAGE_MARKERS) images += occurrences(buf, marker);
-  return images * IMAGE_TOKEN_BOUND;
-}
-
 /**
  * The cheap bound: body bytes as input tokens. No JSON parse, no tokenizer.
  *
@@ -188,20 +123,10 @@ function imageTokens(buf: Buffer): number {
  * // → 1,016 × $0.15/MTok + 100 × $0.60/MTok = 152,400 + 60,000 nanos = $0.0002124
  */
 export function cheapWorstCase(call: CallToBound): WorstCase {
-  const buf = asBuffer(call.body);
   const shape = shapeOf(call);
   const late = deferred(shape, false);
   if (late !== undefined) return late;
-  const inputTokens =
-    buf.byteLength + imageTokens(buf) + INPUT_MARGIN_TOKENS + serverContextTokens(shape, call.model);
-  const out = outputBoundOf(shape, call.model);
-  return {
-    inputTokens,
-    outputTokens: out.tokens,
-    costNanos: price(call, shape, inputTokens, out.tokens),
-    outputBound: out.from,
-    precise: false,
-  };
+  return priced(call, shape, cheapTokenBound(call.body, shape, call.model), false);
 }
 
 /**
@@ -211,44 +136,20 @@ export function cheapWorstCase(call: CallToBound): WorstCase {
  * the parse bound).
  */
 export function preciseWorstCase(call: CallToBound, counter: TokenCounter | undefined): WorstCase {
-  const buf = asBuffer(call.body);
   const shape = shapeOf(call);
-  const parsed = shape?.parsed();
-  if (parsed === undefined) return cheapWorstCase(call);
-  const late = deferred(shape, true);
-  if (late !== undefined) return late;
-  const family = familyOfModel(call.model, FAMILY_OF_FLAVOR[call.flavor]);
-  // The text by the family's ratio, without chat framing; the tokenizer's exact count with it. The larger
-  // of the two: the ratio guards against a tokenizer denser than the model's own, the framing tokens are
-  // what OpenAI bills per message. For English prose the ratio's count is the larger one (o200k averages
-  // about 4.5 characters per token), so the gap between the two is the margin.
-  const byRatio = estimateRequestTokens(call.flavor, parsed, family, undefined) - framingTokens(parsed);
-  const counted = counter === undefined ? 0 : estimateRequestTokens(call.flavor, parsed, family, counter);
-  const inputTokens =
-    Math.max(byRatio, counted) +
-    imageTokens(buf) +
-    (shape?.binaryChars() ?? 0) +
-    serverContextTokens(shape, call.model);
-  const out = outputBoundOf(shape, call.model);
-  return {
-    inputTokens,
-    outputTokens: out.tokens,
-    costNanos: price(call, shape, inputTokens, out.tokens),
-    outputBound: out.from,
-    precise: true,
-  };
+  const bound = preciseTokenBound(call.body, shape, call.flavor, call.model, counter);
+  if (bound === undefined) return cheapWorstCase(call);
+  return deferred(shape, true) ?? priced(call, shape, bound, true);
 }
 
-/** The per-message and reply-priming tokens estimateRequestTokens adds (same turn fields). */
-function framingTokens(parsed: unknown): number {
-  if (typeof parsed !== 'object' || parsed === null) return 0;
-  let turns = 0;
-  for (const name of ['messages', 'contents', 'input']) {
-    const v = (parsed as Record<string, unknown>)[name];
-    if (Array.isArray(v))
-      turns += v.filter((t) => typeof t === 'object' && t !== null && !Array.isArray(t)).length;
-  }
-  return turns === 0 ? 0 : turns * MESSAGE_OVERHEAD_TOKENS + REPLY_PRIMING_TOKENS;
+function priced(call: CallToBound, shape: CallShape | undefined, b: TokenBound, precise: boolean): WorstCase {
+  return {
+    inputTokens: b.inputTokens,
+    outputTokens: b.outputTokens,
+    costNanos: price(call, shape, b.inputTokens, b.outputTokens),
+    outputBound: b.outputBound,
+    precise,
+  };
 }
 
 /** What an input of `inputTokens` costs alone (the settlement of a call that failed without usage). */
