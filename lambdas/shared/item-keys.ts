@@ -31,8 +31,6 @@ export const itemKeys = {
   leaseHolder: (orgId: string, holderId: string) => ({ pk: `ORG#${orgId}#LEASEHOLDER`, sk: holderId }),
   /** Lease holders registered per key in one UTC day (bounds holders per key and per organization). */
   leaseHolderCount: (orgId: string, day: string) => ({ pk: `ORG#${orgId}`, sk: `LEASEHOLDERS#${day}` }),
-  /** Audited corrections of settled spend; sort key `<ISO ts>#<id>`. */
-  settledCorrectionsPk: (orgId: string) => `ORG#${orgId}#SETTLED_CORRECTIONS`,
   /** Latest forecast. */
   forecast: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: 'FORECAST' }),
   /** Latest reconciliation against the providers' own reports. */

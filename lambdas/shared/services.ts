@@ -10,7 +10,6 @@ import { type AuditLog, DynamoAuditLog } from './stores/audit-log';
 import { type AggregateStore, DynamoAggregateStore } from './stores/aggregate-store';
 import { type ApiKeyStore, DynamoApiKeyStore } from './stores/api-key-store';
 import { DynamoBudgetLeaseStore, type LeaseHolderRegistry } from './stores/budget-lease-store';
-import { DynamoSettledCorrectionLog, type SettledCorrectionLog } from './stores/settled-correction-store';
 import { KeyedTokenBuckets } from '../../core/rate-limit/token-bucket';
 
 /**
@@ -64,8 +63,6 @@ export interface Services {
   budgetLeases: BudgetLeases;
   /** SDK lease holders: each bound to the key that took it; holders per key and organization bounded. */
   leaseHolders: LeaseHolderRegistry;
-  /** Audited corrections of settled spend (`POST /v1/budget/settled/correct`). */
-  settledCorrections: SettledCorrectionLog;
   /** Per-key rate limit of the lease routes (in each API container). */
   leaseRouteLimiter: KeyedTokenBuckets;
   now: () => number;
@@ -113,7 +110,6 @@ export function createServices(w: ServiceWiring): Services {
     apiKeys: new ApiKeyAuthenticator({ keys, pepper: () => w.pepper.get(), now }),
     budgetLeases: new BudgetLeases({ store: leaseStore, config, aggregates, now }),
     leaseHolders: leaseStore,
-    settledCorrections: new DynamoSettledCorrectionLog(data),
     leaseRouteLimiter: new KeyedTokenBuckets(LEASE_ROUTE_RATE),
     now,
   };

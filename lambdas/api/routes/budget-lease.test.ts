@@ -300,14 +300,17 @@ describe('POST /v1/budget/settled/correct', () => {
       before: { day: 0.4, month: 0.4 },
       after: { day: 0.1, month: 0.1 },
     });
-    const audit = await h.services.settledCorrections.list('org_correct');
-    expect(audit).toHaveLength(1);
-    expect(audit[0]).toMatchObject({
-      actor: { sub: 'admin-1', email: 'a@example.com' },
-      reason: 'forged lease report',
-      deltaNanos: -300_000_000,
-      before: { day: 400_000_000 },
-      after: { day: 100_000_000 },
+    const audit = await h.services.audit.list(
+      'org_correct',
+      { limit: 10, cursor: null, action: 'settled_spend.corrected' },
+      Date.now(),
+    );
+    expect(audit.entries).toHaveLength(1);
+    expect(audit.entries[0]).toMatchObject({
+      id: res.body.id,
+      actor: { kind: 'person', sub: 'admin-1', email: 'a@example.com' },
+      before: { settledDayUsd: 0.4, settledMonthUsd: 0.4 },
+      after: { settledDayUsd: 0.1, settledMonthUsd: 0.1, deltaUsd: -0.3, reason: 'forged lease report' },
     });
     // A key cannot correct (people only), and a bad body is a 400 that says where.
     expect(

@@ -10,7 +10,6 @@
  *
  * `POST /v1/budget/settled/correct`: an admin's audited correction of settled spend.
  */
-import { randomUUID } from 'node:crypto';
 import { budgetScopesFor, type BudgetScope } from '../../../core/admission/budget-scopes';
 import { LEASE_SCOPES } from '../../../core/keys';
 import { periodsAt, type HeldSlice } from '../../../core/leases/lease-state';
@@ -23,7 +22,7 @@ import {
   type BudgetLeaseResponse,
 } from '../../../core/schemas/api/budget-lease';
 import { LeaseContentionError, type WriteTracker } from '../../shared/budget-leases';
-import { recordChange } from '../../shared/audit';
+import { actorOf } from '../../shared/audit';
 import { enforcementFor } from '../../shared/enforcement-state';
 import { httpErrors, json, parseJsonBody } from '../../shared/http';
 import type { Principal } from '../../shared/principal';
@@ -228,7 +227,8 @@ export const releaseBudgetLease: Route = {
 /**
  * `POST /v1/budget/settled/correct` `{ deltaUsd, reason }`: adds a signed correction to the settled spend
  * of the current day and month (e.g. after a forged report) and appends an audit record with who, when,
- * why, before and after. People only; when the principal carries a role (design decision 16), `admin` only.
+ * why, before and after (`settled_spend.corrected` in the audit log). People with the `admin` role only
+ * (design decision 16).
  */
 export const correctSettledSpend: Route = {
   auth: 'person',
@@ -242,19 +242,10 @@ export const correctSettledSpend: Route = {
       orgScope(principal.orgId),
       deltaNanos,
     );
-    const record = {
-      id: randomUUID(),
-      orgId: principal.orgId,
-      actor: { sub: principal.sub, email: principal.email },
-      at: new Date(services.now()).toISOString(),
-      reason: parsed.data.reason,
-      deltaNanos,
-      before,
-      after,
-    };
-    await services.settledCorrections.append(record);
-    await recordChange(services, principal, {
+    // The audit log is the one record of a correction (who, when, why, before and after; issue 21).
+    const entry = await services.audit.record(principal.orgId, {
       action: 'settled_spend.corrected',
+      actor: actorOf(principal),
       target: 'budget',
       before: { settledDayUsd: nanosToUsd(before.day), settledMonthUsd: nanosToUsd(before.month) },
       after: {
@@ -263,10 +254,11 @@ export const correctSettledSpend: Route = {
         deltaUsd: parsed.data.deltaUsd,
         reason: parsed.data.reason,
       },
+      at: new Date(services.now()).toISOString(),
     });
     return json(200, {
-      id: record.id,
-      at: record.at,
+      id: entry.id,
+      at: entry.at,
       deltaUsd: parsed.data.deltaUsd,
       settledUsd: {
         before: { day: nanosToUsd(before.day), month: nanosToUsd(before.month) },
