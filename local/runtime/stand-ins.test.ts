@@ -3,16 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
-import {
-  CreateStreamCommand,
-  GetRecordsCommand,
-  GetShardIteratorCommand,
-  PutRecordCommand,
-} from '@aws-sdk/client-kinesis';
+import { GetRecordsCommand, GetShardIteratorCommand, PutRecordCommand } from '@aws-sdk/client-kinesis';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 
 import { createLocalAwsClients } from './clients';
 import { InvalidOptionsError } from './errors';
+import { ensureStream } from './provision';
 import { startStandIns, type StandInsOptions } from './stand-ins';
 
 describe('startStandIns', () => {
@@ -41,7 +37,8 @@ describe('startStandIns', () => {
     await firstClients.documentClient.send(
       new PutCommand({ TableName: 'persisted', Item: { pk: 'org-1', spend: 42, note: undefined } }),
     );
-    await firstClients.kinesis.send(new CreateStreamCommand({ StreamName: 'persisted', ShardCount: 1 }));
+    // kinesalite turns a stream ACTIVE on a timer even with createStreamMs 0; a put before that is a 404.
+    await ensureStream(firstClients.kinesis, 'persisted', 1);
     const put = await firstClients.kinesis.send(
       new PutRecordCommand({ StreamName: 'persisted', PartitionKey: 'org-1', Data: Buffer.from('hello') }),
     );
