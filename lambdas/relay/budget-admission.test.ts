@@ -364,4 +364,19 @@ describe('many holders near the cap (one per Lambda container)', () => {
     const view = await leases.view(scope, { day: 300_000_000, month: null });
     expect(view.day).toMatchObject({ leasedNanos: 0, holders: 0, settledNanos: 0 });
   });
+
+  it('a grant that lands after its call was answered is returned before the freeze, not parked to lapse', async () => {
+    // Near the cap ($0.015): the late slice would be charged as spent once its bucket ends, refusing room
+    // that fits (the demo's fleet lost ~$0.005 per such container under CPU load).
+    const { store, leases } = fleetOf(0.015);
+    const apply = store.apply.bind(store);
+    store.apply = (s, d) => new Promise((r) => setTimeout(r, 150)).then(() => apply(s, d));
+    const a = new LeaseAdmission({ leases, holderId: 'relay-a', storeTimeoutMs: 50, maxWaitMs: 50 });
+    const d = await a.admit(TEST_ORG, callWith(20));
+    expect(d).toMatchObject({ kind: 'refused', retryable: true });
+    await a.invocationEnded();
+    expect(a.holderOf(TEST_ORG)?.held).toBeNull();
+    const view = await leases.view(scope, { day: 15_000_000, month: null });
+    expect(view.day).toMatchObject({ leasedNanos: 0, holders: 0, settledNanos: 0 });
+  });
 });
