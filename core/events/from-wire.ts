@@ -33,6 +33,7 @@ export interface ClientEventFields {
   serviceTier?: Opt<string>;
   estimated?: Opt<boolean>;
   stream?: Opt<boolean>;
+  leased?: Opt<boolean>;
   endpoint?: Opt<string>;
   kind?: Opt<'call' | 'budget_warning'>;
 }
@@ -99,6 +100,9 @@ export function fromClientEvent(e: ClientEventFields): TelemetryEvent {
     endpoint: s(e.endpoint),
     stream: typeof e.stream === 'boolean' ? e.stream : null,
     verified: true,
+    // The sender's own word: it can only take its own calls out of the unleased figure, which it could
+    // equally do by not sending them (docs/admission.md, "One accounting").
+    ...(e.leased === true ? { leased: true } : {}),
   };
 }
 

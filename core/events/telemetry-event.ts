@@ -46,6 +46,12 @@ export const telemetryEventSchema = z.object({
   stream: z.boolean().nullable(),
   /** False when the proxy forwarded without being able to verify the key (store unreachable). */
   verified: z.boolean(),
+  /**
+   * True when a budget lease already counted the call's cost (the relay settled it into its slice, or the
+   * SDK reported it with its lease): the admission counter holds it, so the pipeline's unleased figure
+   * leaves it out and nothing is counted twice (issue 18.2). Absent: false.
+   */
+  leased: z.boolean().optional(),
 });
 export type TelemetryEvent = z.infer<typeof telemetryEventSchema>;
 

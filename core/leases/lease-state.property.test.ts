@@ -15,6 +15,7 @@
 import fc from 'fast-check';
 import { LeaseHolderState, type PendingReport } from './lease-holder';
 import {
+  admissionView,
   applyDelta,
   counterFigures,
   crossesDay,
@@ -263,7 +264,7 @@ function settleCall(w: World, call: InFlight, at: number): void {
   const month = live && holder.held !== null ? holder.held.month : call.month;
   add(w.billed, day, call.actual);
   add(w.billed, month, call.actual);
-  w.unrecorded.push({ day, month, actual: call.actual });
+  // Its event is marked `leased`: the pipeline's unleased figure leaves it out (issue 18.2).
   // A frozen holder settles when it thaws; nothing else happens in between, so it is settled now.
   if (live) holder.settle(call.reserved, call.actual, at);
 }
@@ -558,6 +559,24 @@ describe('planLease', () => {
     const { grant } = planLease({}, req, caps, t, undefined, { day: 293_000_000 });
     // spare = 7,000,000 − 6,000,000 = 1,000,000; fair share 500,000
     expect(grant.sliceNanos).toBe(6_500_000);
+  });
+
+  it('adds unleased spend to what holders reported (one accounting, issue 18.2)', () => {
+    // $0.05 reported by holders and $0.03 the pipeline saw that no lease counted: $0.08 spent, $0.02 left.
+    const report = planLease(
+      {},
+      { ...req, holderId: 'b', consumedNanos: 50_000_000, needNanos: 0 },
+      { day: null, month: null }, // a report that takes no slice
+      t,
+    );
+    const reading = applyDelta({}, report.delta) as CounterReading;
+    const cap100 = { day: 100_000_000, month: null };
+    const unleased = { day: 30_000_000 };
+    const big = planLease(reading, { ...req, needNanos: 25_000_000 }, cap100, t, undefined, unleased);
+    expect(big.grant).toMatchObject({ exhausted: true, settledLeavesNoRoom: true, roomNanos: 20_000_000 });
+    const small = planLease(reading, { ...req, needNanos: 15_000_000 }, cap100, t, undefined, unleased);
+    expect(small.grant.exhausted).toBe(false);
+    expect(admissionView(reading, cap100, t, unleased).day.settledNanos).toBe(80_000_000);
   });
 
   it('refuses for good when settled spend leaves no room, retryably when only live slices do', () => {

@@ -283,7 +283,9 @@ function nanos(n: number | undefined): number {
  *
  * Headroom = `min(max(minHeadroom, rate × max(2 s, holders / 100 per s), want), spare / (2 × live holders))`:
  * rate-sized far from the cap (about 100 writes/s per counter), a shrinking fair share near it.
- * `recorded` is the pipeline's figure per period (its aggregates): spend no holder reported still counts.
+ * `unleased` is the pipeline's figure per period of spend no holder reports (its aggregates' unleased part:
+ * telemetry, SDKs without leases, calls admitted while no cap applied): it counts on top of what holders
+ * reported, once (issue 18.2: events say whether a lease counted them).
  *
  * @example
  * // $0.30 daily cap, nothing spent, one holder asking for a $0.006 call with no history:
@@ -295,7 +297,7 @@ export function planLease(
   caps: CapsNanos,
   nowMs: number,
   policy: LeasePolicy = DEFAULT_LEASE_POLICY,
-  recorded: Partial<Record<BudgetPeriod, number>> = {},
+  unleased: Partial<Record<BudgetPeriod, number>> = {},
 ): { delta: CounterDelta; grant: LeaseGrant } {
   const p = periodsAt(nowMs);
   const held = req.held ?? null;
@@ -342,8 +344,9 @@ export function planLease(
     if (cap === null) continue;
     const own = add[counterKeys.committed(per, ids[per])] ?? 0;
     const settledNow = f.settled[per] + (add[counterKeys.settled(per, ids[per])] ?? 0);
-    // Spend the pipeline saw that no holder reported counts too (telemetry, SDKs without leases).
-    extra[per] = Math.max(0, nanos(recorded[per]) - settledNow);
+    // Spend no holder reports (telemetry, SDKs without leases) counts too, added: the events a lease
+    // counted are not in this figure, so nothing is counted twice and nothing hides behind a max.
+    extra[per] = nanos(unleased[per]);
     const fr = cap - extra[per] - (f.committed[per] + own);
     if (fr < free) {
       free = fr;
@@ -495,11 +498,11 @@ export function admissionView(
   reading: CounterReading,
   caps: CapsNanos,
   nowMs: number,
-  recorded: Partial<Record<BudgetPeriod, number>> = {},
+  unleased: Partial<Record<BudgetPeriod, number>> = {},
 ): Record<BudgetPeriod, AdmissionPeriodView> {
   const f = counterFigures(reading, nowMs);
   const view = (period: BudgetPeriod): AdmissionPeriodView => {
-    const settled = Math.max(f.settled[period], nanos(recorded[period])) + f.lapsed[period];
+    const settled = f.settled[period] + nanos(unleased[period]) + f.lapsed[period];
     return {
       capNanos: caps[period],
       settledNanos: settled,

@@ -14,6 +14,8 @@ export interface PricedCall {
   inputTokens: number;
   outputTokens: number;
   costNanos: number;
+  /** A budget lease already counted this cost (see TelemetryEvent.leased). @default false */
+  leased?: boolean;
 }
 
 export interface AggregateDelta {
@@ -22,6 +24,11 @@ export interface AggregateDelta {
   calls: number;
   inputTokens: number;
   outputTokens: number;
+  /**
+   * The part of costNanos no budget lease counted (telemetry, SDKs without leases, calls while no cap
+   * applied): admission adds it to what holders reported (core/leases planLease, issue 18.2).
+   */
+  unleasedCostNanos: number;
   /** Minute buckets are kept two days (the "spend per minute" view); others forever. */
   expiresAt?: number;
 }
@@ -54,6 +61,7 @@ export function aggregateDeltas(calls: readonly PricedCall[]): AggregateDelta[] 
         calls: 0,
         inputTokens: 0,
         outputTokens: 0,
+        unleasedCostNanos: 0,
         ...(expiresAt ? { expiresAt } : {}),
       };
       byKey.set(sk, d);
@@ -62,6 +70,7 @@ export function aggregateDeltas(calls: readonly PricedCall[]): AggregateDelta[] 
     d.calls += 1;
     d.inputTokens = saturatingAdd(d.inputTokens, c.inputTokens);
     d.outputTokens = saturatingAdd(d.outputTokens, c.outputTokens);
+    if (c.leased !== true) d.unleasedCostNanos = saturatingAdd(d.unleasedCostNanos, c.costNanos);
   };
   for (const c of calls) {
     const p = periodsOf(c.ts);

@@ -98,6 +98,13 @@ export const clientEventSchema = z
       MAX_ENDPOINT_LENGTH,
     ).optional(),
     droppedEvents: tokenCount('Events the client dropped (buffer full) before this one.', 0).optional(),
+    leased: z
+      .boolean({ error: expected('true or false') })
+      .meta({
+        description:
+          'True when the call was admitted under a budget lease and its cost reported with the lease (POST /v1/budget/lease): the admission counter already holds it, so it is not counted again.',
+      })
+      .optional(),
   })
   .superRefine((e, ctx) => plausibleCallTokens(e.promptTokens, e.completionTokens, ['completionTokens'], ctx))
   .meta({ description: 'Client telemetry event (spec 2.1).' });

@@ -70,6 +70,19 @@ describe('pricing consumer', () => {
     expect((await monthTotal('org_p'))?.costNanos).toBe(GPT4O_1000_IN_500_OUT_NANOS);
   });
 
+  it('keeps apart the spend no budget lease counted: admission adds only that to its counter (issue 18.2)', async () => {
+    const leased = telemetryEvent({ eventId: 'evt_leased', source: 'proxy', leased: true });
+    const telemetry = telemetryEvent({ eventId: 'evt_telemetry' });
+    const batch = kinesisBatch([{ seq: '150', envelope: envelopeOf('org_u', [leased, telemetry]) }]);
+    await consumer()(batch, context);
+    await consumer()(batch, context); // redelivered: still once
+    expect(await monthTotal('org_u')).toMatchObject({
+      calls: 2,
+      costNanos: 2 * GPT4O_1000_IN_500_OUT_NANOS,
+      unleasedCostNanos: GPT4O_1000_IN_500_OUT_NANOS,
+    });
+  });
+
   it('counts a redelivered record once', async () => {
     const batch = kinesisBatch([
       {

@@ -65,10 +65,12 @@ export function createPricingConsumer(deps: PricingConsumerDeps) {
     // Only what this record newly wrote: an event an earlier record counted is not exported again, and
     // a record replayed after a crash re-sends its spans under the same ids (otel/event-id-generator.ts).
     deps.export?.calls(envelope.orgId, calls);
+    // Spend a budget lease already counted is marked, so admission adds only the rest (issue 18.2).
+    const leased = new Set(unique.filter((e) => e.leased === true).map((e) => e.eventId));
     await services.aggregates.applyRecord(
       envelope.orgId,
       seq,
-      aggregateDeltas(calls.map((e) => ({ ...e, ts: Date.parse(e.ts) }))),
+      aggregateDeltas(calls.map((e) => ({ ...e, ts: Date.parse(e.ts), leased: leased.has(e.eventId) }))),
     );
     metrics.addMetric('EventsPriced', MetricUnit.Count, calls.length);
     metrics.addMetric('DuplicateEvents', MetricUnit.Count, envelope.events.length - fresh.length);

@@ -37,6 +37,11 @@ export interface AdmissionTicket {
   readonly reservedNanos: number;
   /** Settles with the actual cost; null = unknown, settle at the reservation. Idempotent. */
   settle(actualNanos: number | null): void;
+  /**
+   * True when {@link settle} counts the call in a capped lease whatever the actual (the counter will hold
+   * it): the call's event says so, and the pipeline leaves it out of the unleased figure (issue 18.2).
+   */
+  readonly leased?: boolean;
 }
 
 export type AdmissionDecision =
@@ -357,7 +362,7 @@ export class LeaseAdmission implements RelayAdmission {
       return this.refuse(e, this.now() + FAILED_STORE_BACKOFF_MS, null, false, true);
     }
     this.metrics.count('AdmissionFailOpen');
-    return this.unreserved(e);
+    return this.unreserved();
   }
 
   private ticket(e: ScopeEntry, reserved: number): AdmissionDecision {
@@ -367,6 +372,7 @@ export class LeaseAdmission implements RelayAdmission {
       kind: 'admitted',
       ticket: {
         reservedNanos: reserved,
+        leased: true,
         settle: (actual) => {
           if (done) return;
           done = true;
@@ -378,21 +384,12 @@ export class LeaseAdmission implements RelayAdmission {
     };
   }
 
-  /** Admitted without a reservation (failed open): the spend is still reported when the store is back. */
-  private unreserved(e: ScopeEntry): AdmissionDecision {
-    let done = false;
-    return {
-      kind: 'admitted',
-      ticket: {
-        reservedNanos: 0,
-        settle: (actual) => {
-          if (done || actual === null) return;
-          done = true;
-          e.holder.record(actual, this.now());
-          this.armLeaseTimer(e);
-        },
-      },
-    };
+  /**
+   * Admitted without a reservation (failed open): no lease counts it, so its event is not marked `leased`
+   * and the pipeline's unleased figure brings it to the cap (one accounting, issue 18.2).
+   */
+  private unreserved(): AdmissionDecision {
+    return ADMITTED_FREE;
   }
 
   private afterSettle(e: ScopeEntry): void {

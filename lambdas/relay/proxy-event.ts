@@ -53,6 +53,8 @@ export function toProxyEvent(
 /** What the relay knows when a request has finished. */
 export interface ProxyCall {
   readonly eventId: string;
+  /** The call's cost settles into a capped budget lease (TelemetryEvent.leased). @default false */
+  readonly leased?: boolean;
   /** When the request arrived, ms. */
   readonly startedAt: number;
   /** When the last response byte was written (or the call was cut), ms. */
@@ -129,6 +131,7 @@ export function buildTelemetryEvent(call: ProxyCall): TelemetryEvent {
     endpoint: call.endpoint.slice(0, 1024),
     stream: call.stream,
     verified: call.verified,
+    ...(call.leased === true ? { leased: true } : {}),
   };
 }
 

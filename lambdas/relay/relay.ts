@@ -420,6 +420,7 @@ export class Relay {
           tap,
           upstreamUrl,
           fingerprint,
+          leased: ticket?.leased === true,
         }).then(
           ({ costNanos, ...recorded }) => {
             // The reservation ends with the call (a stream cut by the client included); an unknown cost
@@ -597,6 +598,8 @@ export class Relay {
       upstreamUrl: string;
       /** Computed while the upstream worked, or undefined to compute now. */
       fingerprint: string | null | undefined;
+      /** A capped lease counts the call (its event says so). */
+      leased: boolean;
     },
   ): Promise<{ envelope?: EventEnvelope; recorded: boolean; costNanos: number | null }> {
     try {
@@ -615,6 +618,7 @@ export class Relay {
       const billable = end.status === 499 || (end.tap !== undefined && end.status < 400);
       const event = buildTelemetryEvent({
         eventId: this.opts.eventId?.() ?? randomUUID(),
+        leased: end.leased,
         startedAt: end.startedAt,
         endedAt: end.endedAt,
         provider: route.entry.id,

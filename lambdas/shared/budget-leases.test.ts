@@ -34,11 +34,27 @@ const request = (holderId: string, needNanos: number) => ({
 
 /** Spend the pipeline recorded for `orgId` in Kinesis record `seq`: one gpt-4o call per cost, at `ts`. */
 function recordSpend(orgId: string, seq: string, ts: number, ...costs: number[]): Promise<void> {
+  return recordCalls(
+    orgId,
+    seq,
+    ts,
+    costs.map((costNanos) => ({ costNanos, leased: false })),
+  );
+}
+
+/** Like {@link recordSpend}, each call marked as counted by a lease (its event's `leased`) or not. */
+function recordCalls(
+  orgId: string,
+  seq: string,
+  ts: number,
+  calls: readonly { costNanos: number; leased: boolean }[],
+): Promise<void> {
   return h.services.aggregates.applyRecord(
     orgId,
     seq,
     aggregateDeltas(
-      costs.map((costNanos) => ({
+      calls.map(({ costNanos, leased }) => ({
+        leased,
         ts,
         provider: 'openai',
         model: 'gpt-4o',
@@ -137,13 +153,17 @@ describe('BudgetLeases on dynalite', () => {
 
   it('counts spend the pipeline recorded without any holder once the item exists, and a reported call once', async () => {
     const { scope, holder } = await settledCall('org_ingested', 100_000_000, 100_000_000);
-    // The relay's call reaches the ledger, and so does $0.50 an SDK without a lease sent to /api/ingest.
-    await recordSpend('org_ingested', '3', NOW - 1_000, 100_000_000, 500_000_000);
+    // The relay's call reaches the ledger (its event marked: a lease counted it), and so does $0.50 an SDK
+    // without a lease sent to /api/ingest.
+    await recordCalls('org_ingested', '3', NOW - 1_000, [
+      { costNanos: 100_000_000, leased: true },
+      { costNanos: 500_000_000, leased: false },
+    ]);
     h.setNow(NOW + 1_500); // past the aggregates' one-second reuse
     try {
       const again = holder.report(300_000_000, NOW + 1_500);
       const { grant } = await h.services.budgetLeases.take(scope, again.request);
-      // $1 − reported $0.10 − what the pipeline has beyond it ($0.50): the relay's $0.10 counts once.
+      // $1 − reported $0.10 − the unleased $0.50, added: the relay's $0.10 counts once.
       expect(grant).toMatchObject({ roomNanos: 400_000_000, exhausted: false });
       const view = await h.services.budgetLeases.view(scope, { day: 1_000_000_000, month: null });
       expect(view.day.settledNanos).toBe(600_000_000);

@@ -58,8 +58,9 @@ export interface BudgetLeasesOptions {
   readonly store: BudgetLeaseStore;
   readonly config: OrgConfigStore;
   /**
-   * The pipeline's day and month aggregates, read at most once a second per scope: spend the pipeline
-   * recorded that no holder reported still counts against the cap.
+   * The pipeline's day and month aggregates, read at most once a second per scope: their unleased part
+   * (spend no holder reports: telemetry, SDKs without leases) counts against the cap on top of what
+   * holders reported.
    */
   readonly aggregates?: AggregateStore;
   readonly now: () => number;
@@ -90,7 +91,7 @@ export interface WriteTracker {
 
 export class BudgetLeases {
   readonly policy: LeasePolicy;
-  private readonly recordedCache = new Map<
+  private readonly unleasedCache = new Map<
     string,
     { atMs: number; day: string; month: string; value: Partial<Record<BudgetPeriod, number>> }
   >();
@@ -123,7 +124,7 @@ export class BudgetLeases {
       const reading = known.reading ?? {};
       return { ...planLease(reading, req, caps, now, this.policy), reading, caps };
     }
-    const recorded = await this.recorded(scope);
+    const unleased = await this.unleased(scope);
     let reading = known.reading;
     if (crossesDay(held, this.opts.now())) {
       // First write: the old day's slice returns with its spend; then the grant, on its own.
@@ -140,7 +141,7 @@ export class BudgetLeases {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       reading ??= await this.opts.store.read(scope);
       const now = this.opts.now();
-      const { delta, grant } = planLease(reading, req, caps, now, this.policy, recorded);
+      const { delta, grant } = planLease(reading, req, caps, now, this.policy, unleased);
       tracker.inFlight = { held: grant.held, consumedNanos: req.consumedNanos };
       await tracker.beforeWrite?.(tracker.inFlight);
       const after = await this.opts.store.apply(scope, delta);
@@ -201,8 +202,8 @@ export class BudgetLeases {
 
   /** The admission panel of `GET /v1/budget` (nano-USD). */
   async view(scope: BudgetScope, caps: CapsNanos): Promise<Record<BudgetPeriod, AdmissionPeriodView>> {
-    const [reading, recorded] = await Promise.all([this.opts.store.read(scope), this.recorded(scope)]);
-    return admissionView(reading, caps, this.opts.now(), recorded);
+    const [reading, unleased] = await Promise.all([this.opts.store.read(scope), this.unleased(scope)]);
+    return admissionView(reading, caps, this.opts.now(), unleased);
   }
 
   /** Folds lapsed buckets and past periods once the counter has grown (best effort, never throws). */
@@ -218,28 +219,29 @@ export class BudgetLeases {
   }
 
   /**
-   * Spend the pipeline recorded in the current day and month, whatever path it came by (a cap set mid-day
-   * counts what was spent before it). Read at most once per {@link RECORDED_TTL_MS}; a failed read
-   * observes nothing.
+   * Spend the pipeline recorded in the current day and month that no budget lease counted (events say
+   * which: TelemetryEvent.leased), so a cap set mid-day counts what was spent before it and telemetry
+   * counts once. Read at most once per {@link RECORDED_TTL_MS}; a failed read observes nothing.
    */
-  private async recorded(scope: BudgetScope): Promise<Partial<Record<BudgetPeriod, number>>> {
+  private async unleased(scope: BudgetScope): Promise<Partial<Record<BudgetPeriod, number>>> {
     const aggregates = this.opts.aggregates;
     if (aggregates === undefined) return {};
     const now = this.opts.now();
     const p = periodsAt(now);
-    const cached = this.recordedCache.get(scope.orgId);
+    const cached = this.unleasedCache.get(scope.orgId);
     if (cached?.day === p.day && cached.month === p.month && now - cached.atMs < RECORDED_TTL_MS) {
       return cached.value;
     }
     try {
       // A range of one key reads the period's total row only.
-      const total = async (sk: string) => (await aggregates.range(scope.orgId, sk, sk))[0]?.costNanos ?? 0;
+      const total = async (sk: string) =>
+        (await aggregates.range(scope.orgId, sk, sk))[0]?.unleasedCostNanos ?? 0;
       const [day, month] = await Promise.all([
         total(aggregateSk.day(p.day)),
         total(aggregateSk.month(p.month)),
       ]);
       const value = { day, month };
-      this.recordedCache.set(scope.orgId, { atMs: now, day: p.day, month: p.month, value });
+      this.unleasedCache.set(scope.orgId, { atMs: now, day: p.day, month: p.month, value });
       return value;
     } catch {
       return {};

@@ -79,6 +79,12 @@ export interface LocalProxyOptions {
   readonly pricingRates?: PricingRatesStore;
   /** The registry the pipeline prices with. @default the bundled registry */
   readonly priceRegistry?: () => Promise<PriceRegistry>;
+  /**
+   * How long a call waits for a lease write before its retryable 429 (LeaseAdmission `storeTimeoutMs`).
+   * Longer than in AWS (1 s): the local store runs in this process, so its latency is the machine's load
+   * (a busy laptop or CI runner), not DynamoDB's. @default 5,000 ms
+   */
+  readonly leaseStoreTimeoutMs?: number;
   /** Relay containers at most (the relay's reserved concurrency; one call per container). @default 100 */
   readonly relayConcurrency?: number;
   /** An idle relay container is recycled after this long, ms. @default 10 min */
@@ -144,6 +150,9 @@ function isHttp2(res: ServerResponse): boolean {
  * const proxy = await createLocalProxy({ port: 0, flags, apiKeys, sink, pepper, upstreams: mock.baseUrls });
  * const openai = new OpenAI({ baseURL: `${proxy.url}/openai/v1`, defaultHeaders: { 'Service-API-Key': key } });
  */
+/** See {@link LocalProxyOptions.leaseStoreTimeoutMs}. */
+export const LOCAL_LEASE_STORE_TIMEOUT_MS = 5_000;
+
 export async function createLocalProxy(options: LocalProxyOptions): Promise<LocalProxy> {
   const now = options.now ?? Date.now;
   const metrics = options.metrics ?? new MemoryMetrics();
@@ -171,6 +180,7 @@ export async function createLocalProxy(options: LocalProxyOptions): Promise<Loca
             now,
             timers,
             tokenCounter: countOpenAITokens,
+            storeTimeoutMs: options.leaseStoreTimeoutMs ?? LOCAL_LEASE_STORE_TIMEOUT_MS,
           });
     const spool = new SpoolingEventSink({
       inner: options.sink,

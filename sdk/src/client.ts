@@ -45,7 +45,7 @@ import type {
 } from './types';
 
 /** A finished call's usage and price. */
-type Priced = Pick<CallOutcome, 'usage' | 'cost'>;
+type Priced = Pick<CallOutcome, 'usage' | 'cost' | 'leased'>;
 
 /** What a tracked fetch adds to its client: labels and an optional forced provider. */
 export interface Binding {
@@ -273,11 +273,11 @@ export class Client implements SpendguardClient {
       const usage = usageToRecord(facts, result, statusCode);
       const cost = costOf(facts, usage);
       this.spend.add(cost.costNanos, Date.now());
-      (lease ?? this.link.lease)?.settle(reservedNanos, cost.costNanos);
+      const leased = (lease ?? this.link.lease)?.settle(reservedNanos, cost.costNanos) === true;
       if (result !== null && !result.ok && statusCode >= 200 && statusCode < 300) {
         this.log.debug(`usage not read from ${facts.provider.id} response: ${result.reason}`);
       }
-      return { usage, cost };
+      return { usage, cost, leased };
     } catch (err) {
       // The reservation ends whatever happened: settled at its worst case (the cost is unknown).
       lease?.settle(reservedNanos, reservedNanos);

@@ -106,6 +106,8 @@ export interface CallOutcome {
   readonly latencyMs: number;
   readonly stream: boolean;
   readonly fingerprint: string | undefined;
+  /** The budget lease reported this call's cost (it was reserved on a capped slice). */
+  readonly leased?: boolean;
 }
 
 /** Prices a usage record at the call's time. */
@@ -175,6 +177,7 @@ export function buildCallEvent(call: CallFacts, outcome: CallOutcome): ClientEve
   if (outcome.fingerprint !== undefined) event.fingerprint = outcome.fingerprint;
   if (labels.sessionId !== undefined) event.sessionId = labels.sessionId;
   if (labels.featureId !== undefined) event.featureId = labels.featureId;
+  if (outcome.leased === true) event.leased = true;
   return event;
 }
 

@@ -182,15 +182,23 @@ export class BudgetLease {
     this.lastWorstNanos = Math.max(this.lastWorstNanos, Math.ceil(costNanos));
   }
 
-  /** Replaces a reservation by the call's actual cost (`reservedNanos` 0: an unreserved call's cost). */
-  settle(reservedNanos: number, actualNanos: number): void {
-    if (reservedNanos > 0) {
+  /**
+   * Replaces a reservation by the call's actual cost (`reservedNanos` 0: an unreserved call's cost, which
+   * uses the slice here but is not reported: it reaches the cap through the pipeline, like any event
+   * without `leased`). One accounting (issue 18.2): a lease reports exactly the calls it reserved, and
+   * their events say so, so the server counts every call once.
+   * @returns whether the lease reports this call (its event carries `leased: true`)
+   */
+  settle(reservedNanos: number, actualNanos: number): boolean {
+    const reserved = reservedNanos > 0;
+    if (reserved) {
       this.reservedNanos = Math.max(0, this.reservedNanos - reservedNanos);
       this.reservations = Math.max(0, this.reservations - 1);
     }
-    if (!(actualNanos > 0)) return;
+    if (!(actualNanos > 0)) return reserved;
     this.usedNanos += actualNanos;
-    this.unreportedNanos += actualNanos;
+    if (reserved) this.unreportedNanos += actualNanos;
+    return reserved;
   }
 
   /** Whether a request is due at `nowMs` (`active`: calls are being made). */

@@ -6,7 +6,7 @@
  * shutdown.
  */
 import fc from 'fast-check';
-import { shutdown, withSpendguard, wrapFetch } from '../src';
+import { flush, shutdown, withSpendguard, wrapFetch } from '../src';
 import type { Client } from '../src/client';
 import { BudgetLease, readLeaseAnswer, type LeaseRequest } from '../src/lease';
 import { sdkState } from '../src/tracked-fetch';
@@ -160,6 +160,11 @@ describe('a capped budget', () => {
     expect(reported).toBeGreaterThan(0);
     expect(renewals.some((c) => typeof c.body.spendRateUsdPerMin === 'number')).toBe(true);
     expect(holderId).toMatch(/^sdk-[0-9a-f-]{36}$/);
+    // Every call was reserved on the capped slice, so its event says a lease counts it.
+    await flush();
+    const events = ingest.events();
+    expect(events.length).toBe(12);
+    for (const e of events) expect(e).toMatchObject({ leased: true });
   });
 
   it('refuses every call whose worst case cannot fit, without contacting the provider', async () => {
@@ -209,7 +214,7 @@ describe('a capped budget', () => {
     expect(provider.calls).toBe(1);
   }, 15_000);
 
-  it('no hard cap (capped: false): every call is admitted and only reported', async () => {
+  it('no hard cap (capped: false): every call is admitted and counted once, through its event', async () => {
     ingest.leaseCapUsd = null;
     const provider = costlyProvider();
     const f = tracked(provider.fetch);
@@ -217,7 +222,12 @@ describe('a capped budget', () => {
     for (let i = 0; i < 5; i++) expect((await call(f)).status).toBe(200);
     expect(client().stats().lease).toMatchObject({ state: 'uncapped' });
     await shutdown({ timeoutMs: 2000 });
-    expect(ingest.settledNanos()).toBe(5 * CALL_NANOS);
+    // No lease reserved them, so the lease reports none of them and no event says `leased`: the server's
+    // pipeline counts them (one accounting, issue 18.2).
+    expect(ingest.settledNanos()).toBe(0);
+    const events = ingest.events();
+    expect(events).toHaveLength(5);
+    for (const e of events) expect(e).not.toHaveProperty('leased');
   });
 
   it('the lease answer carries the flags too: a session flag refuses before any flush', async () => {
@@ -444,7 +454,7 @@ describe('BudgetLease (state machine)', () => {
       { capped: true, exhausted: false, grantedNanos: 1000, ttlMs: 30_000, retryAfterSeconds: null },
       T0,
     );
-    lease.settle(0, 600);
+    expect(lease.settle(0, 600)).toBe(false); // unreserved: it uses the slice, the pipeline counts it
     lease.begin(T0 + 1);
     lease.failed('unreachable', T0 + 2);
     expect(lease.mode).toBe('capped');
@@ -455,8 +465,8 @@ describe('BudgetLease (state machine)', () => {
     expect(lease.mode).toBe('capped');
     expect(lease.admit(50, T0 + 31_002)).toEqual({ kind: 'wait' });
     expect(lease.failOpenCalls).toBe(0);
-    // The unreported consumption is kept for the next report.
-    expect(lease.release().consumedUsd).toBeCloseTo(900 / 1e9, 15);
+    // The unreported consumption of the reserved call is kept for the next report.
+    expect(lease.release().consumedUsd).toBeCloseTo(300 / 1e9, 15);
   });
 
   it('fails open when the backend fails before any answer said a cap applies', () => {

@@ -14,10 +14,12 @@ export interface AggregateRow {
   calls: number;
   inputTokens: number;
   outputTokens: number;
+  /** The part of costNanos no budget lease counted (absent on items written before it existed: 0). */
+  unleasedCostNanos: number;
 }
 
 /** The counters of an aggregate item; each saturates at MAX_SUM (core/ledger/saturating-sum.ts). */
-const COUNTERS = ['costNanos', 'calls', 'inputTokens', 'outputTokens'] as const;
+const COUNTERS = ['costNanos', 'calls', 'inputTokens', 'outputTokens', 'unleasedCostNanos'] as const;
 /** Read-and-set rounds before giving up when another writer keeps changing the item. */
 const SATURATE_ATTEMPTS = 5;
 
@@ -55,7 +57,7 @@ export class DynamoAggregateStore implements AggregateStore {
           TableName: this.table.tableName,
           Key: key,
           UpdateExpression:
-            'ADD costNanos :c, calls :n, inputTokens :i, outputTokens :o SET lastSeq = :seq' +
+            'ADD costNanos :c, calls :n, inputTokens :i, outputTokens :o, unleasedCostNanos :u SET lastSeq = :seq' +
             (d.expiresAt !== undefined ? ', expiresAt = :exp' : ''),
           ConditionExpression:
             '(attribute_not_exists(lastSeq) OR lastSeq < :seq) AND ' +
@@ -65,6 +67,7 @@ export class DynamoAggregateStore implements AggregateStore {
             ':n': d.calls,
             ':i': d.inputTokens,
             ':o': d.outputTokens,
+            ':u': d.unleasedCostNanos,
             ':seq': padded,
             ...Object.fromEntries(COUNTERS.map((c) => [`:room_${c}`, MAX_SUM - d[c]])),
             ...exp,
@@ -135,6 +138,7 @@ export class DynamoAggregateStore implements AggregateStore {
       calls: Number(item.calls ?? 0),
       inputTokens: Number(item.inputTokens ?? 0),
       outputTokens: Number(item.outputTokens ?? 0),
+      unleasedCostNanos: Number(item.unleasedCostNanos ?? 0),
     }));
   }
 }
