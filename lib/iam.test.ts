@@ -40,6 +40,8 @@ describeWithHandlers('least-privilege IAM', () => {
   const data = () => arn('Data/Data');
   const flags = () => arn('Data/Flags');
   const pepper = () => `secretsmanager:GetSecretValue ${ref('Secrets/Pepper')}`;
+  /** The origin secret: the relay's, and every API route function's while the API's WAF is on (default). */
+  const originSecret = () => `secretsmanager:GetSecretValue ${ref('Secrets/OriginSecret')}`;
   const prices = () => `s3:GetObject ${arn('Prices/Bucket')}/prices/latest.json`;
   const sorted = (xs: string[]) => [...xs].sort();
 
@@ -51,6 +53,7 @@ describeWithHandlers('least-privilege IAM', () => {
         `dynamodb:Query ${flags()}/index/byOrg`,
         `kinesis:PutRecords ${arn('Pipeline/Events')}`,
         pepper(),
+        originSecret(),
       ]),
     );
   });
@@ -103,6 +106,7 @@ describeWithHandlers('least-privilege IAM', () => {
         `dynamodb:Query ${flags()}`,
         `dynamodb:Query ${flags()}/index/byOrg`,
         pepper(),
+        originSecret(),
       ]),
     );
   });
@@ -120,6 +124,7 @@ describeWithHandlers('least-privilege IAM', () => {
         `dynamodb:Query ${flags()}`,
         `dynamodb:Query ${flags()}/index/byOrg`,
         pepper(),
+        originSecret(),
         prices(),
         // Reconciliation (lib/reconciliation.ts): admin credentials under the stack's prefix, notifications.
         ...['CreateSecret', 'DeleteSecret', 'DescribeSecret', 'PutSecretValue', 'RestoreSecret'].map(
@@ -176,7 +181,7 @@ describeWithHandlers('least-privilege IAM', () => {
         `dynamodb:Query ${data()}/index/gsi1`,
         `kinesis:PutRecords ${arn('Pipeline/Events')}`,
         pepper(),
-        `secretsmanager:GetSecretValue ${ref('Secrets/OriginSecret')}`,
+        originSecret(),
       ]),
     );
   });

@@ -69,6 +69,21 @@ export const DOMAIN_CONTEXT = {
   minimumTlsVersion: 'TLSv1.2_2021',
 } as const;
 
+/**
+ * The non-default configuration (lib/deploy-safety.test.ts, lib/api-waf.test.ts): raised timeouts and
+ * concurrency, the proxy's WAF rule on, the API's WAF off, optional MFA, a later generation. Shared so
+ * that both files read one synthesis.
+ */
+export const OPTIONS_CONTEXT = {
+  originReadTimeoutSeconds: 180,
+  originKeepaliveTimeoutSeconds: 90,
+  relayReservedConcurrency: 250,
+  proxyRateLimitPerIp: 2000,
+  apiWaf: 'false',
+  mfaRequired: 'false',
+  resourceGeneration: 2,
+} as const;
+
 export interface SynthOptions {
   /** Context over cdk.json's and {@link TEST_CONTEXT}. */
   readonly context?: Record<string, unknown>;
