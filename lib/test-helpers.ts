@@ -147,6 +147,8 @@ function cacheKey(options: SynthOptions): string {
     ...filesUnder(path.join(REPO_ROOT, 'lib'), (f) => f.endsWith('.ts') && !f.endsWith('.test.ts')),
     ...filesUnder(path.join(REPO_ROOT, 'core', 'providers'), (f) => f.endsWith('.ts')),
     path.join(REPO_ROOT, 'lambdas', 'shared', 'table-definitions.ts'),
+    // Write grants name partitions by their item keys (lib/api.ts, lib/edge.ts).
+    path.join(REPO_ROOT, 'lambdas', 'shared', 'item-keys.ts'),
     path.join(REPO_ROOT, 'lambdas', 'edge-guard', 'config.ts'),
     path.join(REPO_ROOT, 'lambdas', 'relay', 'headers.ts'),
     path.join(REPO_ROOT, 'node_modules', 'aws-cdk-lib', 'package.json'),
