@@ -144,6 +144,9 @@ describeWithHandlers('API WAF (on by default)', () => {
         fn,
         env: { Variables: { ORIGIN_SECRET_ARN: secretRef } },
       });
+      const vars = (resource(s.template, id).Properties as Resource['Properties']).Environment
+        ?.Variables as Record<string, unknown>;
+      expect({ fn, mode: vars.ORIGIN_CHECK_MODE }).toEqual({ fn, mode: undefined });
       expect(functionPermissions(s.template, fn)).toContain(
         `secretsmanager:GetSecretValue <${idAt(s.template, 'Secrets/OriginSecret')}>`,
       );
@@ -209,6 +212,29 @@ describeWithHandlers('API WAF turned off (apiWaf: false)', () => {
   });
 });
 
+describeWithHandlers('API WAF during an upgrade (apiOriginCheck: report)', () => {
+  it('keeps the distribution, its ACL and the CloudFront ApiUrl; the functions only report', () => {
+    const s = synthSpendguard({ context: { apiOriginCheck: 'report' } });
+    expect(distributionWithComment(s, 'Spendguard API')).toBeDefined();
+    expect(webAcls(s)).toHaveLength(1);
+    expect(s.template.findOutputs('ApiUrl').ApiUrl?.Value).toEqual({
+      'Fn::Join': [
+        '',
+        ['https://', { 'Fn::GetAtt': [idAt(s.template, 'ApiWaf/Distribution'), 'DomainName'] }],
+      ],
+    });
+    for (const fn of ROUTE_FUNCTIONS) {
+      const vars = (resource(s.template, idAt(s.template, fn)).Properties as Resource['Properties'])
+        .Environment?.Variables as Record<string, unknown>;
+      expect({ fn, mode: vars.ORIGIN_CHECK_MODE, secret: vars.ORIGIN_SECRET_ARN }).toEqual({
+        fn,
+        mode: 'report',
+        secret: { Ref: idAt(s.template, 'Secrets/OriginSecret') },
+      });
+    }
+  });
+});
+
 describe('API WAF settings', () => {
   const context = (ctx: Record<string, unknown>) =>
     readSpendguardContext(new App({ context: { region: 'eu-west-1', ...ctx } })).props.guardrails ?? {};
@@ -219,6 +245,8 @@ describe('API WAF settings', () => {
     expect(context({ apiWaf: false }).apiWaf).toBe(false);
     expect(context({ apiWaf: 'true' }).apiWaf).toBeUndefined();
     expect(context({ apiRateLimitPerIp: '500' }).apiRateLimitPerIp).toBe(500);
+    expect(context({}).apiOriginCheck).toBeUndefined();
+    expect(context({ apiOriginCheck: 'report' }).apiOriginCheck).toBe('report');
   });
 
   it("refuses a rate limit outside AWS WAF's range, or one without the WAF", () => {
@@ -228,5 +256,8 @@ describe('API WAF settings', () => {
     }
     for (const limit of [10, 2_000_000_000]) expect(check({ apiRateLimitPerIp: limit })).not.toThrow();
     expect(check({ apiWaf: false, apiRateLimitPerIp: 100 })).toThrow(/apiRateLimitPerIp needs the API WAF/);
+    expect(check({ apiWaf: false, apiOriginCheck: 'report' })).toThrow(/apiOriginCheck needs the API WAF/);
+    expect(check({ apiOriginCheck: 'off' })).toThrow(/apiOriginCheck must be 'enforce' or 'report'/);
+    expect(check({ apiOriginCheck: 'report' })).not.toThrow();
   });
 });

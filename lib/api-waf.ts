@@ -9,6 +9,7 @@ import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
 import type * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
+import { ORIGIN_CHECK_MODE_ENV, type OriginCheckMode } from '../lambdas/shared/origin-check-mode';
 import { ORIGIN_SECRET_HEADER } from '../lambdas/relay/headers';
 import type { SpendguardApi } from './api';
 import { acknowledge } from './nag';
@@ -43,6 +44,13 @@ export interface SpendguardApiWafProps {
   readonly edgeStack: Stack;
   /** Requests per client IP per 5 minutes before the web ACL answers 429. @default DEFAULT_API_RATE_LIMIT_PER_IP */
   readonly rateLimitPerIp?: number;
+  /**
+   * What the functions behind the routes do with a request without the origin secret: `enforce` refuses
+   * it (403); `report` only counts it (`ApiOriginRefused`) and serves it, for the upgrade of a deployment
+   * whose clients still call the `execute-api` URL (docs/deploy.md, "Runbook: update").
+   * @default 'enforce'
+   */
+  readonly originCheck?: OriginCheckMode;
   /** The origin-secret version CloudFront sends (shared with the proxy; docs/operations.md). @default - current */
   readonly originSecretVersionId?: string;
   /** @default cloudfront.PriceClass.PRICE_CLASS_ALL */
@@ -61,8 +69,12 @@ export class SpendguardApiWaf extends Construct {
     const { api, secrets } = props;
     this.rateLimitPerIp = props.rateLimitPerIp ?? DEFAULT_API_RATE_LIMIT_PER_IP;
 
-    // Every route's function refuses a request without the header (fails closed if it cannot read it).
-    for (const fn of api.routeFunctions) secrets.bindOriginSecret(fn);
+    // Every route's function refuses a request without the header (fails closed if it cannot read it), or
+    // during an upgrade only counts it.
+    for (const fn of api.routeFunctions) {
+      secrets.bindOriginSecret(fn);
+      if (props.originCheck === 'report') fn.addEnvironment(ORIGIN_CHECK_MODE_ENV, 'report');
+    }
 
     const origin = new origins.HttpOrigin(api.domainName, {
       protocolPolicy: cloudfront.OriginProtocolPolicy.HTTPS_ONLY,

@@ -9,6 +9,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import { Construct } from 'constructs';
 import { type ApiThrottle, SpendguardApi } from './api';
+import type { OriginCheckMode } from '../lambdas/shared/origin-check-mode';
 import { SpendguardApiWaf } from './api-waf';
 import { SpendguardDashboardHosting } from './dashboard-hosting';
 import { SpendguardData } from './data';
@@ -95,6 +96,13 @@ export interface SpendGuardrailsProps {
   readonly apiWaf?: boolean;
   /** Requests per client IP per 5 minutes before the API's web ACL answers 429. @default 10,000 */
   readonly apiRateLimitPerIp?: number;
+  /**
+   * With the API WAF on, calls that skip its distribution (to the `execute-api` URL): `enforce` refuses
+   * them; `report` counts them (`ApiOriginRefused`) and serves them, for the deploys while existing
+   * clients move to the new `ApiUrl` (docs/deploy.md, "Runbook: update").
+   * @default 'enforce'
+   */
+  readonly apiOriginCheck?: OriginCheckMode;
   /** Requests per client IP per 5 minutes before an AWS WAF rate rule blocks it at the proxy. @default - no WAF */
   readonly proxyRateLimitPerIp?: number;
   /** TOTP required for every dashboard user. @default true */
@@ -198,6 +206,14 @@ export function validateSpendGuardrailsProps(props: SpendGuardrailsProps, stackR
   }
   if (apiRate !== undefined && props.apiWaf === false) {
     throw new Error('apiRateLimitPerIp needs the API WAF: drop apiWaf: false, or the rate limit');
+  }
+  if (props.apiOriginCheck !== undefined && !['enforce', 'report'].includes(props.apiOriginCheck)) {
+    throw new Error(`apiOriginCheck must be 'enforce' or 'report'; got '${String(props.apiOriginCheck)}'`);
+  }
+  if (props.apiOriginCheck !== undefined && props.apiWaf === false) {
+    throw new Error(
+      'apiOriginCheck needs the API WAF (without its distribution there is no origin to check)',
+    );
   }
   if (props.flagCacheTtl !== undefined && props.flagCacheTtl.toMilliseconds() > 60_000) {
     throw new Error('flagCacheTtl above 60 seconds would let a suspended key through for that long');
@@ -339,6 +355,7 @@ export class SpendGuardrails extends Construct {
             secrets: this.secrets,
             edgeStack: this.edge.edgeStack(),
             rateLimitPerIp: props.apiRateLimitPerIp,
+            originCheck: props.apiOriginCheck,
             originSecretVersionId: props.originSecretVersionId,
           });
 

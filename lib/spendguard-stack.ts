@@ -8,6 +8,7 @@ import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import type { OriginCheckMode } from '../lambdas/shared/origin-check-mode';
 import type { CustomDomain } from './edge';
 import { SpendGuardrails, type SpendGuardrailsProps } from './spend-guardrails';
 
@@ -114,7 +115,8 @@ function domainContext(app: App, prefix: 'proxy' | 'dashboard'): DomainByArn | u
  * (`retain` | `destroy`), `lambdaRuntime`, `logRetentionDays`, `originReadTimeoutSeconds`,
  * `originKeepaliveTimeoutSeconds`, `relayReservedConcurrency` (a number, or `none`),
  * `proxyRateLimitPerIp`, `apiWaf` (`false` turns the API's distribution and web ACL off),
- * `apiRateLimitPerIp`, `mfaRequired` (`false` makes TOTP optional), `resourceGeneration`,
+ * `apiRateLimitPerIp`, `apiOriginCheck` (`report`: the `execute-api` URL still served, for an upgrade),
+ * `mfaRequired` (`false` makes TOTP optional), `resourceGeneration`,
  * `threatProtection`, `originSecretVersionId`, `openTelemetry` (`cloudwatch`: export to the account's
  * CloudWatch OTLP endpoints).
  */
@@ -154,6 +156,7 @@ export function readSpendguardContext(app: App): { stackName: string; props: Spe
         proxyRateLimitPerIp: rateLimit ? Number(rateLimit) : undefined,
         apiWaf: stringContext(app, 'apiWaf') === 'false' ? false : undefined,
         apiRateLimitPerIp: apiRateLimit ? Number(apiRateLimit) : undefined,
+        apiOriginCheck: stringContext(app, 'apiOriginCheck') as OriginCheckMode | undefined,
         mfaRequired: stringContext(app, 'mfaRequired') === 'false' ? false : undefined,
         resourceGeneration: generation ? Number(generation) : undefined,
         threatProtection: stringContext(app, 'threatProtection') === 'true',

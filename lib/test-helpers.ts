@@ -149,6 +149,7 @@ function cacheKey(options: SynthOptions): string {
     path.join(REPO_ROOT, 'lambdas', 'shared', 'table-definitions.ts'),
     // Write grants name partitions by their item keys (lib/api.ts, lib/edge.ts).
     path.join(REPO_ROOT, 'lambdas', 'shared', 'item-keys.ts'),
+    path.join(REPO_ROOT, 'lambdas', 'shared', 'origin-check-mode.ts'),
     path.join(REPO_ROOT, 'lambdas', 'edge-guard', 'config.ts'),
     path.join(REPO_ROOT, 'lambdas', 'relay', 'headers.ts'),
     path.join(REPO_ROOT, 'node_modules', 'aws-cdk-lib', 'package.json'),

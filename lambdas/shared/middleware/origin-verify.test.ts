@@ -39,14 +39,14 @@ function event(headers: Record<string, string>): APIGatewayProxyEventV2 {
 }
 
 /** A handler wired as the AWS entries are: error mapping, then the origin check; counts its runs. */
-function wired(source: VersionedSecretSource, clock: { now: number }) {
+function wired(source: VersionedSecretSource, clock: { now: number }, mode?: 'enforce' | 'report') {
   let served = 0;
   const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(() => {
     served++;
     return Promise.resolve(json(200, { ok: true }));
   })
     .use(httpErrorHandler(logger))
-    .use(originVerify(source, new Metrics({ namespace: 'test' }), () => clock.now));
+    .use(originVerify(source, new Metrics({ namespace: 'test' }), { mode, now: () => clock.now }));
   return {
     served: () => served,
     call: async (headers: Record<string, string>) => {
@@ -137,14 +137,36 @@ describe('originVerify (the API behind its WAF distribution)', () => {
     expect((await api.call({ [ORIGIN_SECRET_HEADER]: SECRET })).status).toBe(200);
   });
 
-  it('adds no check when ORIGIN_SECRET_ARN is not set (WAF off; the local stack never sets it)', async () => {
+  it('in report mode (an upgrade) serves requests without the header or with the secret unreadable', async () => {
+    const source = new FakeVersions();
+    const api = wired(source, { now: 0 }, 'report');
+    expect((await api.call({})).status).toBe(200);
+    expect((await api.call({ [ORIGIN_SECRET_HEADER]: 'wrong' })).status).toBe(200);
+    source.fail = true;
+    expect((await wired(source, { now: 0 }, 'report').call({})).status).toBe(200);
+    expect(api.served()).toBe(2);
+  });
+
+  it('adds no check without ORIGIN_SECRET_ARN (WAF off; the local stack never sets it), else one in the set mode', async () => {
     const saved = process.env.ORIGIN_SECRET_ARN;
     delete process.env.ORIGIN_SECRET_ARN;
     try {
       expect(originVerifyFromEnvironment(new Metrics({ namespace: 'test' }))).toEqual({});
       process.env.ORIGIN_SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:origin-AbCdEf';
       expect(originVerifyFromEnvironment(new Metrics({ namespace: 'test' })).before).toBeInstanceOf(Function);
+      // The mode comes from ORIGIN_CHECK_MODE: a request without the header is served only in `report`.
+      const call = async () => {
+        const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(() =>
+          Promise.resolve(json(200, { ok: true })),
+        )
+          .use(httpErrorHandler(logger))
+          .use(originVerifyFromEnvironment(new Metrics({ namespace: 'test' })));
+        return ((await handler(event({}), ctx)) as APIGatewayProxyStructuredResultV2).statusCode;
+      };
+      process.env.ORIGIN_CHECK_MODE = 'report';
+      expect(await call()).toBe(200);
     } finally {
+      delete process.env.ORIGIN_CHECK_MODE;
       if (saved === undefined) delete process.env.ORIGIN_SECRET_ARN;
       else process.env.ORIGIN_SECRET_ARN = saved;
     }

@@ -4,6 +4,7 @@ import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { HttpError, httpErrors } from '../http';
 import { OriginCheck, type OriginSecretSource } from '../origin-check';
+import { ORIGIN_CHECK_MODE_ENV, type OriginCheckMode } from '../origin-check-mode';
 import { SecretsManagerVersions } from '../secrets';
 
 type ApiMiddleware = MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>;
@@ -26,15 +27,25 @@ export const originRequired = (): HttpError =>
  * `Retry-After` while the secret cannot be read (fails closed, like the relay). Goes after
  * `httpErrorHandler`, which turns the thrown errors into JSON bodies.
  */
-export function originVerify(source: OriginSecretSource, metrics: Metrics, now = Date.now): ApiMiddleware {
+export function originVerify(
+  source: OriginSecretSource,
+  metrics: Metrics,
+  options: { readonly mode?: OriginCheckMode; readonly now?: () => number } = {},
+): ApiMiddleware {
   const check = new OriginCheck(source, {
-    now,
+    now: options.now ?? Date.now,
     onUnavailable: () => metrics.addMetric('ApiOriginUnavailable', MetricUnit.Count, 1),
   });
+  const enforce = (options.mode ?? 'enforce') === 'enforce';
   return {
     before: async (request) => {
       const verdict = await check.allowed(request.event.headers ?? {});
       if (verdict === true) return;
+      if (!enforce) {
+        // An upgrade in progress: count what would be refused, serve it.
+        if (verdict === false) metrics.addMetric('ApiOriginRefused', MetricUnit.Count, 1);
+        return;
+      }
       if (verdict === 'unavailable') {
         throw httpErrors.unavailable('the API cannot verify this request right now; retry shortly', 1);
       }
@@ -46,12 +57,14 @@ export function originVerify(source: OriginSecretSource, metrics: Metrics, now =
 
 /**
  * The AWS wiring: the check when the CDK set `ORIGIN_SECRET_ARN` (the API's WAF is on, lib/api-waf.ts),
- * else nothing (WAF off: the API is called directly, as the local stack, which wires its handlers
- * itself, always is). Current and previous secret versions are accepted, as at the relay, so a
- * rotation never locks CloudFront out.
+ * in the mode of `ORIGIN_CHECK_MODE` (`report` during an upgrade, else `enforce`), else nothing (WAF off:
+ * the API is called directly, as the local stack, which wires its handlers itself, always is). Current
+ * and previous secret versions are accepted, as at the relay, so a rotation never locks CloudFront out.
  */
 export function originVerifyFromEnvironment(metrics: Metrics): ApiMiddleware {
   const secretArn = process.env.ORIGIN_SECRET_ARN;
   if (!secretArn) return {};
-  return originVerify(new SecretsManagerVersions(new SecretsManagerClient({}), secretArn), metrics);
+  return originVerify(new SecretsManagerVersions(new SecretsManagerClient({}), secretArn), metrics, {
+    mode: process.env[ORIGIN_CHECK_MODE_ENV] === 'report' ? 'report' : 'enforce',
+  });
 }
