@@ -229,10 +229,11 @@ describeWithHandlers('least-privilege IAM', () => {
     );
   });
 
-  it('relay: key lookup, budget lease items, kill flags (read), one event per request, the pepper and the origin secret', () => {
+  it('relay: key lookup, budget lease items, kill flags (read), one event per request, the pepper, the origin secret and the price snapshot', () => {
     expect(functionPermissions(s.template, 'Edge/Relay')).toEqual(
       sorted([
         `dynamodb:BatchGetItem ${flags()}`,
+        prices(), // admission prices as the ledger does (issue 18.2)
         `dynamodb:GetItem ${data()}`,
         `dynamodb:UpdateItem ${data()}`, // conditioned on the partition key: see the LeadingKeys test above
         `dynamodb:Query ${data()}`,

@@ -327,6 +327,8 @@ export class SpendGuardrails extends Construct {
       flagCacheTtl: props.flagCacheTtl,
       functionDefaults,
     });
+    // Admission reserves and settles at the prices the ledger uses (issue 18.2): the same weekly snapshot.
+    this.prices.bindPrices(this.edge.relayFunction);
     this.forecast = new SpendguardForecast(this, 'Forecast', {
       data: this.data,
       secrets: this.secrets,

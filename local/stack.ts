@@ -297,6 +297,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     upstreams: { ...mockUpstreams, ...(options.upstreams ?? {}) },
     now,
     budgetLeases: services.budgetLeases,
+    pricingRates: services.pricingRates,
+    priceRegistry: registry,
     ...(options.relayConcurrency !== undefined ? { relayConcurrency: options.relayConcurrency } : {}),
   });
   const proxyUrl = proxy.url;

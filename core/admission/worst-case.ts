@@ -26,7 +26,7 @@
  * - batch, fine-tuning and `background` calls bill outside the call: their bound is
  *   {@link DEFERRED_WORST_CASE_NANOS}, which no hard cap fits (the relay names the refusal).
  */
-import { calculateCost } from '../pricing';
+import { calculateCost, type CallPricing } from '../pricing';
 import type { RequestFlavor } from '../providers/types';
 import type { TokenCounter } from '../usage';
 import { callShapeOf, type CallShape } from './call-shape';
@@ -56,6 +56,11 @@ export interface CallToBound {
    * (a body the relay would refuse is then bounded by its bytes)
    */
   readonly shape?: CallShape;
+  /**
+   * The registry and organization rates the ledger prices this organization's calls with, so the bound is
+   * in the unit the cap is counted in (issue 18.2). @default list prices from the bundled registry
+   */
+  readonly pricing?: CallPricing;
 }
 
 /** A bound and how it was reached. */
@@ -86,22 +91,26 @@ function price(
   outputTokens: number,
 ): number {
   const cacheWrite = shape?.cacheWrite ?? null;
-  return calculateCost({
-    provider: call.provider,
-    model: call.model,
-    at: call.atMs,
-    serviceTier: shape?.serviceTier ?? null,
-    usage: {
+  return calculateCost(
+    {
+      provider: call.provider,
       model: call.model,
-      inputTokens,
-      outputTokens,
-      cacheReadTokens: 0,
-      // Every input token written to the dearest cache the request asks for (writes cost more than input).
-      cacheWrite5mTokens: cacheWrite === '5m' ? inputTokens : 0,
-      cacheWrite1hTokens: cacheWrite === '1h' ? inputTokens : 0,
-      reasoningTokens: 0,
+      at: call.atMs,
+      serviceTier: shape?.serviceTier ?? null,
+      orgRates: call.pricing?.orgRates ?? null,
+      usage: {
+        model: call.model,
+        inputTokens,
+        outputTokens,
+        cacheReadTokens: 0,
+        // Every input token written to the dearest cache the request asks for (writes cost more than input).
+        cacheWrite5mTokens: cacheWrite === '5m' ? inputTokens : 0,
+        cacheWrite1hTokens: cacheWrite === '1h' ? inputTokens : 0,
+        reasoningTokens: 0,
+      },
     },
-  }).costNanos;
+    call.pricing?.registry,
+  ).costNanos;
 }
 
 function deferred(shape: CallShape | undefined, precise: boolean): WorstCase | undefined {

@@ -21,6 +21,7 @@
  *
  * See docs/pricing.md for sources, normalization, tiers, rounding, the premium rule and the refresh.
  */
+export { listPricing, type CallPricing } from './call-pricing';
 export {
   calculateCost,
   type CostBreakdown,

@@ -104,6 +104,44 @@ describe('relay admission', () => {
     expect(holder.unreportedNanos).toBe(mockPromptTokens(CHAT) * IN_NANOS + 20 * OUT_NANOS);
   });
 
+  it('reserves and settles at the organization own rates, the unit the ledger counts in (issue 18.2)', async () => {
+    // A negotiated 40 % discount on OpenAI: the pipeline prices this call at 0.6 × list.
+    const pricingRates = {
+      get: () =>
+        Promise.resolve({ rates: { providers: { openai: 0.6 } }, updatedAt: '2026-11-25T00:00:00Z' }),
+      put: () => Promise.resolve(),
+    };
+    const budgetLeases = new BudgetLeases({
+      store: new MemoryBudgetLeaseStore(),
+      config: configWith(10),
+      now: Date.now,
+    });
+    h = await startProxyHarness({ proxy: { budgetLeases, pricingRates } });
+    const res = await post(h, CHAT);
+    expect(res.status).toBe(200);
+    await h.proxy.idle();
+    const holder = h.proxy.admission!.holderOf(TEST_ORG)!;
+    expect(holder.reservations).toBe(0);
+    // 150 × 0.6 = 90 nanos per input token, 600 × 0.6 = 360 per output token
+    expect(holder.unreportedNanos).toBe(mockPromptTokens(CHAT) * 90 + 20 * 360);
+  });
+
+  it('reserves at the organization rates: a call that fits only at its discounted price is admitted', async () => {
+    // The call's worst case is ≥ 20 output tokens × 600 = 12,000 nano-USD at list, over a 10,000 cap;
+    // at 0.1 × list it is a tenth of that.
+    const discounted = {
+      get: () => Promise.resolve({ rates: { multiplier: 0.1 }, updatedAt: '2026-11-25T00:00:00Z' }),
+      put: () => Promise.resolve(),
+    };
+    const leasesFor = () =>
+      new BudgetLeases({ store: new MemoryBudgetLeaseStore(), config: configWith(0.00001), now: Date.now });
+    h = await startProxyHarness({ proxy: { budgetLeases: leasesFor() } });
+    expect((await post(h, CHAT)).status).toBe(429);
+    await h.close();
+    h = await startProxyHarness({ proxy: { budgetLeases: leasesFor(), pricingRates: discounted } });
+    expect((await post(h, CHAT)).status).toBe(200);
+  });
+
   it('settles a provider error at zero (providers do not bill errors)', async () => {
     h = await harness(new MemoryBudgetLeaseStore(), 10);
     const res = await post(h, CHAT, { 'x-mock-status': '500' });
@@ -362,6 +400,21 @@ describe('many holders near the cap (one per Lambda container)', () => {
     await a.releaseAll();
     // Nothing is left on the counter that nobody would return (it would be charged as spent once lapsed).
     const view = await leases.view(scope, { day: 300_000_000, month: null });
+    expect(view.day).toMatchObject({ leasedNanos: 0, holders: 0, settledNanos: 0 });
+  });
+
+  it('a grant that lands after its call was answered is returned before the freeze, not parked to lapse', async () => {
+    // Near the cap ($0.015): the late slice would be charged as spent once its bucket ends, refusing room
+    // that fits (the demo's fleet lost ~$0.005 per such container under CPU load).
+    const { store, leases } = fleetOf(0.015);
+    const apply = store.apply.bind(store);
+    store.apply = (s, d) => new Promise((r) => setTimeout(r, 150)).then(() => apply(s, d));
+    const a = new LeaseAdmission({ leases, holderId: 'relay-a', storeTimeoutMs: 50, maxWaitMs: 50 });
+    const d = await a.admit(TEST_ORG, callWith(20));
+    expect(d).toMatchObject({ kind: 'refused', retryable: true });
+    await a.invocationEnded();
+    expect(a.holderOf(TEST_ORG)?.held).toBeNull();
+    const view = await leases.view(scope, { day: 15_000_000, month: null });
     expect(view.day).toMatchObject({ leasedNanos: 0, holders: 0, settledNanos: 0 });
   });
 });

@@ -220,10 +220,15 @@ export class LeaseAdmission implements RelayAdmission {
    * ({@link settled}). Far from the cap the slice is kept for the next invocation. Never rejects.
    */
   async invocationEnded(): Promise<void> {
-    for (const e of this.entries.values()) {
-      if (e.renewal === undefined && e.holder.shouldReturnWhenIdle(this.fleetSize)) void this.release(e);
+    // Twice: a renewal still in flight (its call was answered at the store timeout) lands a slice only
+    // once settled() has waited for it, and that slice is the one a freeze would park and lapse. A release
+    // leaves nothing to return, so the second round writes only after such a late grant.
+    for (let round = 0; round < 2; round++) {
+      for (const e of this.entries.values()) {
+        if (e.renewal === undefined && e.holder.shouldReturnWhenIdle(this.fleetSize)) void this.release(e);
+      }
+      await this.settled();
     }
-    await this.settled();
   }
 
   /** The in-memory view of a scope (tests, the bench). */

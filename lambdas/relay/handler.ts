@@ -2,7 +2,8 @@
  * Lambda entry of the relay (Function URL, auth type NONE, invoke mode RESPONSE_STREAM).
  *
  * Environment (set by the CDK construct): `DATA_TABLE`, `FLAGS_TABLE`, `EVENTS_STREAM`,
- * `PEPPER_SECRET_ARN` (shared with the other functions, see lambdas/shared/environment.ts) and
+ * `PEPPER_SECRET_ARN` (shared with the other functions, see lambdas/shared/environment.ts), `PRICES_BUCKET` /
+ * `PRICES_KEY` (the price snapshot the pipeline prices with) and
  * `ORIGIN_SECRET_ARN`, the secret CloudFront sends as the `x-spendguard-origin-secret` custom origin
  * header. Optional `UPSTREAM_<SLUG>` (e.g. `UPSTREAM_OPENAI`) overrides a provider's base URL; optional
  * `DEFERRED_BILLING_ORGS` (comma-separated organization ids) lets those organizations make batch,
@@ -12,7 +13,8 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { EdgeGuard, flagSourceFromStore } from '../edge-guard/guard';
 import { EmfMetrics } from '../edge-guard/metrics';
 import { SpoolingEventSink } from '../shared/event-sink';
-import { servicesFromEnvironment } from '../shared/environment';
+import { priceRegistryFromEnvironment, servicesFromEnvironment } from '../shared/environment';
+import { createOrgPricingSource } from '../shared/org-pricing-source';
 import { SecretsManagerVersions } from '../shared/secrets';
 import { createStreamingHandler } from './lambda-adapter';
 import { countOpenAITokens } from '../../core/usage/tokenizer-openai';
@@ -57,6 +59,11 @@ function buildRelay(): Relay {
       flags: flagSourceFromStore(services.flags),
       pepper: () => services.pepper.get(),
       metrics,
+    }),
+    // The organization's rates and the price snapshot, as the pricing consumer applies them (issue 18.2).
+    pricing: createOrgPricingSource({
+      rates: services.pricingRates,
+      registry: priceRegistryFromEnvironment(),
     }),
     // One lease holder per container: its slices live in memory between invocations (docs/admission.md).
     admission: (admission = new LeaseAdmission({

@@ -10,7 +10,7 @@ import https from 'node:https';
 import type { EventEnvelope } from '../../core/events/telemetry-event';
 import type { TelemetryEvent } from '../../core/events/telemetry-event';
 import { costOfEvent } from '../../core/ledger/event-cost';
-import { calculateCost, getDefaultPriceRegistry, nanosToUsd } from '../../core/pricing';
+import { calculateCost, listPricing, nanosToUsd, type CallPricing } from '../../core/pricing';
 import { requestFlavorOf, type RequestFlavor } from '../../core/providers';
 import {
   isReasoningModel,
@@ -132,6 +132,12 @@ export interface RelayOptions {
    * caps before the provider is contacted, settles it with the actual cost after. Omit to forward without.
    */
   readonly admission?: RelayAdmission;
+  /**
+   * What the ledger prices an organization's calls with (its rates, the registry in force): admission
+   * reserves and settles in that unit, so the counter and the pipeline's figure agree (issue 18.2). Never
+   * rejects (a failure prices at list). @default list prices from the bundled registry
+   */
+  readonly pricing?: (orgId: string) => Promise<CallPricing>;
   /**
    * Whether an organization allows batch, fine-tuning and background calls under its hard cap (they bill
    * after the call, so admission cannot bound them: issue 18.6). @default none does
@@ -349,6 +355,7 @@ export class Relay {
     orgId: string,
   ): Promise<AdmissionDecision> {
     try {
+      const pricing = await this.pricingOf(orgId);
       return await admission.admit(orgId, {
         provider: route.entry.id,
         flavor,
@@ -356,6 +363,7 @@ export class Relay {
         body: req.body,
         atMs: this.now(),
         shape,
+        pricing,
       });
     } catch {
       this.metrics.count('AdmissionFailOpen', { Reason: 'internal_error' });
@@ -641,7 +649,9 @@ export class Relay {
       if (unread !== undefined) this.metrics.count('RelayUsageUnread', { Reason: unread });
       // Usage unread or only estimated: the hard cap keeps the call's worst case (issues 19.4, 18.8).
       const costNanos =
-        this.opts.admission === undefined || unread !== undefined ? null : actualCostNanos(event);
+        this.opts.admission === undefined || unread !== undefined
+          ? null
+          : actualCostNanos(event, await this.pricingOf(principal.orgId));
       try {
         await this.opts.sink.put([envelope]);
         return { envelope, recorded: true, costNanos };
@@ -652,6 +662,16 @@ export class Relay {
     } catch {
       this.metrics.count('RelayEventFailed', { Reason: 'internal_error' });
       return { recorded: false, costNanos: null };
+    }
+  }
+
+  /** The organization's pricing (cached by the source); list prices when it fails. Never rejects. */
+  private async pricingOf(orgId: string): Promise<CallPricing> {
+    if (this.opts.pricing === undefined) return listPricing();
+    try {
+      return await this.opts.pricing(orgId);
+    } catch {
+      return listPricing();
     }
   }
 
@@ -698,14 +718,14 @@ export function registryPriceUsd(provider: string, usage: NormalizedUsage, tsMs:
 
 /**
  * What a finished call cost, for settling its reservation: the provider's own figure when it reports one
- * (OpenRouter), else the registry's price of the event's tokens. A provider error carries no tokens and
- * settles at 0; a call cut before its answer carries its estimated prompt (docs/admission.md).
- * Null when it cannot be priced (the reservation then stands).
+ * (OpenRouter), else the price of the event's tokens at the organization's rates — the ledger's own
+ * decision (core/ledger/event-cost). A provider error carries no tokens and settles at 0; a call cut before
+ * its answer carries its estimated prompt (docs/admission.md). Null when it cannot be priced (the
+ * reservation then stands).
  */
-export function actualCostNanos(event: TelemetryEvent): number | null {
+export function actualCostNanos(event: TelemetryEvent, pricing: CallPricing = listPricing()): number | null {
   try {
-    // The pipeline's own cost decision (provider-reported first, tool fees included), on the bundled prices.
-    return costOfEvent(event, getDefaultPriceRegistry()).costNanos;
+    return costOfEvent(event, pricing.registry, pricing.orgRates).costNanos;
   } catch {
     return null;
   }

@@ -10,6 +10,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import type { PriceRegistry } from '../../core/pricing';
 import type { NormalizedUsage, TokenCounter } from '../../core/usage';
 import { countOpenAITokens } from '../../core/usage/tokenizer-openai';
 import type { GuardDecision } from '../../lambdas/edge-guard/decide';
@@ -24,7 +25,9 @@ import type { BudgetLeases } from '../../lambdas/shared/budget-leases';
 import { ApiKeyAuthenticator } from '../../lambdas/shared/api-key-auth';
 import { type EventSink, SpoolingEventSink } from '../../lambdas/shared/event-sink';
 import type { SecretSource } from '../../lambdas/shared/secrets';
+import { createOrgPricingSource } from '../../lambdas/shared/org-pricing-source';
 import type { ApiKeyStore } from '../../lambdas/shared/stores/api-key-store';
+import type { PricingRatesStore } from '../../lambdas/shared/stores/pricing-rates-store';
 import type { FlagStore } from '../../lambdas/shared/stores/flag-store';
 import { processTimers, type Timers } from '../../lambdas/shared/timers';
 import { allowedHosts, hostAllowed, misdirectedMessage } from '../runtime/loopback-host';
@@ -69,6 +72,13 @@ export interface LocalProxyOptions {
    * organization's hard caps before contacting the provider (docs/admission.md). Omit for no admission.
    */
   readonly budgetLeases?: BudgetLeases;
+  /**
+   * Organizations' stored pricing rates: admission then reserves and settles at the prices the pipeline's
+   * ledger uses (issue 18.2), each container with its own cache as in Lambda. @default list prices
+   */
+  readonly pricingRates?: PricingRatesStore;
+  /** The registry the pipeline prices with. @default the bundled registry */
+  readonly priceRegistry?: () => Promise<PriceRegistry>;
   /** Relay containers at most (the relay's reserved concurrency; one call per container). @default 100 */
   readonly relayConcurrency?: number;
   /** An idle relay container is recycled after this long, ms. @default 10 min */
@@ -173,6 +183,15 @@ export async function createLocalProxy(options: LocalProxyOptions): Promise<Loca
       metrics,
       now,
       ...(admission !== undefined ? { admission } : {}),
+      ...(options.pricingRates !== undefined
+        ? {
+            pricing: createOrgPricingSource({
+              rates: options.pricingRates,
+              now,
+              ...(options.priceRegistry !== undefined ? { registry: options.priceRegistry } : {}),
+            }),
+          }
+        : {}),
       ...(options.upstreams !== undefined ? { upstreams: options.upstreams } : {}),
       ...(options.priceUsd !== undefined ? { priceUsd: options.priceUsd } : {}),
       ...(options.tokenCounter !== undefined ? { tokenCounter: options.tokenCounter } : {}),
