@@ -103,8 +103,12 @@ export class SpendguardApi extends Construct {
   public readonly authorizer: HttpJwtAuthorizer;
   public readonly enforceFunction: SpendguardFunction;
   public readonly apiFunction: SpendguardFunction;
+  /** Every function behind a route (ingest, enforce, api): where a check on every request goes. */
+  public readonly routeFunctions: readonly SpendguardFunction[];
   /** The API's base URL (`https://<id>.execute-api.<region>.amazonaws.com`, no trailing slash). */
   public readonly url: string;
+  /** The `execute-api` host of {@link url} (the origin of the API's CloudFront distribution). */
+  public readonly domainName: string;
 
   constructor(scope: Construct, id: string, props: SpendguardApiProps) {
     super(scope, id);
@@ -196,8 +200,10 @@ export class SpendguardApi extends Construct {
         ),
       },
     });
-    this.url = `https://${this.httpApi.apiId}.execute-api.${Stack.of(this).region}.${Stack.of(this).urlSuffix}`;
+    this.domainName = `${this.httpApi.apiId}.execute-api.${Stack.of(this).region}.${Stack.of(this).urlSuffix}`;
+    this.url = `https://${this.domainName}`;
 
+    this.routeFunctions = [pipeline.ingestFunction, this.enforceFunction, this.apiFunction];
     const integrations: Record<ApiTarget, HttpLambdaIntegration> = {
       ingest: new HttpLambdaIntegration('Ingest', pipeline.ingestFunction),
       enforce: new HttpLambdaIntegration('Enforce', this.enforceFunction),

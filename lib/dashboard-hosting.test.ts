@@ -118,10 +118,11 @@ describeWithHandlers('SpendguardDashboardHosting', () => {
       DistributionPaths: ['/*'],
       SourceMarkers: Match.arrayWith([
         Match.objectLike({
-          '<<marker:0xbaba:0>>': { Ref: idAt(s.template, 'Api/HttpApi') },
-          '<<marker:0xbaba:2>>': { 'Fn::GetAtt': [idAt(s.template, 'Edge/Proxy'), 'DomainName'] },
-          '<<marker:0xbaba:3>>': { Ref: idAt(s.template, 'Dashboard/UserPool') },
-          '<<marker:0xbaba:4>>': { Ref: idAt(s.template, 'Dashboard/UserPool/Dashboard') },
+          // apiUrl: the API's WAF distribution (on by default), not the execute-api URL.
+          '<<marker:0xbaba:0>>': { 'Fn::GetAtt': [idAt(s.template, 'ApiWaf/Distribution'), 'DomainName'] },
+          '<<marker:0xbaba:1>>': { 'Fn::GetAtt': [idAt(s.template, 'Edge/Proxy'), 'DomainName'] },
+          '<<marker:0xbaba:2>>': { Ref: idAt(s.template, 'Dashboard/UserPool') },
+          '<<marker:0xbaba:3>>': { Ref: idAt(s.template, 'Dashboard/UserPool/Dashboard') },
         }),
       ]),
     });

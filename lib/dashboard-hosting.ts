@@ -4,7 +4,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Annotations, Aws, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Annotations, Aws, Duration, Lazy, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
 import * as cognito from 'aws-cdk-lib/aws-cognito';
@@ -59,17 +59,22 @@ export const ROLE_GROUPS: Readonly<Record<Role, string>> = {
 
 /**
  * The dashboard's Content-Security-Policy: scripts, styles and fonts from its own origin only; API calls
- * to the regional API Gateway and Cognito (token endpoint); no framing, no plugins, no foreign forms.
+ * to `apiSource` (see {@link SpendguardDashboardHosting.deployConfig}; by default any of the region's
+ * HTTP APIs) and Cognito (token endpoint); no framing, no plugins, no foreign forms.
  * `style-src 'unsafe-inline'`: the charts set inline style attributes.
  */
-export function dashboardContentSecurityPolicy(region: string, urlSuffix: string): string {
+export function dashboardContentSecurityPolicy(
+  region: string,
+  urlSuffix: string,
+  apiSource = `https://*.execute-api.${region}.${urlSuffix}`,
+): string {
   return [
     "default-src 'self'",
     "script-src 'self'",
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data:",
     "font-src 'self'",
-    `connect-src 'self' https://*.execute-api.${region}.${urlSuffix} https://*.auth.${region}.amazoncognito.com https://cognito-idp.${region}.${urlSuffix}`,
+    `connect-src 'self' ${apiSource} https://*.auth.${region}.amazoncognito.com https://cognito-idp.${region}.${urlSuffix}`,
     "object-src 'none'",
     "base-uri 'self'",
     "form-action 'self' https://*.amazoncognito.com",
@@ -96,6 +101,8 @@ export class SpendguardDashboardHosting extends Construct {
   public readonly assetsDeployed: boolean;
   public deployment: s3deploy.BucketDeployment | undefined;
   private readonly assetsPath: string;
+  /** The CSP's connect-src source for the API, from deployConfig. */
+  private apiConnectSource: string | undefined;
 
   constructor(scope: Construct, id: string, props: SpendguardDashboardHostingProps) {
     super(scope, id);
@@ -127,7 +134,11 @@ export class SpendguardDashboardHosting extends Construct {
           comment: 'Spendguard dashboard: security headers with a Content-Security-Policy',
           securityHeadersBehavior: {
             contentSecurityPolicy: {
-              contentSecurityPolicy: dashboardContentSecurityPolicy(stack.region, stack.urlSuffix),
+              // Lazy: the API's source is given to deployConfig(), after the API exists.
+              contentSecurityPolicy: Lazy.string({
+                produce: () =>
+                  dashboardContentSecurityPolicy(stack.region, stack.urlSuffix, this.apiConnectSource),
+              }),
               override: true,
             },
             contentTypeOptions: { override: true },
@@ -254,10 +265,13 @@ export class SpendguardDashboardHosting extends Construct {
 
   /**
    * Writes `config.json` (always) and the built app (when it exists) to the bucket, and invalidates
-   * the distribution. Call once, after the API and the proxy exist.
+   * the distribution. Call once, after the API and the proxy exist. `apiConnectSource` is the CSP's
+   * connect-src for the API: its exact URL where that makes no reference cycle, else a host pattern
+   * (SpendGuardrails explains which).
    */
-  public deployConfig(config: DashboardRuntimeConfig): s3deploy.BucketDeployment {
+  public deployConfig(config: DashboardRuntimeConfig, apiConnectSource?: string): s3deploy.BucketDeployment {
     if (this.deployment) throw new Error('SpendguardDashboardHosting.deployConfig() may be called only once');
+    this.apiConnectSource = apiConnectSource;
     const region = Stack.of(this).region;
     const configSource = s3deploy.Source.jsonData('config.json', {
       apiUrl: config.apiUrl,

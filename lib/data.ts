@@ -106,7 +106,7 @@ export class SpendguardData extends Construct {
    * of `partitions` (`*` = any organization id), through the `dynamodb:LeadingKeys` condition: a function
    * that writes one kind of item cannot write API keys, ledger entries or another partition's items
    * (issue 21).
-   * @example data.bindDataPutsTo(relay, [itemKeys.budgetCounter('*').pk], ['UpdateItem']) // the counter's partition
+   * @example data.bindDataPutsTo(relay, [itemKeys.budgetCounter('*').pk], ['UpdateItem']) // BUDGET#ORG#*
    */
   public bindDataPutsTo(
     fn: SpendguardFunction,

@@ -1,6 +1,7 @@
 /**
  * What a real AWS account needs beyond a first deploy (issue 14): long calls, edge versions, redeploy
- * after destroy, concurrency, regional edge logs, MFA, one runtime, and the optional WAF rule.
+ * after destroy, concurrency, regional edge logs, MFA, one runtime, and the optional WAF rule (the
+ * API's own web ACL is lib/api-waf.test.ts).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -12,7 +13,7 @@ import { LAMBDA_EDGE_REGIONS } from './regions';
 import { retainedNames } from './retained-names';
 import { validateSpendGuardrailsProps } from './spend-guardrails';
 import { readSpendguardContext } from './spendguard-stack';
-import { describeWithHandlers, synthSpendguard, type Synthesized } from './test-helpers';
+import { describeWithHandlers, OPTIONS_CONTEXT, synthSpendguard, type Synthesized } from './test-helpers';
 
 describeWithHandlers('deploy safety (default configuration)', () => {
   let s: Synthesized;
@@ -102,8 +103,11 @@ describeWithHandlers('deploy safety (default configuration)', () => {
     );
   });
 
-  it('has no WAF web ACL unless asked for (it bills per request)', () => {
-    s.edgeTemplate.resourceCountIs('AWS::WAFv2::WebACL', 0);
+  it('has no proxy web ACL unless asked for (it bills per request); the API’s is on by default', () => {
+    const descriptions = Object.values(s.edgeTemplate.findResources('AWS::WAFv2::WebACL')).map(
+      (a) => (a as { Properties: { Description: string } }).Properties.Description,
+    );
+    expect(descriptions).toEqual([expect.stringMatching(/^Spendguard API/)]);
     s.template.resourceCountIs('AWS::WAFv2::WebACL', 0);
   });
 });
@@ -111,16 +115,7 @@ describeWithHandlers('deploy safety (default configuration)', () => {
 describeWithHandlers('deploy safety (options)', () => {
   let s: Synthesized;
   beforeAll(() => {
-    s = synthSpendguard({
-      context: {
-        originReadTimeoutSeconds: 180,
-        originKeepaliveTimeoutSeconds: 90,
-        relayReservedConcurrency: 250,
-        proxyRateLimitPerIp: 2000,
-        mfaRequired: 'false',
-        resourceGeneration: 2,
-      },
-    });
+    s = synthSpendguard({ context: OPTIONS_CONTEXT });
   });
 
   it('passes a raised read and keep-alive timeout through', () => {

@@ -3,7 +3,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { AssetHashType, DockerImage, Duration, RemovalPolicy, SecretValue, Stack } from 'aws-cdk-lib';
+import { AssetHashType, DockerImage, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
@@ -11,9 +11,6 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
-import * as ssm from 'aws-cdk-lib/aws-ssm';
-import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
-import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import { buildSync } from 'esbuild';
 import { PROVIDERS } from '../core/providers/catalog';
@@ -34,6 +31,7 @@ import { acknowledge, acknowledgeGeneratedWildcards } from './nag';
 import type { SpendguardPipeline } from './pipeline';
 import { LAMBDA_EDGE_REGIONS, nearestReplicaMap } from './regions';
 import { EDGE_SECRET_REGION, type SpendguardSecrets } from './secrets';
+import { cloudFrontWebAclArn } from './web-acl';
 
 /** Every provider slug of the catalog: one CloudFront behaviour each (`/<slug>/*`). */
 export const PROVIDER_SLUGS: readonly string[] = [
@@ -165,8 +163,9 @@ export class SpendguardEdge extends Construct {
       defaults,
     });
     // Budget admission (docs/admission.md): GetItem keys, org config and the budget counter; Query the day /
-    // month aggregates. Writes: the budget counter only, by conditional ADD (UpdateItem), in its partition
-    // (issue 21; IAM cannot narrow a grant by sort key, so the organization partition is the bound).
+    // month aggregates. Writes: the budget counter only, by conditional ADD (UpdateItem), in the counter's
+    // own partition `BUDGET#ORG#<orgId>` (issue 21: IAM cannot narrow a grant by sort key, so the counter
+    // has a partition no other item shares; config, rates and profile stay out of reach).
     data.bindDataTable(this.relayFunction, ['GetItem', 'Query']);
     data.bindDataPutsTo(this.relayFunction, [itemKeys.budgetCounter('*').pk], ['UpdateItem']);
     // The kill flags, checked again at the origin (issue 19.5): one BatchGetItem per key and session a second.
@@ -236,12 +235,7 @@ export class SpendguardEdge extends Construct {
       keepaliveTimeout:
         props.originKeepaliveTimeout ?? Duration.seconds(Math.min(readTimeout.toSeconds(), 60)),
       customHeaders: {
-        [ORIGIN_SECRET_HEADER]: (props.originSecretVersionId
-          ? SecretValue.secretsManager(secrets.originSecret.secretArn, {
-              versionId: props.originSecretVersionId,
-            })
-          : secrets.originSecret.secretValue
-        ).unsafeUnwrap(),
+        [ORIGIN_SECRET_HEADER]: secrets.originSecretHeaderValue(props.originSecretVersionId),
       },
     });
     const behavior: cloudfront.BehaviorOptions = {
@@ -297,7 +291,7 @@ export class SpendguardEdge extends Construct {
   }
 
   /** The stack holding the guard: EdgeFunction's us-east-1 stack, or this one when it is in us-east-1. */
-  private edgeStack(): Stack {
+  public edgeStack(): Stack {
     return Stack.of(this.guardFunction.lambda);
   }
 
@@ -321,57 +315,40 @@ export class SpendguardEdge extends Construct {
   }
 
   /**
-   * A CLOUDFRONT-scope web ACL with one rate-based rule, which AWS WAF accepts only in us-east-1: it is
-   * created in the guard's stack and its ARN read back here through an SSM parameter (the way
-   * EdgeFunction passes the guard's version ARN across regions).
+   * A CLOUDFRONT-scope web ACL with one rate-based rule, created in the guard's stack (us-east-1, where
+   * AWS WAF accepts that scope) and read back here (lib/web-acl.ts).
    */
   private rateLimitWebAcl(limit: number): string {
-    const edgeStack = this.edgeStack();
-    const scope = edgeStack === Stack.of(this) ? this : edgeStack;
-    const acl = new wafv2.CfnWebACL(scope, 'ProxyRateLimit', {
-      scope: 'CLOUDFRONT',
-      description: 'Spendguard proxy: blocks a client IP above the rate limit',
-      defaultAction: { allow: {} },
-      visibilityConfig: {
-        cloudWatchMetricsEnabled: true,
-        metricName: 'SpendguardProxyWebAcl',
-        sampledRequestsEnabled: false,
-      },
-      rules: [
-        {
-          name: 'RateLimitPerIp',
-          priority: 0,
-          action: { block: {} },
-          statement: { rateBasedStatement: { limit, aggregateKeyType: 'IP', evaluationWindowSec: 300 } },
-          visibilityConfig: {
-            cloudWatchMetricsEnabled: true,
-            metricName: 'SpendguardProxyRateLimit',
-            sampledRequestsEnabled: false,
-          },
-        },
-      ],
-    });
-    if (edgeStack === Stack.of(this)) return acl.attrArn;
     const parameterName = `/spendguard/${Stack.of(this).stackName}/proxy-web-acl-arn`;
-    new ssm.StringParameter(scope, 'ProxyWebAclArn', { parameterName, stringValue: acl.attrArn });
-    const reader = new cr.AwsCustomResource(this, 'ProxyWebAclArnReader', {
-      onUpdate: {
-        service: 'SSM',
-        action: 'getParameter',
-        parameters: { Name: parameterName },
-        region: EDGE_SECRET_REGION,
-        // Re-read whenever the limit changes (the ACL's ARN itself is stable).
-        physicalResourceId: cr.PhysicalResourceId.of(`${parameterName}:${limit}`),
-      },
-      policy: cr.AwsCustomResourcePolicy.fromSdkCalls({
-        resources: [
-          `arn:${Stack.of(this).partition}:ssm:${EDGE_SECRET_REGION}:${Stack.of(this).account}:parameter${parameterName}`,
+    return cloudFrontWebAclArn(this, {
+      edgeStack: this.edgeStack(),
+      ids: { acl: 'ProxyRateLimit', parameter: 'ProxyWebAclArn', reader: 'ProxyWebAclArnReader' },
+      parameterName,
+      // Re-read whenever the limit changes.
+      readKey: `${parameterName}:${limit}`,
+      acl: {
+        description: 'Spendguard proxy: blocks a client IP above the rate limit',
+        defaultAction: { allow: {} },
+        visibilityConfig: {
+          cloudWatchMetricsEnabled: true,
+          metricName: 'SpendguardProxyWebAcl',
+          sampledRequestsEnabled: false,
+        },
+        rules: [
+          {
+            name: 'RateLimitPerIp',
+            priority: 0,
+            action: { block: {} },
+            statement: { rateBasedStatement: { limit, aggregateKeyType: 'IP', evaluationWindowSec: 300 } },
+            visibilityConfig: {
+              cloudWatchMetricsEnabled: true,
+              metricName: 'SpendguardProxyRateLimit',
+              sampledRequestsEnabled: false,
+            },
+          },
         ],
-      }),
-      installLatestAwsSdk: false,
+      },
     });
-    acknowledgeAwsCustomResourceProvider(Stack.of(this));
-    return reader.getResponseField('Parameter.Value');
   }
 }
 
@@ -401,28 +378,11 @@ function acknowledgeLogRetentionProvider(stack: Stack): void {
   }
 }
 
-/** The singleton Lambda of CDK's AwsCustomResource (reads the web ACL's ARN from us-east-1 at deploy). */
-function acknowledgeAwsCustomResourceProvider(stack: Stack): void {
-  for (const child of stack.node.children) {
-    if (!child.node.id.startsWith('AWS')) continue;
-    acknowledge(
-      child,
-      'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
-      "CDK's AwsCustomResource handler (runs only at deploy) uses the basic execution policy for its own logs.",
-    );
-    acknowledge(
-      child,
-      'AwsSolutions-L1',
-      "CDK's AwsCustomResource handler: its runtime is chosen by aws-cdk-lib and runs only at deploy.",
-    );
-  }
-}
-
 /** The acknowledgements every Spendguard distribution shares, with their reasons. */
 export function acknowledgeDistribution(
   distribution: cloudfront.Distribution,
   customDomain: boolean,
-  what: 'proxy' | 'dashboard',
+  what: 'proxy' | 'dashboard' | 'api',
   proxyRateLimitPerIp?: number,
 ): void {
   acknowledge(
@@ -430,13 +390,14 @@ export function acknowledgeDistribution(
     'AwsSolutions-CFR1',
     `The ${what} serves customers' own applications and people wherever they are; geo restriction is left to the deployer.`,
   );
-  if (what === 'dashboard' || proxyRateLimitPerIp === undefined) {
+  // The API's distribution always has its web ACL (it exists only when the API's WAF is on).
+  if (what === 'dashboard' || (what === 'proxy' && proxyRateLimitPerIp === undefined)) {
     acknowledge(
       distribution,
       'AwsSolutions-CFR2',
       what === 'proxy'
         ? 'The optional WAF rate rule is off (prop proxyRateLimitPerIp): WAF bills per request, and model calls are large. Without it the edge guard checks only that Service-API-Key is well-formed (else 401) and looks up its kill flag (SUSPENDED: 429; THROTTLED: a token bucket); it cannot tell a real key from a random well-formed one. The relay verifies the key against the store and answers 401. An unauthenticated flood therefore costs guard and relay invocations (docs/security.md).'
-        : 'The dashboard is static files; its API calls go to API Gateway (throttled, JWT-authorized). A WAF web ACL can be attached by the deployer.',
+        : "The dashboard is static files; its API calls go to the API's own distribution and web ACL (on by default, prop apiWaf), behind which API Gateway throttles and authorizes. A WAF web ACL can be attached by the deployer.",
     );
   }
   if (!customDomain) {

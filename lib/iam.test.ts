@@ -2,6 +2,8 @@
  * Least privilege: each function's role allows exactly the actions its handler uses, on exactly the
  * resources it touches (docs/data-model.md). An added grant fails here until it is listed on purpose.
  */
+import fc from 'fast-check';
+import { itemKeys } from '../lambdas/shared/item-keys';
 import {
   describeWithHandlers,
   functionPermissions,
@@ -40,6 +42,8 @@ describeWithHandlers('least-privilege IAM', () => {
   const data = () => arn('Data/Data');
   const flags = () => arn('Data/Flags');
   const pepper = () => `secretsmanager:GetSecretValue ${ref('Secrets/Pepper')}`;
+  /** The origin secret: the relay's, and every API route function's while the API's WAF is on (default). */
+  const originSecret = () => `secretsmanager:GetSecretValue ${ref('Secrets/OriginSecret')}`;
   const prices = () => `s3:GetObject ${arn('Prices/Bucket')}/prices/latest.json`;
   const sorted = (xs: string[]) => [...xs].sort();
 
@@ -51,6 +55,7 @@ describeWithHandlers('least-privilege IAM', () => {
         `dynamodb:Query ${flags()}/index/byOrg`,
         `kinesis:PutRecords ${arn('Pipeline/Events')}`,
         pepper(),
+        originSecret(),
       ]),
     );
   });
@@ -103,6 +108,7 @@ describeWithHandlers('least-privilege IAM', () => {
         `dynamodb:Query ${flags()}`,
         `dynamodb:Query ${flags()}/index/byOrg`,
         pepper(),
+        originSecret(),
       ]),
     );
   });
@@ -120,6 +126,7 @@ describeWithHandlers('least-privilege IAM', () => {
         `dynamodb:Query ${flags()}`,
         `dynamodb:Query ${flags()}/index/byOrg`,
         pepper(),
+        originSecret(),
         prices(),
         // Reconciliation (lib/reconciliation.ts): admin credentials under the stack's prefix, notifications.
         ...['CreateSecret', 'DeleteSecret', 'DescribeSecret', 'PutSecretValue', 'RestoreSecret'].map(
@@ -139,9 +146,10 @@ describeWithHandlers('least-privilege IAM', () => {
   });
 
   it.each([
-    // The relay updates the budget counter only (its partition: ORG#<orgId>), never puts, and cannot write
-    // API keys (KEY#…), ledger entries (ORG#…#LEDGER) or any other partition's items.
-    ['Edge/Relay', 'dynamodb:UpdateItem', ['ORG#*']],
+    // The relay updates the budget counter only (its own partition: BUDGET#ORG#<orgId>), never puts, and
+    // cannot write the organization's config, rates or profile (ORG#<orgId>), API keys (KEY#…), ledger
+    // entries (ORG#…#LEDGER) or any other partition's items (see the pattern test below).
+    ['Edge/Relay', 'dynamodb:UpdateItem', ['BUDGET#ORG#*']],
     ['Api/Enforce', 'dynamodb:PutItem', ['ORG#*#AUDIT', 'ORG#*#OWNER']],
   ])('%s: %s on Data limited by partition key (dynamodb:LeadingKeys %j)', (fn, action, partitions) => {
     const roleId = idAt(s.template, `${fn}Support/Role`);
@@ -166,6 +174,61 @@ describeWithHandlers('least-privilege IAM', () => {
     ]);
   });
 
+  it("relay: its write pattern matches the budget counter's partition and no other, whatever the organization id", () => {
+    const relayRole = idAt(s.template, 'Edge/RelaySupport/Role');
+    const patterns = (
+      Object.values(s.template.findResources('AWS::IAM::Policy')) as Array<{
+        Properties: {
+          Roles: Array<{ Ref: string }>;
+          PolicyDocument: {
+            Statement: Array<{
+              Condition?: { 'ForAllValues:StringLike'?: { 'dynamodb:LeadingKeys'?: string[] } };
+            }>;
+          };
+        };
+      }>
+    )
+      .filter((p) => p.Properties.Roles.some((r) => r.Ref === relayRole))
+      .flatMap((p) => p.Properties.PolicyDocument.Statement)
+      .flatMap((st) => st.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'] ?? []);
+    expect(patterns.length).toBeGreaterThan(0);
+    // IAM's StringLike: `*` any run of characters, `?` one character, everything else literal.
+    const matches = (value: string) =>
+      patterns.some((p) =>
+        new RegExp(
+          `^${p
+            .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+            .replace(/\*/g, '.*')
+            .replace(/\?/g, '.')}$`,
+          's',
+        ).test(value),
+      );
+    const orgIds = fc.oneof(
+      fc.stringMatching(/^org_[A-Za-z0-9_-]{1,20}$/),
+      fc.string({ minLength: 1, maxLength: 20 }),
+      fc.constantFrom('x#BUDGET', 'BUDGET', '#', '*', 'a#BUDGET#ORG#b'),
+    );
+    fc.assert(
+      fc.property(orgIds, fc.string({ minLength: 1, maxLength: 12 }), (orgId, other) => {
+        expect(matches(itemKeys.budgetCounter(orgId).pk)).toBe(true);
+        const elsewhere = [
+          itemKeys.config(orgId).pk, // also the profile, rates, guardrail state, forecast and holder counts
+          itemKeys.legacyBudgetCounter(orgId).pk,
+          itemKeys.apiKey(other).pk,
+          itemKeys.leaseHolder(orgId, other).pk,
+          itemKeys.ledgerPk(orgId),
+          itemKeys.aggregatePk(orgId),
+          itemKeys.tripsPk(orgId),
+          itemKeys.auditPk(orgId),
+          itemKeys.owner(orgId).pk,
+          itemKeys.eventClaim(orgId, other, `evt_${other}`, 'pricing').pk,
+        ];
+        for (const pk of elsewhere) expect({ pk, writable: matches(pk) }).toEqual({ pk, writable: false });
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('relay: key lookup, budget lease items, kill flags (read), one event per request, the pepper, the origin secret and the price snapshot', () => {
     expect(functionPermissions(s.template, 'Edge/Relay')).toEqual(
       sorted([
@@ -177,7 +240,7 @@ describeWithHandlers('least-privilege IAM', () => {
         `dynamodb:Query ${data()}/index/gsi1`,
         `kinesis:PutRecords ${arn('Pipeline/Events')}`,
         pepper(),
-        `secretsmanager:GetSecretValue ${ref('Secrets/OriginSecret')}`,
+        originSecret(),
       ]),
     );
   });

@@ -111,29 +111,34 @@ describeWithHandlers('cdk-nag AWS Solutions checks (home region us-east-1: one s
 
 describeWithHandlers('cdk-nag AWS Solutions checks (every option on)', () => {
   it.each([
-    ['eu-west-1', 'eu-west-1'],
-    ['us-east-1 (one stack)', 'us-east-1'],
-  ])('synthesizes cleanly with the WAF rule, optional MFA and a later generation: %s', (_label, region) => {
-    const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'spendguard-nag-options-'));
-    const { app } = createTestApp({
-      outdir,
-      context: {
-        region,
-        proxyRateLimitPerIp: 2000,
-        mfaRequired: 'false',
-        resourceGeneration: 2,
-        relayReservedConcurrency: 'none',
-        originReadTimeoutSeconds: 180,
-      },
-    });
-    Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
-    let error: unknown;
-    try {
-      app.synth();
-    } catch (err) {
-      error = err;
-    }
-    expect(error === undefined ? 'no findings' : String((error as Error).message)).toBe('no findings');
-    fs.rmSync(outdir, { recursive: true, force: true });
-  });
+    ['eu-west-1', 'eu-west-1', {}],
+    ['us-east-1 (one stack)', 'us-east-1', {}],
+    ['eu-west-1, API WAF off', 'eu-west-1', { apiWaf: 'false' }],
+  ])(
+    'synthesizes cleanly with the WAF rule, optional MFA and a later generation: %s',
+    (_label, region, extra) => {
+      const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'spendguard-nag-options-'));
+      const { app } = createTestApp({
+        outdir,
+        context: {
+          region,
+          proxyRateLimitPerIp: 2000,
+          mfaRequired: 'false',
+          resourceGeneration: 2,
+          relayReservedConcurrency: 'none',
+          originReadTimeoutSeconds: 180,
+          ...extra,
+        },
+      });
+      Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+      let error: unknown;
+      try {
+        app.synth();
+      } catch (err) {
+        error = err;
+      }
+      expect(error === undefined ? 'no findings' : String((error as Error).message)).toBe('no findings');
+      fs.rmSync(outdir, { recursive: true, force: true });
+    },
+  );
 });

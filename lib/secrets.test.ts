@@ -21,20 +21,22 @@ describeWithHandlers('SpendguardSecrets', () => {
 
   it('generates the origin secret with a generated name and no replica', () => {
     expect(resource(s.template, idAt(s.template, 'Secrets/OriginSecret')).Properties).toEqual({
-      Description: 'Spendguard origin secret: the header CloudFront adds to relay requests.',
+      Description: 'Spendguard origin secret: the header CloudFront adds to relay and API requests.',
       GenerateSecretString: { PasswordLength: 48, ExcludePunctuation: true },
     });
   });
 
-  it('passes the secrets by ARN: the pepper to every function using the services, the origin secret to the relay only', () => {
+  it('passes the secrets by ARN: the pepper to every function using the services, the origin secret to the relay and the API’s functions', () => {
     const fns = Object.values(s.template.findResources('AWS::Lambda::Function')) as Array<{
       Properties: { Environment?: { Variables?: Record<string, unknown> } };
     }>;
     const withOrigin = fns.filter(
       (f) => f.Properties.Environment?.Variables?.ORIGIN_SECRET_ARN !== undefined,
     );
-    expect(withOrigin).toHaveLength(1);
-    expect(withOrigin[0]?.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME).toBe('relay');
+    // The relay (behind the proxy) and every function behind an API route (the API's WAF is on by default).
+    expect(
+      withOrigin.map((f) => f.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME).sort(),
+    ).toEqual(['api', 'enforce', 'ingest', 'relay']);
     const withPepper = fns.filter(
       (f) => f.Properties.Environment?.Variables?.PEPPER_SECRET_ARN !== undefined,
     );

@@ -1,9 +1,10 @@
 /**
  * The two generated secrets: the API-key pepper (HMAC key of stored key hashes and of flag keys,
  * design decision 10) and the origin secret (the custom header CloudFront adds so the relay's public
- * Function URL answers only CloudFront, design decision 2).
+ * Function URL, and the API's `execute-api` URL when its WAF is on, answer only CloudFront, design
+ * decision 2).
  */
-import { Aws, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Aws, RemovalPolicy, SecretValue, Stack, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
@@ -51,7 +52,7 @@ export class SpendguardSecrets extends Construct {
       removalPolicy,
     });
     this.originSecret = new secretsmanager.Secret(this, 'OriginSecret', {
-      description: 'Spendguard origin secret: the header CloudFront adds to relay requests.',
+      description: 'Spendguard origin secret: the header CloudFront adds to relay and API requests.',
       generateSecretString: { passwordLength: 48, excludePunctuation: true },
       removalPolicy,
     });
@@ -78,6 +79,19 @@ export class SpendguardSecrets extends Construct {
   public bindOriginSecret(fn: SpendguardFunction): void {
     fn.addEnvironment('ORIGIN_SECRET_ARN', this.originSecret.secretArn);
     grantGetSecretValue(fn, this.originSecret.secretArn);
+  }
+
+  /**
+   * The origin secret as a CloudFront custom origin header value (a Secrets Manager dynamic reference
+   * that CloudFormation resolves at deploy). `versionId` pins the version, which is what makes
+   * CloudFormation re-resolve it on rotation (docs/operations.md); without it, the current version.
+   */
+  public originSecretHeaderValue(versionId?: string): string {
+    return (
+      versionId
+        ? SecretValue.secretsManager(this.originSecret.secretArn, { versionId })
+        : this.originSecret.secretValue
+    ).unsafeUnwrap();
   }
 
   /**

@@ -9,6 +9,8 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import { Construct } from 'constructs';
 import { type ApiThrottle, SpendguardApi } from './api';
+import type { OriginCheckMode } from '../lambdas/shared/origin-check-mode';
+import { SpendguardApiWaf } from './api-waf';
 import { SpendguardDashboardHosting } from './dashboard-hosting';
 import { SpendguardData } from './data';
 import { type CustomDomain, DEFAULT_RELAY_RESERVED_CONCURRENCY, SpendguardEdge } from './edge';
@@ -85,6 +87,22 @@ export interface SpendGuardrailsProps {
    * @default 100
    */
   readonly relayReservedConcurrency?: number | null;
+  /**
+   * The API behind a CloudFront distribution with an AWS WAF web ACL (per-IP rate rule, AWS managed
+   * common and known-bad-inputs rules); calls to the `execute-api` URL are refused (403). `false`: the
+   * API is called directly (no distribution, no ACL, no check; docs/deploy.md, "Costs").
+   * @default true
+   */
+  readonly apiWaf?: boolean;
+  /** Requests per client IP per 5 minutes before the API's web ACL answers 429. @default 10,000 */
+  readonly apiRateLimitPerIp?: number;
+  /**
+   * With the API WAF on, calls that skip its distribution (to the `execute-api` URL): `enforce` refuses
+   * them; `report` counts them (`ApiOriginRefused`) and serves them, for the deploys while existing
+   * clients move to the new `ApiUrl` (docs/deploy.md, "Runbook: update").
+   * @default 'enforce'
+   */
+  readonly apiOriginCheck?: OriginCheckMode;
   /** Requests per client IP per 5 minutes before an AWS WAF rate rule blocks it at the proxy. @default - no WAF */
   readonly proxyRateLimitPerIp?: number;
   /** TOTP required for every dashboard user. @default true */
@@ -180,6 +198,23 @@ export function validateSpendGuardrailsProps(props: SpendGuardrailsProps, stackR
       `proxyRateLimitPerIp must be an integer from 10 to 2,000,000,000 (AWS WAF's range); got ${rate}`,
     );
   }
+  const apiRate = props.apiRateLimitPerIp;
+  if (apiRate !== undefined && (!Number.isInteger(apiRate) || apiRate < 10 || apiRate > 2_000_000_000)) {
+    throw new Error(
+      `apiRateLimitPerIp must be an integer from 10 to 2,000,000,000 (AWS WAF's range); got ${apiRate}`,
+    );
+  }
+  if (apiRate !== undefined && props.apiWaf === false) {
+    throw new Error('apiRateLimitPerIp needs the API WAF: drop apiWaf: false, or the rate limit');
+  }
+  if (props.apiOriginCheck !== undefined && !['enforce', 'report'].includes(props.apiOriginCheck)) {
+    throw new Error(`apiOriginCheck must be 'enforce' or 'report'; got '${String(props.apiOriginCheck)}'`);
+  }
+  if (props.apiOriginCheck !== undefined && props.apiWaf === false) {
+    throw new Error(
+      'apiOriginCheck needs the API WAF (without its distribution there is no origin to check)',
+    );
+  }
   if (props.flagCacheTtl !== undefined && props.flagCacheTtl.toMilliseconds() > 60_000) {
     throw new Error('flagCacheTtl above 60 seconds would let a suspended key through for that long');
   }
@@ -197,11 +232,16 @@ export class SpendGuardrails extends Construct {
   public readonly dashboardHosting: SpendguardDashboardHosting;
   public readonly api: SpendguardApi;
   public readonly edge: SpendguardEdge;
+  /** The API's distribution and web ACL; undefined when `apiWaf` is false. */
+  public readonly apiWaf: SpendguardApiWaf | undefined;
   public readonly forecast: SpendguardForecast;
   public readonly reconciliation: SpendguardReconciliation;
   /** The proxy's base URL: `{proxy_url}/<provider_slug>/<provider_path>` (spec 4.3). */
   public readonly proxyUrl: string;
-  /** The HTTP API's base URL (`{base_url}` of spec 4.1 / 4.2, and the /v1 routes). */
+  /**
+   * The HTTP API's public base URL (`{base_url}` of spec 4.1 / 4.2, and the /v1 routes): its CloudFront
+   * distribution's with the API WAF on (the default), else the `execute-api` URL.
+   */
   public readonly apiUrl: string;
   public readonly dashboardUrl: string;
 
@@ -309,10 +349,26 @@ export class SpendGuardrails extends Construct {
     });
     this.forecast.bindRunStarter(this.api.apiFunction);
 
+    this.apiWaf =
+      props.apiWaf === false
+        ? undefined
+        : new SpendguardApiWaf(this, 'ApiWaf', {
+            api: this.api,
+            secrets: this.secrets,
+            edgeStack: this.edge.edgeStack(),
+            rateLimitPerIp: props.apiRateLimitPerIp,
+            originCheck: props.apiOriginCheck,
+            originSecretVersionId: props.originSecretVersionId,
+          });
+
     this.proxyUrl = this.edge.url;
-    this.apiUrl = this.api.url;
+    // What the outputs, the dashboard's config and CSP, and the SDK docs call the API.
+    this.apiUrl = this.apiWaf?.url ?? this.api.url;
     this.dashboardUrl = this.dashboardHosting.url;
-    this.dashboardHosting.deployConfig({ apiUrl: this.apiUrl, proxyUrl: this.proxyUrl });
+    this.dashboardHosting.deployConfig(
+      { apiUrl: this.apiUrl, proxyUrl: this.proxyUrl },
+      this.apiConnectSource(props.dashboardDomain !== undefined),
+    );
     this.observability.watch({
       ingest: this.pipeline.ingestFunction,
       pricingConsumer: this.pipeline.pricingConsumer,
@@ -327,5 +383,20 @@ export class SpendGuardrails extends Construct {
       httpApi: this.api.httpApi,
       forecastStateMachine: this.forecast.stateMachine,
     });
+  }
+
+  /**
+   * The dashboard CSP's connect-src for the API. The API's CORS names the dashboard's origin, so with
+   * the dashboard on its generated `*.cloudfront.net` domain, naming the API's generated domain in the
+   * dashboard's CSP would be a CloudFormation reference cycle (dashboard → CSP → API → CORS → dashboard):
+   * the CSP then allows the host pattern of the API's kind (any CloudFront distribution with the WAF on,
+   * any of the region's HTTP APIs without it). With a custom dashboard domain, the exact API URL.
+   */
+  private apiConnectSource(customDashboardDomain: boolean): string {
+    if (customDashboardDomain) return this.apiUrl;
+    const stack = Stack.of(this);
+    return this.apiWaf
+      ? 'https://*.cloudfront.net'
+      : `https://*.execute-api.${stack.region}.${stack.urlSuffix}`;
   }
 }

@@ -8,6 +8,7 @@ import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import type { OriginCheckMode } from '../lambdas/shared/origin-check-mode';
 import type { CustomDomain } from './edge';
 import { SpendGuardrails, type SpendGuardrailsProps } from './spend-guardrails';
 
@@ -47,7 +48,13 @@ export class SpendguardStack extends Stack {
     const output = (id: string, value: string, description: string) =>
       new CfnOutput(this, id, { value, description });
     output('ProxyUrl', g.proxyUrl, 'Base URL for providers: <ProxyUrl>/<provider_slug>/<provider_path>');
-    output('ApiUrl', g.apiUrl, 'HTTP API: /api/ingest, /api/guardrails/enforce, /v1/*');
+    output(
+      'ApiUrl',
+      g.apiUrl,
+      g.apiWaf
+        ? 'HTTP API through its WAF distribution: /api/ingest, /api/guardrails/enforce, /v1/*'
+        : 'HTTP API: /api/ingest, /api/guardrails/enforce, /v1/*',
+    );
     output('DashboardUrl', g.dashboardUrl, 'The dashboard');
     output('UserPoolId', g.dashboardHosting.userPool.userPoolId, 'Cognito user pool (create users here)');
     output('UserPoolClientId', g.dashboardHosting.userPoolClient.userPoolClientId, 'Dashboard app client');
@@ -107,7 +114,9 @@ function domainContext(app: App, prefix: 'proxy' | 'dashboard'): DomainByArn | u
  * `dashboardDomainName` + `dashboardCertificateArn`, `minimumTlsVersion`, `removalPolicy`
  * (`retain` | `destroy`), `lambdaRuntime`, `logRetentionDays`, `originReadTimeoutSeconds`,
  * `originKeepaliveTimeoutSeconds`, `relayReservedConcurrency` (a number, or `none`),
- * `proxyRateLimitPerIp`, `mfaRequired` (`false` makes TOTP optional), `resourceGeneration`,
+ * `proxyRateLimitPerIp`, `apiWaf` (`false` turns the API's distribution and web ACL off),
+ * `apiRateLimitPerIp`, `apiOriginCheck` (`report`: the `execute-api` URL still served, for an upgrade),
+ * `mfaRequired` (`false` makes TOTP optional), `resourceGeneration`,
  * `threatProtection`, `originSecretVersionId`, `openTelemetry` (`cloudwatch`: export to the account's
  * CloudWatch OTLP endpoints).
  */
@@ -123,6 +132,7 @@ export function readSpendguardContext(app: App): { stackName: string; props: Spe
   const keepalive = stringContext(app, 'originKeepaliveTimeoutSeconds');
   const reserved = stringContext(app, 'relayReservedConcurrency');
   const rateLimit = stringContext(app, 'proxyRateLimitPerIp');
+  const apiRateLimit = stringContext(app, 'apiRateLimitPerIp');
   const generation = stringContext(app, 'resourceGeneration');
   return {
     stackName: stringContext(app, 'stackName') ?? 'Spendguard',
@@ -144,6 +154,9 @@ export function readSpendguardContext(app: App): { stackName: string; props: Spe
         relayReservedConcurrency:
           reserved === undefined ? undefined : reserved === 'none' ? null : Number(reserved),
         proxyRateLimitPerIp: rateLimit ? Number(rateLimit) : undefined,
+        apiWaf: stringContext(app, 'apiWaf') === 'false' ? false : undefined,
+        apiRateLimitPerIp: apiRateLimit ? Number(apiRateLimit) : undefined,
+        apiOriginCheck: stringContext(app, 'apiOriginCheck') as OriginCheckMode | undefined,
         mfaRequired: stringContext(app, 'mfaRequired') === 'false' ? false : undefined,
         resourceGeneration: generation ? Number(generation) : undefined,
         threatProtection: stringContext(app, 'threatProtection') === 'true',

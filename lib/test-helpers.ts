@@ -69,6 +69,21 @@ export const DOMAIN_CONTEXT = {
   minimumTlsVersion: 'TLSv1.2_2021',
 } as const;
 
+/**
+ * The non-default configuration (lib/deploy-safety.test.ts, lib/api-waf.test.ts): raised timeouts and
+ * concurrency, the proxy's WAF rule on, the API's WAF off, optional MFA, a later generation. Shared so
+ * that both files read one synthesis.
+ */
+export const OPTIONS_CONTEXT = {
+  originReadTimeoutSeconds: 180,
+  originKeepaliveTimeoutSeconds: 90,
+  relayReservedConcurrency: 250,
+  proxyRateLimitPerIp: 2000,
+  apiWaf: 'false',
+  mfaRequired: 'false',
+  resourceGeneration: 2,
+} as const;
+
 export interface SynthOptions {
   /** Context over cdk.json's and {@link TEST_CONTEXT}. */
   readonly context?: Record<string, unknown>;
@@ -132,6 +147,9 @@ function cacheKey(options: SynthOptions): string {
     ...filesUnder(path.join(REPO_ROOT, 'lib'), (f) => f.endsWith('.ts') && !f.endsWith('.test.ts')),
     ...filesUnder(path.join(REPO_ROOT, 'core', 'providers'), (f) => f.endsWith('.ts')),
     path.join(REPO_ROOT, 'lambdas', 'shared', 'table-definitions.ts'),
+    // Write grants name partitions by their item keys (lib/api.ts, lib/edge.ts).
+    path.join(REPO_ROOT, 'lambdas', 'shared', 'item-keys.ts'),
+    path.join(REPO_ROOT, 'lambdas', 'shared', 'origin-check-mode.ts'),
     path.join(REPO_ROOT, 'lambdas', 'edge-guard', 'config.ts'),
     path.join(REPO_ROOT, 'lambdas', 'relay', 'headers.ts'),
     path.join(REPO_ROOT, 'node_modules', 'aws-cdk-lib', 'package.json'),

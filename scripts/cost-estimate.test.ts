@@ -47,13 +47,27 @@ describe('cost estimate', () => {
   it('charges a fixed floor with no traffic (the stream, alarms, dashboard, secrets, key) and WAF only when on', () => {
     const [small] = WORKLOADS;
     if (!small) throw new Error('no workload');
-    const idle = estimate({ ...small, proxyCallsPerMonth: 0, sdkEventsPerMonth: 0, apiReadsPerMonth: 0 });
+    const idle = estimate({
+      ...small,
+      proxyCallsPerMonth: 0,
+      sdkEventsPerMonth: 0,
+      apiReadsPerMonth: 0,
+      apiWaf: false,
+    });
     // 730 stream-hours × $0.04 = $29.20 of Kinesis.
     expect(idle.Kinesis).toBeCloseTo(29.2, 2);
     expect(idle['AWS WAF']).toBe(0);
-    expect(estimate({ ...small, waf: true })['AWS WAF']).toBeCloseTo(
+    const noApiWaf = { ...small, apiWaf: false };
+    expect(estimate({ ...noApiWaf, waf: true })['AWS WAF']).toBeCloseTo(
       5 + 1 + small.proxyCallsPerMonth * 0.6e-6,
       6,
     );
+    // The API's ACL: $5 + three rules (rate rule, two managed groups) + every ingest request and API read.
+    const apiRequests = small.sdkEventsPerMonth / small.eventsPerIngestRequest + small.apiReadsPerMonth;
+    expect(estimate({ ...small, waf: false, apiWaf: true })['AWS WAF']).toBeCloseTo(
+      5 + 3 + apiRequests * 0.6e-6,
+      6,
+    );
+    expect(estimate({ ...small, apiWaf: true }).CloudFront).toBeGreaterThan(estimate(noApiWaf).CloudFront);
   });
 });

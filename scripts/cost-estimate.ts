@@ -45,7 +45,7 @@ export const UNIT_PRICES = {
   kmsKeyMonth: 1.0,
   /** Cognito Essentials: per monthly active user beyond the 10,000 included. */
   cognitoMauAbove10k: 0.015,
-  /** AWS WAF (optional rate rule): per web ACL per month, per rule per month, per request. */
+  /** AWS WAF: per web ACL per month, per rule (an AWS managed rule group counts as one) per month, per request. */
   wafAclMonth: 5.0,
   wafRuleMonth: 1.0,
   wafRequest: 0.6 / 1e6,
@@ -67,8 +67,10 @@ export interface Workload {
   /** People using the dashboard, and API reads they cause. */
   readonly dashboardUsers: number;
   readonly apiReadsPerMonth: number;
-  /** With the optional WAF rate rule. */
+  /** With the proxy's optional WAF rate rule. */
   readonly waf: boolean;
+  /** With the API's WAF (default on): API requests also pass CloudFront and a web ACL of three rules. */
+  readonly apiWaf: boolean;
 }
 
 export const WORKLOADS: readonly Workload[] = [
@@ -83,6 +85,7 @@ export const WORKLOADS: readonly Workload[] = [
     dashboardUsers: 5,
     apiReadsPerMonth: 20_000,
     waf: false,
+    apiWaf: true,
   },
   {
     name: 'Large organization',
@@ -95,6 +98,7 @@ export const WORKLOADS: readonly Workload[] = [
     dashboardUsers: 200,
     apiReadsPerMonth: 2_000_000,
     waf: true,
+    apiWaf: true,
   },
 ];
 
@@ -131,6 +135,10 @@ export const DEPLOYMENT = {
   alarms: 18,
   secrets: 3,
   kmsKeys: 1,
+  /** The API's web ACL: a per-IP rate rule and two AWS managed rule groups (lib/api-waf.ts). */
+  apiWafRules: 3,
+  /** Average API response through the API's distribution. */
+  apiResponseKb: 1,
   /** Flags replicas besides the home table (cdk.json's replicaRegions less the home region). */
   flagReplicaRegions: 2,
 } as const;
@@ -160,6 +168,8 @@ export function estimate(w: Workload, p = UNIT_PRICES, d = DEPLOYMENT): Record<S
     invocations * p.lambdaRequest + invocations * gb * seconds * p.lambdaArmGbSecond;
   const otherInvocations = ingestRequests + consumerInvocations + w.apiReadsPerMonth;
   const streamKb = (calls + w.sdkEventsPerMonth) * d.eventRecordKb;
+  // Requests through the API's distribution (its WAF on): every ingest request and API read.
+  const apiFrontRequests = w.apiWaf ? ingestRequests + w.apiReadsPerMonth : 0;
   return {
     'Lambda (relay)': lambda(calls, d.relayMemoryGb, w.averageCallSeconds),
     'Lambda (ingest, consumers, API, forecast)':
@@ -171,7 +181,9 @@ export function estimate(w: Workload, p = UNIT_PRICES, d = DEPLOYMENT): Record<S
     CloudFront:
       calls * p.cloudFrontHttpsRequest +
       ((calls * w.averageResponseKb) / GB) * p.cloudFrontDataOutPerGb +
-      ((calls * w.averageRequestKb) / GB) * p.cloudFrontToOriginPerGb,
+      ((calls * w.averageRequestKb) / GB) * p.cloudFrontToOriginPerGb +
+      apiFrontRequests * p.cloudFrontHttpsRequest +
+      ((apiFrontRequests * d.apiResponseKb) / GB) * p.cloudFrontDataOutPerGb,
     'API Gateway': (ingestRequests + w.apiReadsPerMonth) * p.httpApiRequest,
     Kinesis:
       d.hoursPerMonth * p.kinesisStreamHour +
@@ -195,7 +207,9 @@ export function estimate(w: Workload, p = UNIT_PRICES, d = DEPLOYMENT): Record<S
       ((calls + otherInvocations) / 1000) * p.secretApiCall +
       d.kmsKeys * p.kmsKeyMonth +
       Math.max(0, w.dashboardUsers - 10_000) * p.cognitoMauAbove10k,
-    'AWS WAF': w.waf ? p.wafAclMonth + p.wafRuleMonth + calls * p.wafRequest : 0,
+    'AWS WAF':
+      (w.waf ? p.wafAclMonth + p.wafRuleMonth + calls * p.wafRequest : 0) +
+      (w.apiWaf ? p.wafAclMonth + d.apiWafRules * p.wafRuleMonth + apiFrontRequests * p.wafRequest : 0),
   };
 }
 
@@ -213,7 +227,8 @@ export function renderCostTable(workloads: readonly Workload[] = WORKLOADS): str
     `| _proxied calls / month_ | ${workloads.map((w) => count(w.proxyCallsPerMonth)).join(' | ')} |`,
     `| _SDK events / month_ | ${workloads.map((w) => count(w.sdkEventsPerMonth)).join(' | ')} |`,
     `| _average call (s)_ | ${workloads.map((w) => String(w.averageCallSeconds)).join(' | ')} |`,
-    `| _WAF rate rule_ | ${workloads.map((w) => (w.waf ? 'on' : 'off')).join(' | ')} |`,
+    `| _proxy WAF rate rule_ | ${workloads.map((w) => (w.waf ? 'on' : 'off')).join(' | ')} |`,
+    `| _API WAF_ | ${workloads.map((w) => (w.apiWaf ? 'on' : 'off')).join(' | ')} |`,
     ...services.map((s) => `| ${s} | ${estimates.map((e) => usd(e[s])).join(' | ')} |`),
     `| **Total per month** | ${estimates
       .map((e) => `**${usd(Object.values(e).reduce((a, b) => a + b, 0))}**`)

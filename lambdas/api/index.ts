@@ -9,6 +9,7 @@ import {
   priceRegistryFromEnvironment,
   servicesFromEnvironment,
 } from '../shared/environment';
+import { originVerifyFromEnvironment } from '../shared/middleware/origin-verify';
 import { createApiHandler } from './handler';
 import { lambdaReconciliationInvoker } from './reconciliation-invoker';
 
@@ -17,7 +18,8 @@ const services = servicesFromEnvironment();
 /**
  * AWS entry: every /v1 route of the HTTP API. POST /v1/forecast/run starts the forecast state machine
  * (`FORECAST_STATE_MACHINE_ARN`) for the caller's organization; POST /v1/reconciliation/run invokes the
- * reconciliation function (`RECONCILIATION_FUNCTION_NAME`; without it the route answers 503).
+ * reconciliation function (`RECONCILIATION_FUNCTION_NAME`; without it the route answers 503). With
+ * `ORIGIN_SECRET_ARN` (the API's WAF on) only requests through CloudFront are served.
  */
 export const handler = createApiHandler({
   services,
@@ -37,4 +39,6 @@ export const handler = createApiHandler({
       }
     : {}),
   version: process.env.SPENDGUARD_VERSION ?? '0.1.0',
-}).use(logMetrics(metrics));
+})
+  .use(logMetrics(metrics))
+  .use(originVerifyFromEnvironment(metrics));

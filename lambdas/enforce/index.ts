@@ -5,12 +5,15 @@ import {
   metrics,
   servicesFromEnvironment,
 } from '../shared/environment';
+import { originVerifyFromEnvironment } from '../shared/middleware/origin-verify';
 import { createEnforceHandler } from './handler';
 
-/** AWS entry: POST /api/guardrails/enforce. */
+/** AWS entry: POST /api/guardrails/enforce (through CloudFront only when the API's WAF is on). */
 export const handler = createEnforceHandler({
   services: servicesFromEnvironment(),
   idTokens: idTokenVerifierFromEnvironment(),
   logger,
   metrics,
-}).use(logMetrics(metrics));
+})
+  .use(logMetrics(metrics))
+  .use(originVerifyFromEnvironment(metrics));

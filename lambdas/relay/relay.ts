@@ -40,7 +40,7 @@ import { requestShapeReaderOf } from '../../core/providers/request-shape';
 import { UsageTap } from './usage-tap';
 import { decodableAcceptEncoding } from './accept-encoding';
 import { settleQuietly, usageUnread, type CallProgress } from './call-settlement';
-import { OriginCheck, type OriginSecretSource } from './origin-check';
+import { OriginCheck, type OriginSecretSource } from '../shared/origin-check';
 import { UpstreamRoutes, type Route } from './upstream-routes';
 
 import {
@@ -153,7 +153,7 @@ export interface RelayOptions {
   readonly agents?: { readonly http?: http.Agent; readonly https?: https.Agent };
 }
 
-export { ORIGIN_SECRET_REFRESH_INTERVAL_MS, ORIGIN_SECRET_RETRY_MS } from './origin-check';
+export { ORIGIN_SECRET_REFRESH_INTERVAL_MS, ORIGIN_SECRET_RETRY_MS } from '../shared/origin-check';
 export { decodableAcceptEncoding } from './accept-encoding';
 
 /** Bedrock request headers (`x-amzn-bedrock-service-tier`, guardrail, trace…) kept although `x-amzn-*` is dropped. */
@@ -185,7 +185,11 @@ export class Relay {
     this.origin =
       opts.originSecret === undefined
         ? undefined
-        : new OriginCheck(opts.originSecret, { metrics: this.metrics, now: this.now });
+        : new OriginCheck(opts.originSecret, {
+            now: this.now,
+            onUnavailable: () =>
+              this.metrics.count('RelayUnverified', { Reason: 'origin_secret_unavailable' }),
+          });
     this.httpAgent =
       opts.agents?.http ?? new http.Agent({ keepAlive: true, maxSockets: 256, scheduling: 'lifo' });
     this.httpsAgent =

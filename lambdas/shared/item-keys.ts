@@ -25,8 +25,17 @@ export const itemKeys = {
   /**
    * Budget counter of the organization scope: committed and settled spend per period and slices per expiry
    * bucket, changed only by conditional `ADD` (docs/admission.md). No holder is listed in it.
+   * A partition of its own, kind first: the relay's only write grant is `dynamodb:LeadingKeys` =
+   * `BUDGET#ORG#*` (lib/edge.ts), which no other partition matches whatever an organization id contains
+   * (`ORG#*#BUDGET` would also match the config partition of an organization named `x#BUDGET`).
    */
-  budgetCounter: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: 'BUDGET#COUNTER' }),
+  budgetCounter: (orgId: string) => ({ pk: `BUDGET#ORG#${orgId}`, sk: 'COUNTER' }),
+  /**
+   * Where the budget counter was before it had a partition of its own (in the organization's partition,
+   * beside config, rates and profile). Read once per container and organization while the new item does
+   * not exist yet, to carry the day's and month's figures over (budget-lease-store.ts).
+   */
+  legacyBudgetCounter: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: 'BUDGET#COUNTER' }),
   /** One SDK lease holder: the key it is bound to and the slice the counter holds for it. */
   leaseHolder: (orgId: string, holderId: string) => ({ pk: `ORG#${orgId}#LEASEHOLDER`, sk: holderId }),
   /** Lease holders registered per key in one UTC day (bounds holders per key and per organization). */

@@ -74,21 +74,26 @@ function readingOf(item: Record<string, unknown> | undefined): CounterReading {
   return out;
 }
 
+/** Organizations remembered as carried over, per container; past this many the memory starts again. */
+const MAX_CARRIED_ORGS = 10_000;
+
 export class DynamoBudgetLeaseStore implements BudgetLeaseStore, LeaseHolderRegistry {
+  /** Organizations whose counter is known to be in its own partition (or to have had nothing to carry). */
+  private readonly carried = new Set<string>();
+
   constructor(private readonly table: DynamoTable) {}
 
   async read(scope: BudgetScope): Promise<CounterReading> {
-    const out = await this.table.doc.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: itemKeys.budgetCounter(scope.orgId),
-        ConsistentRead: true,
-      }),
-    );
-    return readingOf(out.Item);
+    const item = await this.getItem(itemKeys.budgetCounter(scope.orgId));
+    if (item !== undefined || this.carried.has(scope.orgId)) {
+      this.remember(scope.orgId);
+      return readingOf(item);
+    }
+    return readingOf(await this.carryOver(scope.orgId));
   }
 
   async apply(scope: BudgetScope, delta: CounterDelta): Promise<CounterReading | null> {
+    await this.ensureCarried(scope.orgId);
     const names: Record<string, string> = {};
     const values: Record<string, number> = {};
     const adds: string[] = [];
@@ -147,6 +152,7 @@ export class DynamoBudgetLeaseStore implements BudgetLeaseStore, LeaseHolderRegi
     scope: BudgetScope,
     fold: { add: Record<string, number>; remove: Record<string, number> },
   ): Promise<boolean> {
+    await this.ensureCarried(scope.orgId);
     const names: Record<string, string> = {};
     const values: Record<string, number> = {};
     const adds: string[] = [];
@@ -184,6 +190,63 @@ export class DynamoBudgetLeaseStore implements BudgetLeaseStore, LeaseHolderRegi
       if (isConditionFailed(err)) return false;
       throw err;
     }
+  }
+
+  /**
+   * The counter moved to a partition of its own (issue 21). A counter that starts empty would forget the
+   * day's and month's committed spend (slices out and settled spend the pipeline has not recorded yet),
+   * and every slice granted before, returned to the new item, would drive `committed` below zero: the cap
+   * could be passed by up to twice what was out. So before its first write for an organization, a
+   * container makes sure the new item exists, and if it does not, copies the old item's figures into it
+   * (an `UpdateItem` conditional on the item not existing: concurrent containers copy once; the relay
+   * needs no `PutItem`). Costs one consistent read per container and organization (none after a `read`).
+   */
+  private async ensureCarried(orgId: string): Promise<void> {
+    if (this.carried.has(orgId)) return;
+    if ((await this.getItem(itemKeys.budgetCounter(orgId))) !== undefined) this.remember(orgId);
+    else await this.carryOver(orgId);
+  }
+
+  /** Copies the old counter's figures into the new item if that is still absent; returns the new item. */
+  private async carryOver(orgId: string): Promise<Record<string, unknown> | undefined> {
+    const figures = readingOf(await this.getItem(itemKeys.legacyBudgetCounter(orgId)));
+    const attrs = Object.keys(figures);
+    if (attrs.length === 0) {
+      this.remember(orgId);
+      return undefined;
+    }
+    try {
+      const out = await this.table.doc.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: itemKeys.budgetCounter(orgId),
+          UpdateExpression: `SET ${attrs.map((_, i) => `#a${i} = :v${i}`).join(', ')}`,
+          ConditionExpression: 'attribute_not_exists(pk)',
+          ExpressionAttributeNames: Object.fromEntries(attrs.map((a, i) => [`#a${i}`, a])),
+          ExpressionAttributeValues: Object.fromEntries(attrs.map((a, i) => [`:v${i}`, figures[a]])),
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      this.remember(orgId);
+      return out.Attributes;
+    } catch (err) {
+      if (!isConditionFailed(err)) throw err;
+      // Another container carried it over (or wrote) first: the new item is the truth.
+      this.remember(orgId);
+      return this.getItem(itemKeys.budgetCounter(orgId));
+    }
+  }
+
+  private remember(orgId: string): void {
+    if (this.carried.size >= MAX_CARRIED_ORGS) this.carried.clear();
+    this.carried.add(orgId);
+  }
+
+  private async getItem(key: { pk: string; sk: string }): Promise<Record<string, unknown> | undefined> {
+    const out = await this.table.doc.send(
+      new GetCommand({ TableName: this.table.tableName, Key: key, ConsistentRead: true }),
+    );
+    return out.Item;
   }
 
   async get(orgId: string, holderId: string): Promise<LeaseHolderRecord | undefined> {

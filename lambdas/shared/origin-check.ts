@@ -1,13 +1,13 @@
 /**
- * The CloudFront origin secret at the relay: a request is accepted only with the secret in
- * `x-spendguard-origin-secret` (compared in constant time). Identity fails closed (design decision 6,
- * issue 19.5): while the secret cannot be read the relay cannot tell a call through CloudFront (and its
- * guard) from one that bypasses it, so it answers `unavailable` (503) rather than letting anyone through.
+ * The CloudFront origin secret at an origin CloudFront fronts (the relay, and the HTTP API when its WAF
+ * is on): a request is accepted only with the secret in `x-spendguard-origin-secret` (compared in
+ * constant time). Identity fails closed (design decision 6, issue 19.5): while the secret cannot be read
+ * the origin cannot tell a call through CloudFront (and its guard or web ACL) from one that bypasses it,
+ * so it answers `unavailable` (503) rather than letting anyone through.
  */
 import { constantTimeEqual } from '../../core/keys';
-import type { MetricsSink } from '../edge-guard/metrics';
-import type { VersionedSecretSource } from '../shared/secrets';
-import { headerValue, ORIGIN_SECRET_HEADER, type HeaderBag } from './headers';
+import { headerValue, ORIGIN_SECRET_HEADER, type HeaderBag } from '../relay/headers';
+import type { VersionedSecretSource } from './secrets';
 
 /**
  * Shortest time between two re-reads of the origin secret after a mismatch: after a rotation a warm relay
@@ -21,7 +21,7 @@ export const ORIGIN_SECRET_RETRY_MS = 1_000;
 /** One fixed value, or the accepted versions of a rotated secret (current, previous). */
 export type OriginSecretSource = (() => Promise<string>) | VersionedSecretSource;
 
-/** The origin check of one relay. */
+/** The origin check of one origin container (a relay, an API function). */
 export class OriginCheck {
   /** The accepted values, once read. */
   private secrets: readonly string[] | undefined;
@@ -32,7 +32,11 @@ export class OriginCheck {
 
   constructor(
     private readonly source: OriginSecretSource,
-    private readonly deps: { readonly metrics: MetricsSink; readonly now: () => number },
+    private readonly deps: {
+      readonly now: () => number;
+      /** Counts a request answered `unavailable` (the caller's metric). */
+      readonly onUnavailable: () => void;
+    },
   ) {}
 
   /** true: the header carries the secret; false: it does not; `unavailable`: the secret cannot be read. */
@@ -66,7 +70,7 @@ export class OriginCheck {
   }
 
   private unavailable(): 'unavailable' {
-    this.deps.metrics.count('RelayUnverified', { Reason: 'origin_secret_unavailable' });
+    this.deps.onUnavailable();
     return 'unavailable';
   }
 
