@@ -10,7 +10,11 @@ import {
   type ReconciledProvider,
   type ReconciliationRecord,
 } from '../../core/reconciliation';
+import type { PriceRegistry } from '../../core/pricing';
+import type { BedrockProfileLookup } from '../shared/bedrock-profile-lookup';
 import type { Services } from '../shared/services';
+import { type BedrockMetricsReader, cloudWatchBedrockMetrics } from './bedrock-metrics-reader';
+import { bedrockReport } from './bedrock-report';
 import { DEFAULT_PROVIDER_BASE_URLS, PROVIDER_REPORTS, type ProviderBaseUrls } from './provider-reports';
 import type { FetchFn } from './report-request';
 
@@ -36,6 +40,14 @@ export interface ReconciliationRunnerDeps extends ReconciliationSettings {
   fetch?: FetchFn;
   /** @default the providers' public API hosts */
   baseUrls?: Partial<ProviderBaseUrls>;
+  /** Bedrock's CloudWatch token metrics. @default CloudWatch with the function's own role */
+  bedrockMetrics?: BedrockMetricsReader;
+  /** The region read when an organization's Bedrock setting names none. @default AWS_REGION */
+  deploymentRegion?: string;
+  /** Application profiles the organization has not mapped (GetInferenceProfile). @default none */
+  bedrockProfiles?: BedrockProfileLookup;
+  /** Prices Bedrock's token metrics. @default the bundled price data */
+  registry?: () => Promise<PriceRegistry>;
 }
 
 export const DEFAULT_WINDOW_DAYS = 7;
@@ -73,6 +85,36 @@ export function createReconciliationRunner(deps: ReconciliationRunnerDeps) {
   const baseUrls: ProviderBaseUrls = { ...DEFAULT_PROVIDER_BASE_URLS, ...deps.baseUrls };
   const windowLength = deps.windowDays ?? DEFAULT_WINDOW_DAYS;
   const alertNanos = usdToNanos(deps.untrackedAlertUsd ?? DEFAULT_UNTRACKED_ALERT_USD);
+  let bedrockMetrics = deps.bedrockMetrics;
+  const deploymentRegion =
+    deps.deploymentRegion ?? (process.env.AWS_REGION || process.env.AWS_DEFAULT_REGION || 'us-east-1');
+
+  /**
+   * Bedrock's report, when the organization claimed the account's figures. The claim is checked again
+   * here: an organization whose claim was lost (or never held) must not count the account's spend.
+   */
+  const bedrockReportOf = async (
+    orgId: string,
+    days: readonly string[],
+  ): Promise<ProviderReport | undefined> => {
+    const setting = await services.bedrockReconciliation.get(orgId);
+    if (setting === undefined) return undefined;
+    if ((await services.bedrockReconciliation.ownerOf(setting.account)) !== orgId) {
+      throw new Error(
+        `bedrock: the account's figures are claimed by another organization; store the setting again`,
+      );
+    }
+    bedrockMetrics ??= cloudWatchBedrockMetrics();
+    return bedrockReport({
+      orgId,
+      reader: bedrockMetrics,
+      regions: setting.regions.length > 0 ? setting.regions : [deploymentRegion],
+      days,
+      registry: deps.registry ? await deps.registry() : undefined,
+      pricingRates: services.pricingRates,
+      profiles: deps.bedrockProfiles,
+    });
+  };
 
   const runOrganization = async (orgId: string): Promise<ReconciliationRecord> => {
     const now = services.now();
@@ -80,8 +122,20 @@ export function createReconciliationRunner(deps: ReconciliationRunnerDeps) {
     const providers = await services.adminCredentials.configured(orgId);
     const reports: ProviderReport[] = [];
     const errors: ReconciliationRecord['errors'] = [];
-    await Promise.all(
-      providers.map(async (provider: ReconciledProvider) => {
+    const bedrock = bedrockReportOf(orgId, days).then(
+      (report) => {
+        if (report) reports.push(report);
+      },
+      (err: unknown) => {
+        // CloudWatch errors name the region and operation only (bedrock-metrics-reader.ts).
+        const message = err instanceof Error ? err.message : 'bedrock metrics failed';
+        errors.push({ provider: 'bedrock', message });
+        deps.logger?.warn('bedrock metrics failed', { orgId, message });
+      },
+    );
+    await Promise.all([
+      bedrock,
+      ...providers.map(async (provider: ReconciledProvider) => {
         try {
           const adminKey = await services.adminCredentials.get(orgId, provider);
           if (!adminKey) return;
@@ -101,8 +155,9 @@ export function createReconciliationRunner(deps: ReconciliationRunnerDeps) {
           deps.logger?.warn('provider report failed', { orgId, provider, message });
         }
       }),
-    );
+    ]);
     reports.sort((a, b) => a.provider.localeCompare(b.provider));
+    errors.sort((a, b) => a.provider.localeCompare(b.provider));
     const record: ReconciliationRecord = {
       computedAt: new Date(now).toISOString(),
       window: { from: days[0] ?? '', to: days[days.length - 1] ?? '' },
