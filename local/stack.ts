@@ -87,8 +87,11 @@ export interface LocalStackInfo {
    * Cognito group: try what a member or a viewer may do with `Authorization: Bearer <token>`.
    */
   idTokens: Record<Role, string>;
-  /** Base URLs of the fake providers (`--mock-providers`): proxy upstreams and admin-report hosts. */
-  mockProviderUrls?: { openai: string; anthropic: string; openrouter: string };
+  /**
+   * Base URLs of the fake providers (`--mock-providers`): proxy upstreams and admin-report hosts;
+   * `bedrock` is the fake Bedrock runtime, which also answers CloudWatch ListMetrics and GetMetricData.
+   */
+  mockProviderUrls?: { openai: string; anthropic: string; openrouter: string; bedrock?: string };
 }
 
 export interface LocalStack extends LocalStackInfo {
@@ -325,7 +328,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     apiKey: seeded.apiKey,
     idToken,
     idTokens: roleTokens,
-    ...(mock ? { mockProviderUrls: { ...mock.baseUrls } } : {}),
+    ...(mock
+      ? { mockProviderUrls: { ...mock.baseUrls, ...(mockBedrock ? { bedrock: mockBedrock.url } : {}) } }
+      : {}),
   };
   gateway.addRawRoute({
     method: 'GET',

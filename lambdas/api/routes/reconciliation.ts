@@ -1,7 +1,10 @@
 import { RECONCILED_PROVIDERS, reconciliationView } from '../../../core/reconciliation';
 import { isReconciliationSource, RECONCILIATION_SOURCES } from '../../../core/reconciliation/providers';
 import { formatZodIssues } from '../../../core/schemas';
-import { putReconciliationCredentialRequestSchema } from '../../../core/schemas/api';
+import {
+  putAdminKeyCredentialRequestSchema,
+  putBedrockReconciliationRequestSchema,
+} from '../../../core/schemas/api/reconciliation';
 import { recordChange } from '../../shared/audit';
 import { httpErrors, json, parseJsonBody } from '../../shared/http';
 import type { Services } from '../../shared/services';
@@ -106,7 +109,13 @@ export const putReconciliationCredentials: Route = {
   auth: 'person',
   role: 'admin',
   handle: async ({ event, principal, services }) => {
-    const parsed = putReconciliationCredentialRequestSchema.safeParse(parseJsonBody(event));
+    const body = parseJsonBody(event);
+    // Dispatched on `provider` by hand (not the union): a bad admin-key body names every bad field.
+    const isBedrock =
+      typeof body === 'object' && body !== null && (body as { provider?: unknown }).provider === 'bedrock';
+    const parsed = (
+      isBedrock ? putBedrockReconciliationRequestSchema : putAdminKeyCredentialRequestSchema
+    ).safeParse(body);
     // Problems name the field and the rule, never echo the value (it is a secret).
     if (!parsed.success) throw httpErrors.badRequest('invalid credential', formatZodIssues(parsed.error));
     if (parsed.data.provider === 'bedrock') {
