@@ -147,7 +147,8 @@ function allowBedrockMetrics(fn: SpendguardFunction): void {
   acknowledge(
     fn.role,
     'AwsSolutions-IAM5[Resource::*]',
-    'CloudWatch GetMetricData and ListMetrics support no resource-level permissions (metrics have no ARNs); both are reads, used for the AWS/Bedrock token metrics only.',
+    // The same finding id as X-Ray's (lib/function.ts): one reason covers both.
+    'Only Resource "*" exists for these: xray:PutTraceSegments and xray:PutTelemetryRecords (active tracing), and cloudwatch:GetMetricData and cloudwatch:ListMetrics (metrics have no ARNs; read-only, for the AWS/Bedrock token metrics of Bedrock reconciliation).',
   );
   acknowledge(
     fn.role,
