@@ -12,6 +12,7 @@ import {
 } from '../../core/reconciliation';
 import type { PriceRegistry } from '../../core/pricing';
 import type { BedrockProfileLookup } from '../shared/bedrock-profile-lookup';
+import { deploymentRegion } from '../shared/deployment-region';
 import type { Services } from '../shared/services';
 import { type BedrockMetricsReader, cloudWatchBedrockMetrics } from './bedrock-metrics-reader';
 import { bedrockReport } from './bedrock-report';
@@ -86,8 +87,7 @@ export function createReconciliationRunner(deps: ReconciliationRunnerDeps) {
   const windowLength = deps.windowDays ?? DEFAULT_WINDOW_DAYS;
   const alertNanos = usdToNanos(deps.untrackedAlertUsd ?? DEFAULT_UNTRACKED_ALERT_USD);
   let bedrockMetrics = deps.bedrockMetrics;
-  const deploymentRegion =
-    deps.deploymentRegion ?? (process.env.AWS_REGION || process.env.AWS_DEFAULT_REGION || 'us-east-1');
+  const defaultRegion = deps.deploymentRegion ?? deploymentRegion();
 
   /**
    * Bedrock's report, when the organization claimed the account's figures. The claim is checked again
@@ -108,7 +108,7 @@ export function createReconciliationRunner(deps: ReconciliationRunnerDeps) {
     return bedrockReport({
       orgId,
       reader: bedrockMetrics,
-      regions: setting.regions.length > 0 ? setting.regions : [deploymentRegion],
+      regions: setting.regions.length > 0 ? setting.regions : [defaultRegion],
       days,
       registry: deps.registry ? await deps.registry() : undefined,
       pricingRates: services.pricingRates,

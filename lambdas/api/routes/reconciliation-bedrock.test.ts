@@ -10,6 +10,7 @@ import {
   type BackendHarness,
   UNUSED_FORECAST_RUNS,
 } from '../../../test/backend-harness';
+import { deploymentRegion } from '../../shared/deployment-region';
 import { createApiHandler } from '../handler';
 
 let h: BackendHarness;
@@ -91,7 +92,7 @@ describe('PUT /v1/reconciliation/credentials for bedrock', () => {
     expect(bedrockOf(again.body)).toEqual({
       provider: 'bedrock',
       configured: true,
-      regions: [process.env.AWS_REGION || process.env.AWS_DEFAULT_REGION || 'us-east-1'],
+      regions: [deploymentRegion()],
     });
 
     const del = await call('DELETE /v1/reconciliation/credentials/{provider}', alice, undefined, 'bedrock');

@@ -6,6 +6,7 @@ import {
   putBedrockReconciliationRequestSchema,
 } from '../../../core/schemas/api/reconciliation';
 import { recordChange } from '../../shared/audit';
+import { deploymentRegion } from '../../shared/deployment-region';
 import { httpErrors, json, parseJsonBody } from '../../shared/http';
 import type { Services } from '../../shared/services';
 import { BedrockAccountClaimedError } from '../../shared/stores/bedrock-reconciliation-store';
@@ -34,11 +35,6 @@ async function credentialsView(services: Services, orgId: string) {
           },
     ],
   };
-}
-
-/** The region the deployment runs in (Lambda sets AWS_REGION); the Bedrock default. */
-export function deploymentRegion(): string {
-  return process.env.AWS_REGION || process.env.AWS_DEFAULT_REGION || 'us-east-1';
 }
 
 /**
