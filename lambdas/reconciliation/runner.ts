@@ -76,7 +76,8 @@ async function ledgerRows(services: Services, orgId: string, days: readonly stri
 
 /**
  * The reconciliation job: for each organization, each provider it stored an admin credential for, read
- * the provider's own usage and cost reports, compare them with the ledger per day and model, store the
+ * the provider's own usage and cost reports (and Amazon Bedrock's CloudWatch token metrics when the
+ * organization claims the account's figures), compare them with the ledger per day and model, store the
  * result, and notify when untracked spend crosses the threshold. One provider's failure is recorded in
  * the result and does not stop the others.
  */
@@ -101,7 +102,7 @@ export function createReconciliationRunner(deps: ReconciliationRunnerDeps) {
     if (setting === undefined) return undefined;
     if ((await services.bedrockReconciliation.ownerOf(setting.account)) !== orgId) {
       throw new Error(
-        `bedrock: the account's figures are claimed by another organization; store the setting again`,
+        `bedrock: this organization does not hold the account's claim (claimed by another organization, or lost); store the bedrock setting again`,
       );
     }
     bedrockMetrics ??= cloudWatchBedrockMetrics();
