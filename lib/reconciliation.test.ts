@@ -35,6 +35,7 @@ describeWithHandlers('SpendguardReconciliation', () => {
           RECONCILIATION_SECRET_PREFIX: 'Spendguard/reconciliation',
           RECONCILIATION_WINDOW_DAYS: '7',
           RECONCILIATION_UNTRACKED_ALERT_USD: '1',
+          RECONCILIATION_ACCOUNT_ID: { Ref: 'AWS::AccountId' },
           NOTIFY_TOPIC_ARN: { Ref: idAt(s.template, 'Observability/Topic') },
         }),
       },
@@ -55,8 +56,23 @@ describeWithHandlers('SpendguardReconciliation', () => {
         // The topic is encrypted with a customer managed key.
         `kms:Decrypt <${idAt(s.template, 'Observability/TopicKey')}.Arn>`,
         `kms:GenerateDataKey* <${idAt(s.template, 'Observability/TopicKey')}.Arn>`,
+        // Bedrock reconciliation: the account's token metrics (no resource-level permissions exist)
+        // and this account's application inference profiles.
+        'cloudwatch:GetMetricData *',
+        'cloudwatch:ListMetrics *',
+        'bedrock:GetInferenceProfile arn:<AWS::Partition>:bedrock:*:<AWS::AccountId>:application-inference-profile/*',
       ].sort(),
     );
+  });
+
+  it('the API function knows the account an organization claims for Bedrock, and cannot read its metrics', () => {
+    s.template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: Match.stringLikeRegexp('API'),
+      Environment: {
+        Variables: Match.objectLike({ RECONCILIATION_ACCOUNT_ID: { Ref: 'AWS::AccountId' } }),
+      },
+    });
+    expect(functionPermissions(s.template, 'Api/Api').filter((p) => p.startsWith('cloudwatch:'))).toEqual([]);
   });
 
   it('lets the API function store, describe and delete credentials under the same prefix, never read one', () => {

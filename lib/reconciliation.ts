@@ -60,6 +60,8 @@ export class SpendguardReconciliation extends Construct {
       RECONCILIATION_SECRET_PREFIX: this.secretPrefix,
       RECONCILIATION_WINDOW_DAYS: String(windowDays),
       RECONCILIATION_UNTRACKED_ALERT_USD: String(alertUsd),
+      // The account whose Bedrock figures an organization claims (one organization per account).
+      RECONCILIATION_ACCOUNT_ID: Aws.ACCOUNT_ID,
     };
 
     // Query: the organization list (gsi1) and the daily per-model aggregates; Get/Put: the stored result.
@@ -84,6 +86,7 @@ export class SpendguardReconciliation extends Construct {
       }),
     );
     acknowledgeSecretPrefix(fn, secretsArn);
+    allowBedrockMetrics(fn);
 
     const api = props.apiFunction;
     if (api) {
@@ -121,6 +124,37 @@ export class SpendguardReconciliation extends Construct {
     });
     acknowledgeSchedulerRoles(this);
   }
+}
+
+/**
+ * Bedrock reconciliation (docs/reconciliation.md, "Amazon Bedrock"): the account's `AWS/Bedrock` token
+ * metrics, read-only, and the application inference profiles the organization has not mapped.
+ */
+function allowBedrockMetrics(fn: SpendguardFunction): void {
+  fn.addToRolePolicy(
+    new iam.PolicyStatement({
+      actions: ['cloudwatch:GetMetricData', 'cloudwatch:ListMetrics'],
+      resources: ['*'],
+    }),
+  );
+  fn.addToRolePolicy(
+    new iam.PolicyStatement({
+      actions: ['bedrock:GetInferenceProfile'],
+      resources: [`arn:${Aws.PARTITION}:bedrock:*:${Aws.ACCOUNT_ID}:application-inference-profile/*`],
+    }),
+  );
+  if (!fn.role) return;
+  acknowledge(
+    fn.role,
+    'AwsSolutions-IAM5[Resource::*]',
+    // The same finding id as X-Ray's (lib/function.ts): one reason covers both.
+    'Only Resource "*" exists for these: xray:PutTraceSegments and xray:PutTelemetryRecords (active tracing), and cloudwatch:GetMetricData and cloudwatch:ListMetrics (metrics have no ARNs; read-only, for the AWS/Bedrock token metrics of Bedrock reconciliation).',
+  );
+  acknowledge(
+    fn.role,
+    'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:*:<AWS::AccountId>:application-inference-profile/*]',
+    "Application inference profiles are created by the account at will and named by random ids; read-only GetInferenceProfile on this account's profiles, in any region the agents call.",
+  );
 }
 
 /** One secret per organization and provider, created at run time: the grant names the stack's prefix. */

@@ -110,6 +110,7 @@ describe('reconciliation on the local stack with mock providers', () => {
         { provider: 'openai', configured: true },
         { provider: 'anthropic', configured: true },
         { provider: 'openrouter', configured: false },
+        { provider: 'bedrock', configured: false },
       ],
     });
   });

@@ -10,6 +10,8 @@ import { BackgroundForecastRuns } from '../lambdas/forecast/runs';
 import { createGuardrailConsumer } from '../lambdas/guardrail-consumer/handler';
 import { createIngestHandler } from '../lambdas/ingest/handler';
 import { createPricingConsumer } from '../lambdas/pricing-consumer/handler';
+import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
+import { cloudWatchBedrockMetrics } from '../lambdas/reconciliation/bedrock-metrics-reader';
 import { createReconciliationRunner, type ReconciliationSettings } from '../lambdas/reconciliation/runner';
 import { getDefaultPriceRegistry, type PriceRegistry } from '../core/pricing';
 import { WebhookNotifier } from '../lambdas/shared/notifier';
@@ -85,8 +87,11 @@ export interface LocalStackInfo {
    * Cognito group: try what a member or a viewer may do with `Authorization: Bearer <token>`.
    */
   idTokens: Record<Role, string>;
-  /** Base URLs of the fake providers (`--mock-providers`): proxy upstreams and admin-report hosts. */
-  mockProviderUrls?: { openai: string; anthropic: string; openrouter: string };
+  /**
+   * Base URLs of the fake providers (`--mock-providers`): proxy upstreams and admin-report hosts;
+   * `bedrock` is the fake Bedrock runtime, which also answers CloudWatch ListMetrics and GetMetricData.
+   */
+  mockProviderUrls?: { openai: string; anthropic: string; openrouter: string; bedrock?: string };
 }
 
 export interface LocalStack extends LocalStackInfo {
@@ -176,7 +181,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
   const mock = options.mockProviders ? await startMockProviders({ host, now }) : undefined;
   // The fake Bedrock runtime (Converse, ConverseStream; HTTP/1.1 and h2c) beside the other fake providers.
-  const mockBedrock = options.mockProviders ? await startMockBedrock() : undefined;
+  const mockBedrock = options.mockProviders ? await startMockBedrock({ now }) : undefined;
   const mockUpstreams = { ...(mock?.baseUrls ?? {}), ...(mockBedrock ? { bedrock: mockBedrock.url } : {}) };
   const forecast = createForecastRunner({ services, registry, logger });
   // The providers' admin reports: the fake providers' when they run (they bill every call they serve).
@@ -184,6 +189,21 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const reconciliation = createReconciliationRunner({
     services,
     logger,
+    registry,
+    // Bedrock's token metrics: the real CloudWatch client against the fake Bedrock's CloudWatch stand-in.
+    ...(mockBedrock
+      ? {
+          bedrockMetrics: cloudWatchBedrockMetrics({
+            clientFor: (region) =>
+              new CloudWatchClient({
+                region,
+                endpoint: mockBedrock.url,
+                credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+              }),
+          }),
+          deploymentRegion: 'us-east-1',
+        }
+      : {}),
     ...options.reconciliation,
     baseUrls: {
       ...(adminUpstreams.openai ? { openai: adminUpstreams.openai } : {}),
@@ -310,7 +330,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     apiKey: seeded.apiKey,
     idToken,
     idTokens: roleTokens,
-    ...(mock ? { mockProviderUrls: { ...mock.baseUrls } } : {}),
+    ...(mock
+      ? { mockProviderUrls: { ...mock.baseUrls, ...(mockBedrock ? { bedrock: mockBedrock.url } : {}) } }
+      : {}),
   };
   gateway.addRawRoute({
     method: 'GET',

@@ -71,6 +71,11 @@ export interface CostInput {
    * decimal form; the list price stays in {@link CostResult.registryCostNanos}.
    */
   readonly providerCostUsd?: number | null;
+  /**
+   * Price at the base rates whatever the prompt size: for token counts summed over many calls (a day of
+   * CloudWatch metrics), whose per-call prompt sizes, and so any long-context band, are unknown.
+   */
+  readonly baseRatesOnly?: boolean;
 }
 
 /** The four components; `costNanos` is exactly their sum. */
@@ -184,6 +189,7 @@ export function calculateCost(
     }
   }
 
+  if (input.baseRatesOnly === true) price = { ...price, longContext: [] };
   const f = applyPrice(price, multiplier, usage);
   const reported = reportedNanos(input.providerCostUsd);
   const rated: CostSource = orgRate === 'override' ? 'ORG_RATE' : resolution.costSource;

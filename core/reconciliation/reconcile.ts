@@ -19,9 +19,17 @@ export interface LedgerRow {
   tokens: number;
 }
 
+/**
+ * Where a provider's figure comes from: its own usage and cost reports (what it billed), or, for
+ * Amazon Bedrock, its CloudWatch token metrics priced at the list or organization rates (not an invoice).
+ */
+export type ProviderFigureSource = 'provider_report' | 'token_metrics_at_rates';
+
 /** One provider's report over the window. */
 export interface ProviderReport {
   provider: string;
+  /** @default 'provider_report' */
+  source?: ProviderFigureSource;
   rows: readonly ProviderRow[];
   /** The UTC days the report is complete for; ledger days outside them are not compared (pending). */
   coveredDays: readonly string[];
@@ -40,6 +48,8 @@ export interface ReconciledCell {
 
 export interface ProviderReconciliation {
   provider: string;
+  /** Absent on records stored before Bedrock: those are all `provider_report`. */
+  source?: ProviderFigureSource;
   ledgerNanos: number;
   providerNanos: number;
   untrackedNanos: number;
@@ -134,6 +144,7 @@ export function reconcile(
     }
     return {
       provider: report.provider,
+      source: report.source ?? 'provider_report',
       ledgerNanos,
       providerNanos,
       untrackedNanos,

@@ -15,6 +15,7 @@ export function reconciliationView(record: ReconciliationRecord) {
   return {
     providers: record.providers.map((p) => ({
       provider: p.provider,
+      source: p.source ?? 'provider_report',
       ledgerUsd: nanosToUsd(p.ledgerNanos),
       providerUsd: nanosToUsd(p.providerNanos),
       untrackedUsd: nanosToUsd(p.untrackedNanos),

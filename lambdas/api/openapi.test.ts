@@ -301,6 +301,7 @@ describe('the OpenAPI document: structure (OpenAPI 3.1)', () => {
       httpErrors.scopeMissing('x'),
       httpErrors.roleRequired('x'),
       httpErrors.notFound(),
+      httpErrors.conflict('x'),
       httpErrors.tooLarge('x'),
       httpErrors.tooManyRequests('x', 1),
       httpErrors.unavailable('x', 1),

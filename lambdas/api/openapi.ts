@@ -162,6 +162,10 @@ export const ERROR_RESPONSES = {
       'or (code role_required, type forbidden) a person whose role (Cognito group admin, member or viewer) may not do this.',
   },
   404: { name: 'NotFound', description: 'No such resource in this organization.' },
+  409: {
+    name: 'Conflict',
+    description: "The request contradicts another organization's claim (an AWS account's Bedrock figures).",
+  },
   413: {
     name: 'PayloadTooLarge',
     description: `More than ${MAX_INGEST_EVENTS} events, or a body over 1 MB.`,
@@ -454,13 +458,13 @@ export const V1_OPERATIONS: Readonly<Record<string, OperationSpec>> = {
   },
   'PUT /v1/reconciliation/credentials': {
     operationId: 'putReconciliationCredentials',
-    summary: "Store a provider's admin credential",
+    summary: "Store a provider's admin credential, or configure Bedrock's",
     description:
-      'Secrets Manager in AWS, the local secrets file locally; never returned, never logged. Audited (credentials.stored, without the key).',
+      "Secrets Manager in AWS, the local secrets file locally; never returned, never logged. Audited (credentials.stored, without the key). For `bedrock` there is no key: the body names the regions whose CloudWatch token metrics are read, and the organization claims the deployment account's Bedrock figures (409 when another organization holds them).",
     tag: 'Reconciliation',
     body: 'PutReconciliationCredentialRequest',
     responses: ok('ReconciliationCredentials', 'Configured or not, per provider.'),
-    errors: [400],
+    errors: [400, 409],
   },
   'DELETE /v1/reconciliation/credentials/{provider}': {
     operationId: 'deleteReconciliationCredentials',
@@ -903,6 +907,9 @@ function errorComponents(resolve: Resolve): Record<string, OpenApiResponse> {
     401: httpErrors.unauthorized(),
     403: httpErrors.forbidden(),
     404: httpErrors.notFound(),
+    409: httpErrors.conflict(
+      'the Bedrock figures of AWS account 123456789012 are already reconciled by another organization',
+    ),
     413: httpErrors.tooLarge(
       `a batch holds at most ${MAX_INGEST_EVENTS} events; got ${MAX_INGEST_EVENTS + 1}`,
     ),

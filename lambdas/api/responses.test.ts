@@ -232,8 +232,8 @@ describe('every GET route answers as the OpenAPI document says', () => {
     },
     'GET /v1/reconciliation/credentials': {
       opts: () => ({ token }),
-      filled: (b: { providers: Array<{ configured: boolean }> }) =>
-        b.providers.length === 3 && b.providers.some((p) => p.configured),
+      filled: (b: { providers: Array<{ configured: boolean; regions?: string[] }> }) =>
+        b.providers.length === 4 && b.providers.some((p) => p.configured && p.regions?.[0] === 'us-east-1'),
     },
     'GET /v1/sessions': {
       opts: () => ({ token, query: { hours: '24' } }),
@@ -306,6 +306,14 @@ describe('every GET route answers as the OpenAPI document says', () => {
       body: { provider: 'anthropic', adminKey: 'sk-ant-admin01-conformance' },
     });
     expect([cred.status, nonConformance('PUT /v1/reconciliation/credentials', cred)]).toEqual([200, []]);
+    const bedrock = await api('PUT /v1/reconciliation/credentials', {
+      token,
+      body: { provider: 'bedrock', regions: ['us-east-1'] },
+    });
+    expect([bedrock.status, nonConformance('PUT /v1/reconciliation/credentials', bedrock)]).toEqual([
+      200,
+      [],
+    ]);
     // A stored run (the run route itself reads the providers' reports: local/reconciliation.test.ts).
     const day = new Date(NOW).toISOString().slice(0, 10);
     await h.services.reconciliations.put(ORG, {

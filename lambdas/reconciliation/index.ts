@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { getInferenceProfileLookup } from '../shared/bedrock-profile-lookup';
 import { logger, servicesFromEnvironment } from '../shared/environment';
 import { createReconciliationRunner } from './runner';
 
@@ -26,6 +27,8 @@ export const handler = async (input: unknown) => {
   const runner = createReconciliationRunner({
     services: servicesFromEnvironment(),
     logger,
+    // Bedrock application profiles the organization has not mapped, as the pricing consumer resolves them.
+    bedrockProfiles: getInferenceProfileLookup(),
     ...settingsFromEnvironment(),
   });
   if (orgId) {

@@ -10,7 +10,12 @@ import {
   type ReconciledProvider,
   type ReconciliationRecord,
 } from '../../core/reconciliation';
+import type { PriceRegistry } from '../../core/pricing';
+import type { BedrockProfileLookup } from '../shared/bedrock-profile-lookup';
+import { deploymentRegion } from '../shared/deployment-region';
 import type { Services } from '../shared/services';
+import { type BedrockMetricsReader, cloudWatchBedrockMetrics } from './bedrock-metrics-reader';
+import { bedrockReport } from './bedrock-report';
 import { DEFAULT_PROVIDER_BASE_URLS, PROVIDER_REPORTS, type ProviderBaseUrls } from './provider-reports';
 import type { FetchFn } from './report-request';
 
@@ -36,6 +41,14 @@ export interface ReconciliationRunnerDeps extends ReconciliationSettings {
   fetch?: FetchFn;
   /** @default the providers' public API hosts */
   baseUrls?: Partial<ProviderBaseUrls>;
+  /** Bedrock's CloudWatch token metrics. @default CloudWatch with the function's own role */
+  bedrockMetrics?: BedrockMetricsReader;
+  /** The region read when an organization's Bedrock setting names none. @default AWS_REGION */
+  deploymentRegion?: string;
+  /** Application profiles the organization has not mapped (GetInferenceProfile). @default none */
+  bedrockProfiles?: BedrockProfileLookup;
+  /** Prices Bedrock's token metrics. @default the bundled price data */
+  registry?: () => Promise<PriceRegistry>;
 }
 
 export const DEFAULT_WINDOW_DAYS = 7;
@@ -63,7 +76,8 @@ async function ledgerRows(services: Services, orgId: string, days: readonly stri
 
 /**
  * The reconciliation job: for each organization, each provider it stored an admin credential for, read
- * the provider's own usage and cost reports, compare them with the ledger per day and model, store the
+ * the provider's own usage and cost reports (and Amazon Bedrock's CloudWatch token metrics when the
+ * organization claims the account's figures), compare them with the ledger per day and model, store the
  * result, and notify when untracked spend crosses the threshold. One provider's failure is recorded in
  * the result and does not stop the others.
  */
@@ -73,6 +87,35 @@ export function createReconciliationRunner(deps: ReconciliationRunnerDeps) {
   const baseUrls: ProviderBaseUrls = { ...DEFAULT_PROVIDER_BASE_URLS, ...deps.baseUrls };
   const windowLength = deps.windowDays ?? DEFAULT_WINDOW_DAYS;
   const alertNanos = usdToNanos(deps.untrackedAlertUsd ?? DEFAULT_UNTRACKED_ALERT_USD);
+  let bedrockMetrics = deps.bedrockMetrics;
+  const defaultRegion = deps.deploymentRegion ?? deploymentRegion();
+
+  /**
+   * Bedrock's report, when the organization claimed the account's figures. The claim is checked again
+   * here: an organization whose claim was lost (or never held) must not count the account's spend.
+   */
+  const bedrockReportOf = async (
+    orgId: string,
+    days: readonly string[],
+  ): Promise<ProviderReport | undefined> => {
+    const setting = await services.bedrockReconciliation.get(orgId);
+    if (setting === undefined) return undefined;
+    if ((await services.bedrockReconciliation.ownerOf(setting.account)) !== orgId) {
+      throw new Error(
+        `bedrock: this organization does not hold the account's claim (claimed by another organization, or lost); store the bedrock setting again`,
+      );
+    }
+    bedrockMetrics ??= cloudWatchBedrockMetrics();
+    return bedrockReport({
+      orgId,
+      reader: bedrockMetrics,
+      regions: setting.regions.length > 0 ? setting.regions : [defaultRegion],
+      days,
+      registry: deps.registry ? await deps.registry() : undefined,
+      pricingRates: services.pricingRates,
+      profiles: deps.bedrockProfiles,
+    });
+  };
 
   const runOrganization = async (orgId: string): Promise<ReconciliationRecord> => {
     const now = services.now();
@@ -80,8 +123,20 @@ export function createReconciliationRunner(deps: ReconciliationRunnerDeps) {
     const providers = await services.adminCredentials.configured(orgId);
     const reports: ProviderReport[] = [];
     const errors: ReconciliationRecord['errors'] = [];
-    await Promise.all(
-      providers.map(async (provider: ReconciledProvider) => {
+    const bedrock = bedrockReportOf(orgId, days).then(
+      (report) => {
+        if (report) reports.push(report);
+      },
+      (err: unknown) => {
+        // CloudWatch errors name the region and operation only (bedrock-metrics-reader.ts).
+        const message = err instanceof Error ? err.message : 'bedrock metrics failed';
+        errors.push({ provider: 'bedrock', message });
+        deps.logger?.warn('bedrock metrics failed', { orgId, message });
+      },
+    );
+    await Promise.all([
+      bedrock,
+      ...providers.map(async (provider: ReconciledProvider) => {
         try {
           const adminKey = await services.adminCredentials.get(orgId, provider);
           if (!adminKey) return;
@@ -101,8 +156,9 @@ export function createReconciliationRunner(deps: ReconciliationRunnerDeps) {
           deps.logger?.warn('provider report failed', { orgId, provider, message });
         }
       }),
-    );
+    ]);
     reports.sort((a, b) => a.provider.localeCompare(b.provider));
+    errors.sort((a, b) => a.provider.localeCompare(b.provider));
     const record: ReconciliationRecord = {
       computedAt: new Date(now).toISOString(),
       window: { from: days[0] ?? '', to: days[days.length - 1] ?? '' },

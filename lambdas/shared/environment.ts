@@ -40,6 +40,8 @@ export function servicesFromEnvironment(): Services {
     streamName: process.env.EVENTS_STREAM ?? '',
     pepper: new SecretsManagerSecret(new SecretsManagerClient({}), required('PEPPER_SECRET_ARN')),
     notifier: topic ? new SnsNotifier(new SNSClient({}), topic) : new WebhookNotifier(undefined),
+    // Set by lib/reconciliation.ts on the API and reconciliation functions (Aws.ACCOUNT_ID).
+    awsAccountId: process.env.RECONCILIATION_ACCOUNT_ID || undefined,
     ...(credentialPrefix
       ? {
           adminCredentials: new SecretsManagerAdminCredentialStore(

@@ -37,6 +37,8 @@ export const httpErrors = {
   roleRequired: (message: string) =>
     new HttpError(403, 'role_required', message, undefined, undefined, 'forbidden'),
   notFound: (message = 'not found') => new HttpError(404, 'not_found', message),
+  /** The request contradicts a state someone else holds (another organization's claim). */
+  conflict: (message: string) => new HttpError(409, 'conflict', message),
   tooLarge: (message: string) => new HttpError(413, 'payload_too_large', message),
   tooManyRequests: (message: string, retryAfterSeconds: number) =>
     new HttpError(429, 'rate_limited', message, undefined, { 'retry-after': String(retryAfterSeconds) }),

@@ -44,6 +44,13 @@ export const itemKeys = {
   forecast: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: 'FORECAST' }),
   /** Latest reconciliation against the providers' own reports. */
   reconciliation: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: 'RECONCILIATION' }),
+  /** The organization's Bedrock reconciliation setting (regions; the AWS account it claims). */
+  bedrockReconciliation: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: 'RECONCILIATION#BEDROCK' }),
+  /**
+   * Which organization owns an AWS account's Bedrock figures: at most one, so that two organizations
+   * never both count the account's whole spend as their own.
+   */
+  bedrockAccountClaim: (account: string) => ({ pk: `BEDROCK_ACCOUNT#${account}`, sk: 'CLAIM' }),
   /** Ledger partition; sort key `<ISO ts>#<eventId>` keeps time order for range queries. */
   ledgerPk: (orgId: string) => `ORG#${orgId}#LEDGER`,
   ledgerSk: (isoTs: string, eventId: string) => `${isoTs}#${eventId}`,

@@ -7,6 +7,10 @@ import type { Notifier } from './notifier';
 import type { SecretSource } from './secrets';
 import { type AdminCredentialStore, MemoryAdminCredentialStore } from './stores/admin-credential-store';
 import { type AuditLog, DynamoAuditLog } from './stores/audit-log';
+import {
+  type BedrockReconciliationStore,
+  DynamoBedrockReconciliationStore,
+} from './stores/bedrock-reconciliation-store';
 import { type AggregateStore, DynamoAggregateStore } from './stores/aggregate-store';
 import { type ApiKeyStore, DynamoApiKeyStore } from './stores/api-key-store';
 import { DynamoBudgetLeaseStore, type LeaseHolderRegistry } from './stores/budget-lease-store';
@@ -55,6 +59,10 @@ export interface Services {
   reconciliations: ReconciliationStore;
   /** Admin credentials for reconciliation (Secrets Manager in AWS, the secrets file locally). */
   adminCredentials: AdminCredentialStore;
+  /** Bedrock reconciliation settings and the one-organization-per-account claims. */
+  bedrockReconciliation: BedrockReconciliationStore;
+  /** The AWS account this deployment runs in (whose Bedrock metrics the reconciliation reads). */
+  awsAccountId: string;
   sink: EventSink;
   notifier: Notifier;
   pepper: SecretSource;
@@ -78,8 +86,13 @@ export interface ServiceWiring {
   notifier: Notifier;
   /** @default an in-process store (tests) */
   adminCredentials?: AdminCredentialStore;
+  /** @default LOCAL_AWS_ACCOUNT_ID */
+  awsAccountId?: string;
   now?: () => number;
 }
+
+/** The account id the local stack and tests stand for (no AWS account). */
+export const LOCAL_AWS_ACCOUNT_ID = '000000000000';
 
 export function createServices(w: ServiceWiring): Services {
   const data = { doc: w.doc, tableName: w.dataTable };
@@ -104,6 +117,8 @@ export function createServices(w: ServiceWiring): Services {
     trips: new DynamoTripLog(data),
     reconciliations: new DynamoReconciliationStore(data),
     adminCredentials: w.adminCredentials ?? new MemoryAdminCredentialStore(),
+    bedrockReconciliation: new DynamoBedrockReconciliationStore(data),
+    awsAccountId: w.awsAccountId ?? LOCAL_AWS_ACCOUNT_ID,
     sink: new KinesisEventSink({ client: w.kinesis, streamName: w.streamName }),
     notifier: w.notifier,
     pepper: w.pepper,

@@ -6,6 +6,10 @@
  * answering a model body without usage, the token counts in the `x-amzn-bedrock-*-token-count` headers;
  * the OpenAI-compatible `/openai/v1/chat/completions` (runtime) and `/v1/chat/completions` (mantle).
  *
+ * The same port answers CloudWatch `ListMetrics` and `GetMetricData` (cloudwatch.ts) from the token
+ * counts of the Converse, ConverseStream and InvokeModel calls served, as Bedrock publishes them to
+ * `AWS/Bedrock`, so that Bedrock reconciliation runs locally with the real CloudWatch client.
+ *
  * Usage is deterministic: input tokens are the prompt's characters / 4 (rounded up), the answer is
  * fixed. A `cachePoint` block caches the prompt before it: written (5 minutes, or 1 hour with
  * `ttl: '1h'`) the first time that prefix is seen, read afterwards. Counts follow Bedrock's per-family
@@ -16,6 +20,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { dualProtocolServer } from '../runtime/h2c';
+import { createMockCloudWatch, signedRegion } from './cloudwatch';
 
 /** One request the fake Bedrock received. */
 export interface BedrockMockRequest {
@@ -143,9 +148,38 @@ function event(type: string, payload: unknown): Uint8Array {
  * const bedrock = await startMockBedrock();
  * new BedrockRuntimeClient({ region: 'us-east-1', endpoint: bedrock.url, token: { token: 'k' } });
  */
-export async function startMockBedrock(options: { port?: number } = {}): Promise<MockBedrock> {
+export async function startMockBedrock(
+  options: {
+    port?: number;
+    /** The region of calls a Bedrock API key made (SigV4-signed calls name theirs). @default us-east-1 */
+    region?: string;
+    /** @default Date.now */
+    now?: () => number;
+    /** Results per CloudWatch page (small values force NextToken paging; tests). @default 500 */
+    cloudWatchPageSize?: number;
+  } = {},
+): Promise<MockBedrock> {
   const recorded: BedrockMockRequest[] = [];
   const seen = new Set<string>();
+  const now = options.now ?? Date.now;
+  const cloudWatch = createMockCloudWatch({ pageSize: options.cloudWatchPageSize });
+  const countTokens = (
+    req: http.IncomingMessage,
+    modelId: string,
+    input: number,
+    output: number,
+    cacheRead: number,
+    cacheWrite: number,
+  ) =>
+    cloudWatch.record({
+      at: now(),
+      region: signedRegion(req.headers) ?? options.region ?? 'us-east-1',
+      modelId,
+      InputTokenCount: input,
+      OutputTokenCount: output,
+      CacheReadInputTokenCount: cacheRead,
+      CacheWriteInputTokenCount: cacheWrite,
+    });
   const handler = (req: http.IncomingMessage, res: http.ServerResponse): void => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -159,6 +193,7 @@ export async function startMockBedrock(options: { port?: number } = {}): Promise
         httpVersion: req.httpVersion,
         body: text,
       });
+      if (cloudWatch.handle(req, text, res)) return;
       const path = url.split('?', 1)[0] ?? '';
       if (OPENAI_CHAT.test(path) && req.method === 'POST') {
         openaiChat(text, res);
@@ -190,6 +225,7 @@ export async function startMockBedrock(options: { port?: number } = {}): Promise
         const prompt = Math.max(1, Math.ceil(text.length / 4));
         const out = JSON.stringify({ outputs: [{ text: ANSWER.join(''), stop_reason: 'stop' }] });
         const tierHeader = req.headers['x-amzn-bedrock-service-tier'];
+        countTokens(req, model, prompt, OUTPUT_TOKENS, 0, 0);
         res.writeHead(200, {
           'content-type': 'application/json',
           'content-length': String(Buffer.byteLength(out)),
@@ -200,6 +236,15 @@ export async function startMockBedrock(options: { port?: number } = {}): Promise
         res.end(out);
         return;
       }
+      const n = (v: unknown) => (typeof v === 'number' ? v : 0);
+      countTokens(
+        req,
+        model,
+        n(usage.inputTokens),
+        n(usage.outputTokens),
+        n(usage.cacheReadInputTokens),
+        n(usage.cacheWriteInputTokens),
+      );
       if (m[2] === 'converse') {
         const out = JSON.stringify({
           output: { message: { role: 'assistant', content: [{ text: ANSWER.join('') }] } },

@@ -14,6 +14,7 @@ export const ERROR_CODES = [
   'scope_missing',
   'role_required',
   'not_found',
+  'conflict',
   'payload_too_large',
   'rate_limited',
   'unavailable',
@@ -22,7 +23,7 @@ export const ERROR_CODES = [
 
 export const errorCodeSchema = z.enum(ERROR_CODES).meta({
   description:
-    'invalid_request (400), unauthorized (401), forbidden (403), scope_missing (403: the API key lacks the scope the route needs), role_required (403: the person’s role may not do this), not_found (404), payload_too_large (413), rate_limited (429), unavailable (503), internal_error (500).',
+    'invalid_request (400), unauthorized (401), forbidden (403), scope_missing (403: the API key lacks the scope the route needs), role_required (403: the person’s role may not do this), not_found (404), conflict (409: another organization already holds what the request claims), payload_too_large (413), rate_limited (429), unavailable (503), internal_error (500).',
   example: 'invalid_request',
 });
 export type ErrorCode = z.infer<typeof errorCodeSchema>;

@@ -4,13 +4,24 @@
  * @module
  */
 import { z } from 'zod';
-import { RECONCILED_PROVIDERS } from '../../reconciliation/providers';
+import { RECONCILED_PROVIDERS, RECONCILIATION_SOURCES } from '../../reconciliation/providers';
 import { count, timestamp, usd } from './common';
 
-const provider = z.enum(RECONCILED_PROVIDERS).meta({
-  description: 'A provider whose own reports are reconciled: openai, anthropic or openrouter.',
+const provider = z.enum(RECONCILIATION_SOURCES).meta({
+  description:
+    "A reconciled provider: openai, anthropic or openrouter (their own reports), or bedrock (the AWS account's CloudWatch token metrics).",
   example: 'openai',
 });
+const adminKeyProvider = z.enum(RECONCILED_PROVIDERS).meta({
+  description: 'A provider reconciled with an admin credential: openai, anthropic or openrouter.',
+  example: 'openai',
+});
+/** Most regions one Bedrock setting reads (each is one ListMetrics and GetMetricData pass). */
+export const MAX_BEDROCK_RECONCILIATION_REGIONS = 20;
+const awsRegion = z
+  .string()
+  .regex(/^[a-z]{2}(?:-gov|-iso[a-z]?)?-[a-z]+-\d{1,2}$/, 'an AWS region code such as us-east-1')
+  .meta({ description: 'An AWS region code.', example: 'us-east-1' });
 const day = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/)
@@ -39,6 +50,11 @@ export const reconciliationDaySchema = z
 export const providerReconciliationSchema = z
   .strictObject({
     provider,
+    source: z.enum(['provider_report', 'token_metrics_at_rates']).meta({
+      description:
+        "Where providerUsd comes from: the provider's own usage and cost reports (what it billed), or, for bedrock, the account's CloudWatch token metrics priced at the list or organization rates (not an invoice).",
+      example: 'provider_report',
+    }),
     ledgerUsd: usd('Ledger spend over the window.', 84.1),
     providerUsd: usd('Billed by the provider over the window.', 86.3),
     untrackedUsd: usd('Billed, never seen by Spendguard.', 2.2),
@@ -79,10 +95,10 @@ export const reconciliationResponseSchema = z
   .meta({ description: 'Response of GET /v1/reconciliation and POST /v1/reconciliation/run.' });
 export type ReconciliationResponse = z.infer<typeof reconciliationResponseSchema>;
 
-/** Body of PUT /v1/reconciliation/credentials. */
-export const putReconciliationCredentialRequestSchema = z
+/** Body of PUT /v1/reconciliation/credentials for a provider reconciled with an admin credential. */
+export const putAdminKeyCredentialRequestSchema = z
   .strictObject({
-    provider,
+    provider: adminKeyProvider,
     adminKey: z
       .string()
       .min(8, 'an admin key is at least 8 characters')
@@ -94,6 +110,32 @@ export const putReconciliationCredentialRequestSchema = z
         example: 'sk-admin-…',
       }),
   })
+  .meta({ description: 'An admin credential (openai, anthropic, openrouter).' });
+
+/**
+ * Body of PUT /v1/reconciliation/credentials for Amazon Bedrock: no key (the reconciliation function's
+ * own role reads CloudWatch in the deployment account); the organization claims that account's figures.
+ */
+export const putBedrockReconciliationRequestSchema = z
+  .strictObject({
+    provider: z.literal('bedrock').meta({ description: 'Amazon Bedrock.', example: 'bedrock' }),
+    regions: z
+      .array(awsRegion)
+      .min(1, 'name at least one region, or leave regions out for the deployment region')
+      .max(MAX_BEDROCK_RECONCILIATION_REGIONS, `at most ${MAX_BEDROCK_RECONCILIATION_REGIONS} regions`)
+      .refine((r) => new Set(r).size === r.length, 'each region once')
+      .optional()
+      .meta({
+        description:
+          "Regions whose AWS/Bedrock token metrics are read (every region the organization's agents call); absent: the deployment region.",
+        example: ['us-east-1', 'us-west-2'],
+      }),
+  })
+  .meta({ description: "Amazon Bedrock: which regions' CloudWatch token metrics to read." });
+
+/** Body of PUT /v1/reconciliation/credentials. */
+export const putReconciliationCredentialRequestSchema = z
+  .discriminatedUnion('provider', [putAdminKeyCredentialRequestSchema, putBedrockReconciliationRequestSchema])
   .meta({ description: 'Body of PUT /v1/reconciliation/credentials.' });
 export type PutReconciliationCredentialRequest = z.infer<typeof putReconciliationCredentialRequestSchema>;
 
@@ -103,7 +145,18 @@ export const reconciliationCredentialsResponseSchema = z
       .array(
         z.strictObject({
           provider,
-          configured: z.boolean().meta({ description: 'An admin credential is stored.', example: true }),
+          configured: z.boolean().meta({
+            description: 'An admin credential is stored (bedrock: the organization claims the account).',
+            example: true,
+          }),
+          regions: z
+            .array(awsRegion)
+            .optional()
+            .meta({
+              description:
+                'bedrock only, when configured: the regions read (the deployment region when none was named).',
+              example: ['us-east-1'],
+            }),
         }),
       )
       .meta({

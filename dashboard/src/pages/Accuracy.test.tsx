@@ -14,6 +14,7 @@ const RESULT: ReconciliationResponse = {
   providers: [
     {
       provider: 'anthropic',
+      source: 'provider_report',
       ledgerUsd: 10,
       providerUsd: 12,
       untrackedUsd: 2,
@@ -54,6 +55,7 @@ const RESULT: ReconciliationResponse = {
     },
     {
       provider: 'openai',
+      source: 'provider_report',
       ledgerUsd: 3,
       providerUsd: 2.5,
       untrackedUsd: 0,
@@ -194,6 +196,58 @@ describe('Accuracy', () => {
       ).toHaveTextContent('Anthropic: not configured'),
     );
     expect(screen.queryByRole('button', { name: /^Remove/ })).toBeNull();
+  });
+
+  it('marks Bedrock’s figure as token metrics at rates, shows its regions, and removes it through DELETE', async () => {
+    const bedrock: ReconciliationResponse['providers'][number] = {
+      provider: 'bedrock',
+      source: 'token_metrics_at_rates',
+      ledgerUsd: 1,
+      providerUsd: 1.5,
+      untrackedUsd: 0.5,
+      overcountedUsd: 0,
+      agreementPct: 66.67,
+      tokenAgreementPct: 70,
+      days: [
+        {
+          date: '2026-11-22',
+          model: 'us.amazon.nova-pro-v1:0',
+          ledgerUsd: 1,
+          providerUsd: 1.5,
+          untrackedUsd: 0.5,
+          overcountedUsd: 0,
+          ledgerTokens: 700,
+          providerTokens: 1_000,
+        },
+      ],
+    };
+    let creds = {
+      providers: [
+        ...CREDS.providers,
+        { provider: 'bedrock', configured: true, regions: ['us-east-1', 'eu-west-1'] },
+      ],
+    };
+    const api = mockApi({
+      'GET /v1/reconciliation': { body: { ...RESULT, providers: [bedrock] } },
+      'GET /v1/reconciliation/credentials': () => ({ body: creds }),
+      'DELETE /v1/reconciliation/credentials/bedrock': () => {
+        creds = { providers: [...CREDS.providers, { provider: 'bedrock', configured: false, regions: [] }] };
+        return { body: creds };
+      },
+    });
+    const { user } = renderWithApi(<Accuracy />);
+    const [row] = await screen.findAllByTestId('accuracy-provider');
+    expect(row).toHaveTextContent('Amazon Bedrock (CloudWatch token metrics at rates, not an invoice)');
+    const status = within(screen.getByTestId('credential-status'));
+    expect(status.getByText('Amazon Bedrock').parentElement).toHaveTextContent('us-east-1, eu-west-1');
+    await user.click(await screen.findByRole('button', { name: 'Remove the Amazon Bedrock reconciliation' }));
+    expect(await screen.findByText('Amazon Bedrock reconciliation removed.')).toBeInTheDocument();
+    expect(api.callsTo('DELETE /v1/reconciliation/credentials/bedrock')).toHaveLength(1);
+    await waitFor(() =>
+      expect(status.getByText('Amazon Bedrock').parentElement).toHaveTextContent('not configured'),
+    );
+    // No key form option for Bedrock: it has no key.
+    expect(within(screen.getByLabelText('Provider')).queryByText(/Bedrock/)).toBeNull();
   });
 
   it('refuses an empty key without calling the API', async () => {

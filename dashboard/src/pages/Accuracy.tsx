@@ -20,7 +20,9 @@ import { agreementSeries } from '../lib/accuracy';
 import { formatDateTime, formatInt, formatUsd } from '../lib/format';
 import { useAsync } from '../lib/useAsync';
 
-const PROVIDERS: Array<{ id: ReconciledProvider; label: string; credential: string }> = [
+/** The providers reconciled with an admin key; Amazon Bedrock has none (its metrics are the account's). */
+type AdminKeyProvider = Exclude<ReconciledProvider, 'bedrock'>;
+const PROVIDERS: Array<{ id: AdminKeyProvider; label: string; credential: string }> = [
   { id: 'openai', label: 'OpenAI', credential: 'Admin key (sk-admin-…), organization Usage and Costs APIs' },
   {
     id: 'anthropic',
@@ -33,8 +35,10 @@ const LINE_COLORS: Record<ReconciledProvider, string> = {
   openai: '#0f766e',
   anthropic: '#b45309',
   openrouter: '#1d4ed8',
+  bedrock: '#7c3aed',
 };
-const labelOf = (id: string) => PROVIDERS.find((p) => p.id === id)?.label ?? id;
+const labelOf = (id: string) =>
+  id === 'bedrock' ? 'Amazon Bedrock' : (PROVIDERS.find((p) => p.id === id)?.label ?? id);
 const pct = (v: number | null) => (v === null ? '—' : `${v.toFixed(2)} %`);
 
 function AgreementChart({ providers }: { providers: ProviderReconciliation[] }) {
@@ -96,7 +100,12 @@ function Summary({ data }: { data: ReconciliationResponse }) {
         <tbody>
           {data.providers.map((p) => (
             <tr key={p.provider} data-testid="accuracy-provider">
-              <th scope="row">{labelOf(p.provider)}</th>
+              <th scope="row">
+                {labelOf(p.provider)}
+                {p.source === 'token_metrics_at_rates' && (
+                  <span className="muted"> (CloudWatch token metrics at rates, not an invoice)</span>
+                )}
+              </th>
               <td>{formatUsd(p.ledgerUsd)}</td>
               <td>{formatUsd(p.providerUsd)}</td>
               <td className={p.untrackedUsd > 0 ? 'text-warn' : undefined}>{formatUsd(p.untrackedUsd)}</td>
@@ -152,7 +161,7 @@ function DayRows({ provider }: { provider: ProviderReconciliation }) {
 function Credentials() {
   const client = useApiClient();
   const creds = useAsync((signal) => client.getReconciliationCredentials(signal), [client]);
-  const [provider, setProvider] = useState<ReconciledProvider>('openai');
+  const [provider, setProvider] = useState<AdminKeyProvider>('openai');
   const [adminKey, setAdminKey] = useState('');
   const [saving, setSaving] = useState(false);
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
@@ -187,7 +196,11 @@ function Credentials() {
     setMessage(null);
     try {
       await client.deleteReconciliationCredential(id);
-      setMessage({ ok: true, text: `${labelOf(id)} admin key removed.` });
+      setMessage({
+        ok: true,
+        text:
+          id === 'bedrock' ? 'Amazon Bedrock reconciliation removed.' : `${labelOf(id)} admin key removed.`,
+      });
       creds.reload();
     } catch (err) {
       setMessage({ ok: false, text: err instanceof Error ? err.message : String(err) });
@@ -197,6 +210,7 @@ function Credentials() {
   }
 
   const configured = new Map((creds.data?.providers ?? []).map((p) => [p.provider, p.configured]));
+  const bedrock = creds.data?.providers.find((p) => p.provider === 'bedrock');
   return (
     <Card title="Provider admin keys">
       <ul className="credential-list" data-testid="credential-status">
@@ -219,6 +233,28 @@ function Credentials() {
             )}
           </li>
         ))}
+        <li key="bedrock">
+          <strong>Amazon Bedrock</strong>:{' '}
+          {bedrock?.configured ? (
+            <>
+              this organization reconciles the AWS account’s token metrics in {bedrock.regions?.join(', ')}{' '}
+              <button
+                type="button"
+                className="btn btn-small"
+                disabled={saving}
+                aria-label="Remove the Amazon Bedrock reconciliation"
+                onClick={() => void remove('bedrock')}
+              >
+                Remove
+              </button>
+            </>
+          ) : (
+            <>
+              not configured (no key: an admin claims the account with{' '}
+              <code>PUT /v1/reconciliation/credentials {'{"provider":"bedrock"}'}</code>)
+            </>
+          )}
+        </li>
       </ul>
       {creds.status === 'error' && <ErrorNotice error={creds.error} onRetry={creds.reload} />}
       <form onSubmit={(e) => void save(e)} noValidate aria-label="Store a provider admin key">
@@ -227,7 +263,7 @@ function Credentials() {
           <select
             id="credential-provider"
             value={provider}
-            onChange={(e) => setProvider(e.target.value as ReconciledProvider)}
+            onChange={(e) => setProvider(e.target.value as AdminKeyProvider)}
           >
             {PROVIDERS.map((p) => (
               <option key={p.id} value={p.id}>

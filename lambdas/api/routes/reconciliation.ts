@@ -1,10 +1,16 @@
 import { RECONCILED_PROVIDERS, reconciliationView } from '../../../core/reconciliation';
-import { isReconciledProvider } from '../../../core/reconciliation/providers';
+import { isReconciliationSource, RECONCILIATION_SOURCES } from '../../../core/reconciliation/providers';
 import { formatZodIssues } from '../../../core/schemas';
-import { putReconciliationCredentialRequestSchema } from '../../../core/schemas/api';
+import {
+  putAdminKeyCredentialRequestSchema,
+  putBedrockReconciliationRequestSchema,
+} from '../../../core/schemas/api/reconciliation';
 import { recordChange } from '../../shared/audit';
+import { deploymentRegion } from '../../shared/deployment-region';
 import { httpErrors, json, parseJsonBody } from '../../shared/http';
 import type { Services } from '../../shared/services';
+import { BedrockAccountClaimedError } from '../../shared/stores/bedrock-reconciliation-store';
+import type { Principal } from '../../shared/principal';
 import type { Route } from './types';
 
 async function latest(services: Services, orgId: string) {
@@ -13,10 +19,53 @@ async function latest(services: Services, orgId: string) {
 }
 
 async function credentialsView(services: Services, orgId: string) {
-  const configured = new Set(await services.adminCredentials.configured(orgId));
+  const [configured, bedrock] = await Promise.all([
+    services.adminCredentials.configured(orgId).then((p) => new Set(p)),
+    services.bedrockReconciliation.get(orgId),
+  ]);
   return {
-    providers: RECONCILED_PROVIDERS.map((provider) => ({ provider, configured: configured.has(provider) })),
+    providers: [
+      ...RECONCILED_PROVIDERS.map((provider) => ({ provider, configured: configured.has(provider) })),
+      bedrock === undefined
+        ? { provider: 'bedrock' as const, configured: false }
+        : {
+            provider: 'bedrock' as const,
+            configured: true,
+            regions: bedrock.regions.length > 0 ? [...bedrock.regions] : [deploymentRegion()],
+          },
+    ],
   };
+}
+
+/**
+ * Bedrock has no key: the organization claims the deployment account's Bedrock figures (one organization
+ * per account, else each would count the others' spend as untracked) and names the regions to read.
+ */
+async function putBedrock(
+  services: Services,
+  principal: Principal,
+  regions: readonly string[] | undefined,
+): Promise<void> {
+  const before = await services.bedrockReconciliation.get(principal.orgId);
+  try {
+    await services.bedrockReconciliation.put(principal.orgId, {
+      account: services.awsAccountId,
+      regions: regions ?? [],
+    });
+  } catch (err) {
+    if (err instanceof BedrockAccountClaimedError) {
+      throw httpErrors.conflict(
+        `another organization already reconciles the Bedrock figures of this deployment's AWS account; it must remove its bedrock setting (DELETE /v1/reconciliation/credentials/bedrock) first`,
+      );
+    }
+    throw err;
+  }
+  await recordChange(services, principal, {
+    action: 'credentials.stored',
+    target: 'bedrock',
+    before: before === undefined ? { configured: false } : { configured: true, regions: before.regions },
+    after: { configured: true, regions: regions ?? [] },
+  });
 }
 
 /** GET /v1/reconciliation: the latest reconciliation against the providers' own reports. */
@@ -48,14 +97,27 @@ export const getReconciliationCredentials: Route = {
   handle: async ({ principal, services }) => json(200, await credentialsView(services, principal.orgId)),
 };
 
-/** PUT /v1/reconciliation/credentials: store (or replace) one provider's admin credential. */
+/**
+ * PUT /v1/reconciliation/credentials: store (or replace) one provider's admin credential, or Bedrock's
+ * setting (`{ provider: 'bedrock', regions? }`; 409 when another organization claims the account).
+ */
 export const putReconciliationCredentials: Route = {
   auth: 'person',
   role: 'admin',
   handle: async ({ event, principal, services }) => {
-    const parsed = putReconciliationCredentialRequestSchema.safeParse(parseJsonBody(event));
+    const body = parseJsonBody(event);
+    // Dispatched on `provider` by hand (not the union): a bad admin-key body names every bad field.
+    const isBedrock =
+      typeof body === 'object' && body !== null && (body as { provider?: unknown }).provider === 'bedrock';
+    const parsed = (
+      isBedrock ? putBedrockReconciliationRequestSchema : putAdminKeyCredentialRequestSchema
+    ).safeParse(body);
     // Problems name the field and the rule, never echo the value (it is a secret).
     if (!parsed.success) throw httpErrors.badRequest('invalid credential', formatZodIssues(parsed.error));
+    if (parsed.data.provider === 'bedrock') {
+      await putBedrock(services, principal, parsed.data.regions);
+      return json(200, await credentialsView(services, principal.orgId));
+    }
     const { provider } = parsed.data;
     const before = (await services.adminCredentials.configured(principal.orgId)).includes(provider);
     await services.adminCredentials.put(principal.orgId, provider, parsed.data.adminKey);
@@ -79,10 +141,21 @@ export const deleteReconciliationCredentials: Route = {
   role: 'admin',
   handle: async ({ event, principal, services }) => {
     const provider = event.pathParameters?.provider ?? '';
-    if (!isReconciledProvider(provider)) {
+    if (!isReconciliationSource(provider)) {
       throw httpErrors.badRequest('invalid provider', [
-        { path: 'provider', message: `expected one of ${RECONCILED_PROVIDERS.join(', ')}` },
+        { path: 'provider', message: `expected one of ${RECONCILIATION_SOURCES.join(', ')}` },
       ]);
+    }
+    if (provider === 'bedrock') {
+      const before = await services.bedrockReconciliation.get(principal.orgId);
+      await services.bedrockReconciliation.delete(principal.orgId);
+      await recordChange(services, principal, {
+        action: 'credentials.deleted',
+        target: 'bedrock',
+        before: before === undefined ? { configured: false } : { configured: true, regions: before.regions },
+        after: { configured: false },
+      });
+      return json(200, await credentialsView(services, principal.orgId));
     }
     const before = (await services.adminCredentials.configured(principal.orgId)).includes(provider);
     await services.adminCredentials.delete(principal.orgId, provider);
