@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
+import { fingerprintRequest } from '../../core/fingerprint';
 import { buildBundles, esbuildOptions } from '../scripts/build';
 import { startFakeIngest, TEST_API_KEY, type FakeIngest } from './helpers/fake-ingest';
 import { expectValidClientEvents } from './helpers/schema';
@@ -94,7 +95,7 @@ describe('the bundles', () => {
   // bounds equal to the nano-dollar. Reading members from the SDK's own parse instead would drop the two
   // scan files (3.4 KB minified) but not see a body over the SDK's parse bound (the `n`, `service_tier` of
   // a large image request) and so would under-reserve it.
-  const GUARD_KB = 35.5;
+  const GUARD_KB = 37.5;
   it('stays within its size budget, minified and gzipped, for the functions an application imports', async () => {
     const result = await build({
       ...esbuildOptions('esm', join(outdir, 'app.mjs')),
@@ -141,6 +142,10 @@ describe('the bundles', () => {
     expectValidClientEvents(ingest.batches.map((b) => b.body));
   });
 
+  const PROGRAM_BODY = JSON.stringify({
+    model: 'gpt-4o',
+    messages: [{ role: 'user', content: 'caf\u00e9 \ud83d\ude00 \ud800 lone' }],
+  });
   /** A program that makes one call through the auto-instrumented fetch and then just ends. */
   const program = (load: string) => `
     ${load}
@@ -150,7 +155,7 @@ describe('the bundles', () => {
             { headers: { 'content-type': 'application/json' } })
         : real(input, init))(globalThis.fetch);
     sdk.initServiceAuto({ apiKey: ${JSON.stringify(TEST_API_KEY)}, endpoint: ${JSON.stringify('INGEST')}, serverFlags: false });
-    fetch('https://api.openai.com/v1/chat/completions', { method: 'POST', body: '{"model":"gpt-4o","messages":[]}' })
+    fetch('https://api.openai.com/v1/chat/completions', { method: 'POST', body: ${JSON.stringify(PROGRAM_BODY)} })
       .then((r) => r.json());
   `;
 
@@ -171,6 +176,22 @@ describe('the bundles', () => {
       expect(events[0]).toMatchObject({ model: 'gpt-4o', promptTokens: 11, completionTokens: 3 });
     },
   );
+
+  it.each([
+    [
+      'node:crypto (process.getBuiltinModule)',
+      "if (typeof process.getBuiltinModule !== 'function') process.exit(4);",
+    ],
+    [
+      'the bundled @noble/hashes (Node.js 20.0–20.15: no getBuiltinModule)',
+      "delete process.getBuiltinModule; if ('getBuiltinModule' in process) process.exit(3);",
+    ],
+  ])('fingerprints as the server does, hashing with %s', async (_name, setup) => {
+    const source = `${setup}\n${program(`const sdk = require(${JSON.stringify(bundles.cjs)});`)}`;
+    await run(process.execPath, ['-e', source.replace('INGEST', ingest.url)], { timeout: 15_000 });
+    const events = await ingest.waitForEvents(1, 2000);
+    expect(events[0]!.fingerprint).toBe(fingerprintRequest('openai', PROGRAM_BODY));
+  });
 
   it('a process whose backend is unreachable still ends promptly', async () => {
     const load = `const sdk = require(${JSON.stringify(bundles.cjs)});`;
