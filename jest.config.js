@@ -23,11 +23,11 @@ module.exports = {
   modulePathIgnorePatterns: ['<rootDir>/cdk.out', '<rootDir>/sdk/dist', '<rootDir>/.spendguard'],
   transform: {
     '^.+\\.tsx?$': ['ts-jest', { tsconfig: { isolatedModules: true }, diagnostics: false }],
-    '/node_modules/@middy/.+\\.js$': '<rootDir>/test/jest/esm-transform.js',
+    '/node_modules/(?:@middy|@noble/hashes)/.+\\.js$': '<rootDir>/test/jest/esm-transform.js',
     '/node_modules/@opentelemetry/otlp-exporter-base/.+\\.cjs$':
       '<rootDir>/test/jest/builtin-import-transform.js',
   },
-  transformIgnorePatterns: ['/node_modules/(?!@middy/|@opentelemetry/otlp-exporter-base/)'],
+  transformIgnorePatterns: ['/node_modules/(?!@middy/|@noble/hashes/|@opentelemetry/otlp-exporter-base/)'],
   setupFiles: ['<rootDir>/test/jest/env.js'],
   testTimeout: 30000,
   // Jest's default is one worker per core less one: a single worker on a 2-core machine. Most suites

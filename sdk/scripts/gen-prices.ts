@@ -4,7 +4,8 @@
  * prices by hand: edit {@link MODELS} and run `npm run gen:prices -w sdk` (or `npx tsx sdk/scripts/gen-prices.ts`).
  * `sdk/test/pricing.test.ts` fails when the committed file differs from what this script generates.
  *
- * Each row is `[provider, model name as sent, matched dataset model, periods]`; a period is
+ * Each row is `[provider, model name as sent, matched dataset model (0: the same as sent), periods]`
+ * (most names are the dataset's own: the 0 keeps the bundle from carrying each twice); a period is
  * `[constraint, base rates, long-context bands?]`, rates as described at {@link compactRates}.
  */
 import { writeFileSync } from 'node:fs';
@@ -102,8 +103,8 @@ function compactRates(r: TokenRates): number[] {
   return values.slice(0, length).map(usd);
 }
 
-/** One generated row: `[provider, model as sent (lower case), matched dataset model, periods]`. */
-export type GeneratedRow = [string, string, string, unknown[][]];
+/** One generated row: `[provider, model as sent (lower case), matched dataset model or 0, periods]`. */
+export type GeneratedRow = [string, string, string | 0, unknown[][]];
 
 function compactPeriod(p: PricePeriod): unknown[] {
   const c = p.constraint;
@@ -126,7 +127,9 @@ export function buildPriceRows(): GeneratedRow[] {
         `${provider}/${model} is not in PROVIDER_REGISTRY (${resolution.matchedModel}); fix MODELS`,
       );
     }
-    return [provider, model.toLowerCase(), resolution.matchedModel, resolution.periods.map(compactPeriod)];
+    const name = model.toLowerCase();
+    const matched = resolution.matchedModel === name ? 0 : resolution.matchedModel;
+    return [provider, name, matched, resolution.periods.map(compactPeriod)];
   });
 }
 
@@ -149,8 +152,8 @@ export type CompactPeriod = readonly [
   (readonly (readonly [number, CompactRates])[])?,
 ];
 
-/** \`[provider, model as sent (lower case), matched dataset model, periods]\`. */
-export type PriceRow = readonly [string, string, string, readonly CompactPeriod[]];
+/** \`[provider, model as sent (lower case), matched dataset model (0: the same as sent), periods]\`. */
+export type PriceRow = readonly [string, string, string | 0, readonly CompactPeriod[]];
 
 export const PRICE_ROWS: readonly PriceRow[] = [
 ${rows.join('\n')}

@@ -1,11 +1,12 @@
 /**
  * The request fingerprint (guardrail layer 2): `sha256:` + hex SHA-256 of the body's canonical form,
  * identical to core/fingerprint's `fingerprintRequest` (the proxy's and the server's), hashed here
- * synchronously (`sha256.ts`) so it runs in every runtime without a promise round trip.
+ * synchronously (`sha256.ts`: node:crypto where the runtime has it, else the bundled @noble/hashes) so it
+ * runs in every runtime without a promise round trip.
  *
  * The canonical form is core's: `{"flavor":…,"model":…,<the flavor's prompt members>}` with sorted
  * keys and no whitespace, the members chosen by core's `FLAVOR_SPECS` (imported). Core builds it with a
- * fast streaming scanner (~8 KB minified); the SDK, which must stay under 20 KB, uses the equivalent
+ * fast streaming scanner (~8 KB minified); the SDK, whose bundle must stay small, uses the equivalent
  * `JSON.parse` + sorted serialization (core documents the two as the same function, and
  * `sdk/test/fingerprint.test.ts` checks equality with core on random bodies).
  */

@@ -84,8 +84,11 @@ function period(p: CompactPeriod): PricePeriod {
 function getTable(): Map<string, TableEntry> {
   if (table !== null) return table;
   const t = new Map<string, TableEntry>();
-  for (const [provider, name, matchedModel, periods] of PRICE_ROWS) {
-    t.set(`${provider}\u0000${name}`, { matchedModel, periods: periods.map(period) });
+  for (const [provider, name, matched, periods] of PRICE_ROWS) {
+    t.set(`${provider}\u0000${name}`, {
+      matchedModel: matched === 0 ? name : matched,
+      periods: periods.map(period),
+    });
   }
   table = t;
   return t;

@@ -10,7 +10,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
-import { buildBundles, esbuildOptions } from '../scripts/build';
+import { fingerprintRequest } from '../../core/fingerprint';
+import { buildBundles } from '../scripts/build';
+import { appBundleOptions } from '../scripts/size';
 import { startFakeIngest, TEST_API_KEY, type FakeIngest } from './helpers/fake-ingest';
 import { expectValidClientEvents } from './helpers/schema';
 
@@ -87,28 +89,29 @@ describe('the bundles', () => {
   // ~14 KB are core/usage parsers and core/pricing (see docs/sdk.md).
   // A regression guard: the size must not grow unnoticed.
   // 33.0 KB (33,805 bytes) with both of the above (issues 18.5 and 20, merged).
-  // Raised to 35.5 KB: 35.3 KB (36,101 bytes, +2.3 KB) once the SDK's worst case is the relay's again
-  // after issue 18.6 rewrote it. The SDK now runs the relay's own request readers rather than a copy
-  // (core/admission/call-shape.ts and top-level-json.ts, made Buffer-free; the four dialect readers; the
-  // context-window table; the refusal of deferred-billing calls), so a property test can hold the two
-  // bounds equal to the nano-dollar. Reading members from the SDK's own parse instead would drop the two
-  // scan files (3.4 KB minified) but not see a body over the SDK's parse bound (the `n`, `service_tier` of
-  // a large image request) and so would under-reserve it.
-  const GUARD_KB = 35.5;
+  // 35.3 KB (36,116 bytes) once the SDK's worst case is the relay's again after issue 18.6 rewrote it
+  // (the relay's own request readers, core/admission/call-shape.ts and top-level-json.ts made Buffer-free,
+  // the four dialect readers, the context-window table, the refusal of deferred-billing calls), so a
+  // property test can hold the two bounds equal to the nano-dollar.
+  // 37.4 KB (38,282 bytes, +2.1 KB) with SHA-256 from @noble/hashes instead of the hand-written one
+  // (issue 22.4: node:crypto where the runtime has it, a maintained implementation elsewhere; noble's
+  // SHA-256 is 5.4 KB minified against 1.2 KB, its round constants a literal table and its Hash class
+  // checked). 37.2 KB (38,118 bytes) with the price table's repeated model names dropped.
+  // Issue 22 asks for <= 27.8 KB; what the other 9.4 KB are and why they stay: docs/sdk.md,
+  // "Bundle size". `npm run size -w sdk` prints the breakdown.
+  const GUARD_KB = 37.5;
   it('stays within its size budget, minified and gzipped, for the functions an application imports', async () => {
-    const result = await build({
-      ...esbuildOptions('esm', join(outdir, 'app.mjs')),
-      entryPoints: undefined,
-      stdin: {
-        contents: "export { initServiceAuto, wrapFetch, flush } from './index';",
-        resolveDir: join(__dirname, '..', 'src'),
-        loader: 'ts',
-      },
-      minify: true,
-      write: false,
-    });
+    const result = await build(appBundleOptions(join(outdir, 'app.mjs')));
     const gz = gzipSync(result.outputFiles[0]!.contents, { level: 9 }).length;
     expect(gz).toBeLessThan(GUARD_KB * 1024);
+  });
+
+  // The published files are minified (63 KB gzipped before, unminified); all exports, both formats.
+  const PUBLISHED_GUARD_KB = 41;
+  it('publishes minified bundles within their size budget', () => {
+    for (const file of [bundles.esm, bundles.cjs]) {
+      expect(gzipSync(readFileSync(file), { level: 9 }).length).toBeLessThan(PUBLISHED_GUARD_KB * 1024);
+    }
   });
 
   it('the built CommonJS bundle records a call and delivers a valid event', async () => {
@@ -141,6 +144,10 @@ describe('the bundles', () => {
     expectValidClientEvents(ingest.batches.map((b) => b.body));
   });
 
+  const PROGRAM_BODY = JSON.stringify({
+    model: 'gpt-4o',
+    messages: [{ role: 'user', content: 'caf\u00e9 \ud83d\ude00 \ud800 lone' }],
+  });
   /** A program that makes one call through the auto-instrumented fetch and then just ends. */
   const program = (load: string) => `
     ${load}
@@ -150,7 +157,7 @@ describe('the bundles', () => {
             { headers: { 'content-type': 'application/json' } })
         : real(input, init))(globalThis.fetch);
     sdk.initServiceAuto({ apiKey: ${JSON.stringify(TEST_API_KEY)}, endpoint: ${JSON.stringify('INGEST')}, serverFlags: false });
-    fetch('https://api.openai.com/v1/chat/completions', { method: 'POST', body: '{"model":"gpt-4o","messages":[]}' })
+    fetch('https://api.openai.com/v1/chat/completions', { method: 'POST', body: ${JSON.stringify(PROGRAM_BODY)} })
       .then((r) => r.json());
   `;
 
@@ -171,6 +178,22 @@ describe('the bundles', () => {
       expect(events[0]).toMatchObject({ model: 'gpt-4o', promptTokens: 11, completionTokens: 3 });
     },
   );
+
+  it.each([
+    [
+      'node:crypto (process.getBuiltinModule)',
+      "if (typeof process.getBuiltinModule !== 'function') process.exit(4);",
+    ],
+    [
+      'the bundled @noble/hashes (Node.js 20.0–20.15: no getBuiltinModule)',
+      "delete process.getBuiltinModule; if ('getBuiltinModule' in process) process.exit(3);",
+    ],
+  ])('fingerprints as the server does, hashing with %s', async (_name, setup) => {
+    const source = `${setup}\n${program(`const sdk = require(${JSON.stringify(bundles.cjs)});`)}`;
+    await run(process.execPath, ['-e', source.replace('INGEST', ingest.url)], { timeout: 15_000 });
+    const events = await ingest.waitForEvents(1, 2000);
+    expect(events[0]!.fingerprint).toBe(fingerprintRequest('openai', PROGRAM_BODY));
+  });
 
   it('a process whose backend is unreachable still ends promptly', async () => {
     const load = `const sdk = require(${JSON.stringify(bundles.cjs)});`;

@@ -1,6 +1,7 @@
 /**
  * The SDK's fingerprint equals core/fingerprint's (the proxy's and the server's) for any body: the
- * same canonical text, hashed with the SDK's own SHA-256 instead of node:crypto.
+ * same canonical text, hashed with the SDK's `sha256Hex` (node:crypto where the runtime has it, else the
+ * bundled @noble/hashes; `sha256.test.ts` holds the two equal).
  */
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';

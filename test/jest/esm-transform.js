@@ -1,6 +1,6 @@
 /**
- * Middy 6 ships ESM files behind a `require` export (Node 20.19+ can require ESM; Jest cannot),
- * so Jest runs them through esbuild into CommonJS.
+ * Middy 6 ships ESM files behind a `require` export (Node 20.19+ can require ESM; Jest cannot), and
+ * `@noble/hashes` 2 (bundled into the SDK) is ESM only, so Jest runs them through esbuild into CommonJS.
  */
 const { transformSync } = require('esbuild');
 
