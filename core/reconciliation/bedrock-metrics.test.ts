@@ -140,6 +140,27 @@ describe('Bedrock CloudWatch token metrics', () => {
     ]);
   });
 
+  it('prices the tiers CloudWatch publishes as <model-id>+priority and +flex, keyed as the model', () => {
+    const day = (modelId: string) => ({
+      date: '2026-11-20',
+      region: 'us-east-1',
+      modelId,
+      inputTokens: 100_000,
+      outputTokens: 10_000,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+    });
+    const [standard, priority, flex] = priceBedrockDayUsage([
+      day(NOVA_PRO_US),
+      day(`${NOVA_PRO_US}+priority`),
+      day(`${NOVA_PRO_US}+flex`),
+    ]);
+    // Nova Pro (US profile) $0.80 / $3.20; Priority $1.40 / $5.60; Flex $0.40 / $1.60 (docs/bedrock.md table)
+    expect(standard?.costNanos).toBe(at(100_000, 0.8) + at(10_000, 3.2));
+    expect(priority).toMatchObject({ model: NOVA_PRO_US, costNanos: at(100_000, 1.4) + at(10_000, 5.6) });
+    expect(flex).toMatchObject({ model: NOVA_PRO_US, costNanos: at(100_000, 0.4) + at(10_000, 1.6) });
+  });
+
   it('a day of Sonnet 4.5 tokens above 200k is priced at the base rates, not the long-context band', () => {
     const [row] = priceBedrockDayUsage([
       {

@@ -175,15 +175,19 @@ export interface BedrockMetricPricing {
  *   except for OpenAI models (by the vendor of the model id, an application profile resolved first).
  * - Cache writes are priced at the 5-minute rate: the metric does not split 5-minute from 1-hour writes,
  *   so 1-hour writes (2× input instead of 1.25× for Claude) are under-priced here.
- * - Standard tier, base rates: the metrics say neither the service tier nor each call's prompt size, so
- *   flex, priority and batch, and long-context bands, are not applied.
+ * - Service tier: CloudWatch publishes Priority and Flex calls under their own `ModelId` values,
+ *   `<model-id>+priority` and `<model-id>+flex` (docs.aws.amazon.com/bedrock/latest/userguide/
+ *   service-tiers-inference.html): those are priced at their tier and keyed as the model itself, so they
+ *   line up with the ledger's row of the model. Batch and long-context bands are not applied (base rates:
+ *   the metrics do not say each call's prompt size).
  */
 export function priceBedrockDayUsage(
   rows: readonly BedrockDayUsage[],
   pricing: BedrockMetricPricing = {},
 ): ProviderRow[] {
   return rows.map((r) => {
-    const model = resolveApplicationProfile(r.modelId, pricing.orgRates?.bedrockProfiles);
+    const { modelId, serviceTier } = splitTierSuffix(r.modelId);
+    const model = resolveApplicationProfile(modelId, pricing.orgRates?.bedrockProfiles);
     const cache = r.cacheReadTokens + r.cacheWriteTokens;
     const inclusive = converseInputIncludesCache(r.inputTokens, r.outputTokens, cache, undefined, model);
     const inputTokens = inclusive ? Math.max(r.inputTokens, cache) : r.inputTokens + cache;
@@ -191,8 +195,9 @@ export function priceBedrockDayUsage(
       {
         provider: 'bedrock',
         at: Date.parse(`${r.date}T00:00:00.000Z`),
+        serviceTier,
         usage: {
-          model: r.modelId,
+          model: modelId,
           inputTokens,
           cacheReadTokens: r.cacheReadTokens,
           cacheWrite5mTokens: r.cacheWriteTokens,
@@ -207,9 +212,17 @@ export function priceBedrockDayUsage(
     );
     return {
       date: r.date,
-      model: reconciliationModelKey(r.modelId),
+      model: reconciliationModelKey(modelId),
       costNanos: cost.costNanos,
       tokens: inputTokens + r.outputTokens,
     };
   });
+}
+
+/** `<model-id>+priority` / `+flex`: the metric dimension of a tier's calls, as the model id and the tier. */
+function splitTierSuffix(dimension: string): { modelId: string; serviceTier: string | null } {
+  const m = /^(.+)\+(priority|flex)$/.exec(dimension);
+  return m === null
+    ? { modelId: dimension, serviceTier: null }
+    : { modelId: m[1] as string, serviceTier: m[2] as string };
 }
