@@ -69,6 +69,8 @@ describeWithHandlers('SpendguardPipeline', () => {
         'EVENTS_STREAM',
         'FLAGS_TABLE',
         'NODE_OPTIONS',
+        // The API's WAF is on by default: ingest refuses calls that skip its CloudFront distribution.
+        'ORIGIN_SECRET_ARN',
         'PEPPER_SECRET_ARN',
         'POWERTOOLS_LOG_LEVEL',
         'POWERTOOLS_METRICS_NAMESPACE',
