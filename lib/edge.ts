@@ -154,8 +154,10 @@ export class SpendguardEdge extends Construct {
       name: 'relay',
       description: 'Proxy origin: forwards to the provider, streams the response back, records one event',
       memorySize: 1024,
-      // Long generations stream for minutes; CloudFront's read timeout bounds only the gaps between bytes.
-      timeout: Duration.minutes(5),
+      // Long generations stream for minutes (64k–128k output tokens take longer than 5): Lambda's maximum.
+      // CloudFront's read timeout bounds only the gaps between bytes. A call still running near the end
+      // is cut by the relay itself, settled and recorded (lambda-adapter.ts, RELAY_DEADLINE_MARGIN_MS).
+      timeout: Duration.minutes(15),
       reservedConcurrentExecutions:
         'relayReservedConcurrency' in props
           ? props.relayReservedConcurrency

@@ -83,6 +83,15 @@ export function lambdaResponder(
   };
 }
 
+/**
+ * A call still running this long before the invocation's timeout is cut by the relay itself, as if the
+ * client had left: its reservation settles (at the worst case: its usage is only partly read) and its
+ * event is recorded, marked estimated, before Lambda kills the invocation — which would lose both
+ * (issue 18.2: a 64k–128k-token output outlasts a 5-minute relay). Room for the event put and one lease
+ * write at their store timeouts.
+ */
+export const RELAY_DEADLINE_MARGIN_MS = 10_000;
+
 /** Options of {@link createStreamingHandler}. */
 export interface StreamingHandlerOptions {
   /**
@@ -102,13 +111,18 @@ export function createStreamingHandler(
   runtime: AwsLambdaRuntime | undefined = lambdaRuntime(),
   options: StreamingHandlerOptions = {},
 ): StreamingHandler {
-  const handler: StreamingHandler = async (event, responseStream) => {
+  const handler: StreamingHandler = async (event, responseStream, context) => {
     let gone: (() => void) | undefined;
     const onGone = (): void => {
       if (responseStream.writableFinished !== true) gone?.();
     };
     responseStream.on('close', onGone);
     responseStream.on('error', onGone);
+    const remainingMs = context?.getRemainingTimeInMillis?.();
+    const deadline =
+      remainingMs === undefined
+        ? undefined
+        : setTimeout(onGone, Math.max(0, remainingMs - RELAY_DEADLINE_MARGIN_MS));
     const hook = (listener: () => void): (() => void) => {
       gone = listener;
       return () => {
@@ -124,6 +138,7 @@ export function createStreamingHandler(
       );
       void outcome;
     } finally {
+      if (deadline !== undefined) clearTimeout(deadline);
       await options.beforeFreeze?.().catch(() => undefined);
     }
   };

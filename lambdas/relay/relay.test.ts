@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import net, { type AddressInfo } from 'node:net';
-import type { LambdaFunctionURLEvent } from 'aws-lambda';
+import type { Context, LambdaFunctionURLEvent } from 'aws-lambda';
 import { generateApiKey, hashApiKey } from '../../core/keys';
 import { MemoryApiKeyStore, MemoryEventSink } from '../../local/proxy/memory-stores';
 import { startMockProviders, type MockProviders } from '../../local/mock-providers';
@@ -451,6 +451,26 @@ describe('Lambda streaming adapter', () => {
       ...extra,
     };
   }
+
+  it('cuts a call still running near the invocation timeout, and records it before Lambda would kill it', async () => {
+    const r = newRelay({ originSecret: async () => 'sek' });
+    const handler = createStreamingHandler(() => r, undefined);
+    const stream = new Collected();
+    const base = urlEvent(chat({ stream: true, stream_options: { include_usage: true } }).toString());
+    // A 200-chunk stream at 25 ms a chunk (5 s); the invocation has 10.3 s left: cut after 0.3 s.
+    const event = {
+      ...base,
+      headers: { ...base.headers, 'x-mock-chunks': '200', 'x-mock-chunk-delay-ms': '25' },
+    };
+    const context = { getRemainingTimeInMillis: () => 10_300 } as unknown as Context;
+    const started = Date.now();
+    await handler(event, stream, context);
+    r.destroy();
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(sink.envelopes).toHaveLength(1);
+    expect(sink.envelopes[0]?.events[0]).toMatchObject({ estimated: true });
+    expect(stream.text()).not.toContain('data: [DONE]');
+  });
 
   it('uses streamifyResponse and HttpResponseStream.from, streams the body and puts the event before returning', async () => {
     const metadata: HttpResponseMetadata[] = [];
