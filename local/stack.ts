@@ -297,6 +297,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     upstreams: { ...mockUpstreams, ...(options.upstreams ?? {}) },
     now,
     budgetLeases: services.budgetLeases,
+    orgConfig: services.config,
     ...(options.relayConcurrency !== undefined ? { relayConcurrency: options.relayConcurrency } : {}),
   });
   const proxyUrl = proxy.url;

@@ -18,6 +18,8 @@ import { createStreamingHandler } from './lambda-adapter';
 import { countOpenAITokens } from '../../core/usage/tokenizer-openai';
 import { LeaseAdmission } from './budget-admission';
 import { Relay } from './relay';
+import { InlineLoopCheck } from './loop-check';
+import { OrgPolicyCache } from './org-policy-cache';
 
 let relay: Relay | undefined;
 let admission: LeaseAdmission | undefined;
@@ -58,6 +60,9 @@ function buildRelay(): Relay {
       pepper: () => services.pepper.get(),
       metrics,
     }),
+    // Layer 2 in line (issue 19.6): the organization's policy, cached per container, and this container's
+    // count of identical calls; a loop is refused on the call after the pipeline's verdict call.
+    loops: new InlineLoopCheck({ policies: new OrgPolicyCache({ config: services.config }), metrics }),
     // One lease holder per container: its slices live in memory between invocations (docs/admission.md).
     admission: (admission = new LeaseAdmission({
       leases: services.budgetLeases,

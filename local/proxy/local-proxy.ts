@@ -26,6 +26,10 @@ import { type EventSink, SpoolingEventSink } from '../../lambdas/shared/event-si
 import type { SecretSource } from '../../lambdas/shared/secrets';
 import type { ApiKeyStore } from '../../lambdas/shared/stores/api-key-store';
 import type { FlagStore } from '../../lambdas/shared/stores/flag-store';
+import type { OrgConfigStore } from '../../lambdas/shared/stores/org-config-store';
+import { InlineLoopCheck } from '../../lambdas/relay/loop-check';
+import { OrgPolicyCache, type OrgPolicySource } from '../../lambdas/relay/org-policy-cache';
+import { DEFAULT_POLICY } from '../../core/guardrails/policy';
 import { processTimers, type Timers } from '../../lambdas/shared/timers';
 import { allowedHosts, hostAllowed, misdirectedMessage } from '../runtime/loopback-host';
 import { dualProtocolServer } from '../runtime/h2c';
@@ -69,6 +73,11 @@ export interface LocalProxyOptions {
    * organization's hard caps before contacting the provider (docs/admission.md). Omit for no admission.
    */
   readonly budgetLeases?: BudgetLeases;
+  /**
+   * The organizations' config items (their guardrail policies), read by each relay container's in-line
+   * loop check (issue 19.6). Without it every organization has the default policy (layer 2 on, 4 calls).
+   */
+  readonly orgConfig?: Pick<OrgConfigStore, 'get'>;
   /** Relay containers at most (the relay's reserved concurrency; one call per container). @default 100 */
   readonly relayConcurrency?: number;
   /** An idle relay container is recycled after this long, ms. @default 10 min */
@@ -167,11 +176,17 @@ export async function createLocalProxy(options: LocalProxyOptions): Promise<Loca
       metrics,
       schedule: (fn, ms) => void timers.setTimeout(() => void fn(), ms),
     });
+    // Per container as in Lambda: the policy cache and the loop counts live in the container's memory.
+    const policies: OrgPolicySource =
+      options.orgConfig === undefined
+        ? { policyOf: () => DEFAULT_POLICY }
+        : new OrgPolicyCache({ config: options.orgConfig, now });
     const relay = new Relay({
       keys,
       sink: spool,
       metrics,
       now,
+      loops: new InlineLoopCheck({ policies, now, metrics }),
       ...(admission !== undefined ? { admission } : {}),
       ...(options.upstreams !== undefined ? { upstreams: options.upstreams } : {}),
       ...(options.priceUsd !== undefined ? { priceUsd: options.priceUsd } : {}),
