@@ -17,10 +17,10 @@
  * who resumed the key in the dashboard is not refused by a count the resume cleared.
  *
  * The state is one container's (the relay's per-process memory): bounded tables of runs (per key and
- * model) and holds, evicted fairly (bounded-table.ts `putEntryFair`: an API key that opens many runs evicts
- * its own, never another key's while it holds more). Pure: time comes in as an argument; updates copy.
+ * model) and holds, evicted fairly (fair-lru-table.ts: an API key that opens many runs evicts its own,
+ * never another key's while it holds more), O(1) per call. Pure: no I/O; time comes in as an argument.
  */
-import { emptyTable, indexOfId, putEntryFair, type BoundedTable } from './bounded-table';
+import { FairLruTable } from './fair-lru-table';
 import { fingerprintHash, hash53, hasBodyFingerprint, streamHash } from './identity';
 import type { IdenticalLoopPolicy } from './identical-loop';
 import { MAX_COUNT } from './limits';
@@ -72,36 +72,24 @@ export type InlineLoopPolicy = Pick<
   'enabled' | 'consecutive' | 'resetAfterIdleMs' | 'mode' | 'scope'
 >;
 
-/**
- * Per key and model: [request identity, identical calls in a row, last call time, session stream of the
- * last call, session switches within the run, end of the hold the run put (0: none), owner (the key)].
- */
-type RunEntry = readonly [
-  fingerprint: number,
-  count: number,
-  lastTs: number,
-  lastStream: number,
-  switches: number,
-  holdUntil: number,
-  owner: number,
-];
-
-/** Per held organization, key or session: [scope, start, end, count, threshold, owner]. */
-type HoldEntry = readonly [
-  scope: number,
-  startedAt: number,
-  until: number,
-  count: number,
-  threshold: number,
-  owner: number,
-];
-
-export interface InlineLoopState {
-  readonly runs: BoundedTable<RunEntry>;
-  readonly holds: BoundedTable<HoldEntry>;
+/** A run per key and model, as the pipeline's key stream keeps it, plus the end of the hold it put. */
+interface Run {
+  readonly fingerprint: number;
+  readonly count: number;
+  readonly lastTs: number;
+  /** Session stream of the last call (identity.ts `streamHash`). */
+  readonly stream: number;
+  /** Session switches within the run. */
+  readonly switches: number;
+  /** End of the hold this run put (0: none). */
+  readonly holdUntil: number;
 }
 
-/** Tunables of {@link observeInlineCall} (tests shrink them to reach the bounds). */
+interface HoldEntry extends InlineHold {
+  readonly until: number;
+}
+
+/** Tunables of {@link InlineLoopTable} (tests shrink them to reach the bounds). */
 export interface InlineLoopLimits {
   readonly holdMs: number;
   readonly runsCapacity: number;
@@ -113,12 +101,6 @@ export const DEFAULT_INLINE_LIMITS: InlineLoopLimits = Object.freeze({
   runsCapacity: INLINE_RUNS_CAPACITY,
   holdsCapacity: INLINE_HOLDS_CAPACITY,
 });
-
-const SCOPES: readonly VerdictScope[] = ['organization', 'key', 'session'];
-
-export function emptyInlineLoopState(): InlineLoopState {
-  return { runs: emptyTable(), holds: emptyTable() };
-}
 
 const label = (s: string): string => (s.length > MAX_LABEL ? s.slice(0, MAX_LABEL) : s);
 const sessionOf = (s: string | undefined): string | undefined =>
@@ -133,148 +115,131 @@ const keyHoldId = (orgId: string, keyId: string): number => hash53(`${orgId}\u00
 const sessionHoldId = (orgId: string, keyId: string, sessionId: string): number =>
   hash53(`${orgId}\u0000${keyId}\u0000${sessionId}`, 14);
 
-const runLastSeen = (e: RunEntry): number => e[2];
-const runOwner = (e: RunEntry): number => e[6];
-const holdLastSeen = (e: HoldEntry): number => e[1];
-const holdOwner = (e: HoldEntry): number => e[5];
-
 /** Whether a policy makes the relay count and refuse at all (hard_stop only: the other modes never refuse). */
 export function inlineLoopApplies(policy: InlineLoopPolicy): boolean {
   return policy.enabled && policy.mode === 'hard_stop';
 }
 
 /**
- * The active hold that covers a caller (organization, then key, then its session), or undefined. An
- * ended hold is simply ignored (its entry ages out of the table).
+ * One container's runs and holds.
+ *
+ * @example
+ * const table = new InlineLoopTable();
+ * if (table.holdOf(caller, now)) refuse(); else { forward(); table.observe(call, policy.identicalLoop, now); }
  */
-export function inlineHoldOf(
-  state: InlineLoopState,
-  caller: InlineLoopCaller,
-  now: number,
-): InlineHold | undefined {
-  const holds = state.holds;
-  if (holds.ids.length === 0) return undefined;
-  const session = sessionOf(caller.sessionId);
-  const ids = [orgHoldId(caller.orgId), keyHoldId(caller.orgId, caller.keyId)];
-  if (session !== undefined) ids.push(sessionHoldId(caller.orgId, caller.keyId, session));
-  for (const id of ids) {
-    const index = indexOfId(holds, id);
-    if (index < 0) continue;
-    const h = holds.entries[index] as HoldEntry;
-    if (now >= h[2]) continue;
-    return { scope: SCOPES[h[0]] as VerdictScope, startedAt: h[1], count: h[3], threshold: h[4] };
-  }
-  return undefined;
-}
+export class InlineLoopTable {
+  private readonly runs: FairLruTable<Run>;
+  private readonly holds: FairLruTable<HoldEntry>;
 
-/**
- * Counts a call the relay forwards (the pipeline will count its event). Returns the hold it puts when the
- * run reaches `consecutive` (the pipeline's verdict call), else undefined. A call without a body
- * fingerprint restarts the run: the pipeline gives it another identity (model + prompt tokens).
- */
-export function observeInlineCall(
-  state: InlineLoopState,
-  call: InlineLoopCall,
-  policy: InlineLoopPolicy,
-  now: number,
-  limits: InlineLoopLimits = DEFAULT_INLINE_LIMITS,
-): { state: InlineLoopState; hold: InlineHold | undefined } {
-  if (!inlineLoopApplies(policy)) return { state, hold: undefined };
-  const model = label(call.model);
-  const session = sessionOf(call.sessionId);
-  const owner = ownerOfKey(call.orgId, call.keyId);
-  const id = runIdOf(call.orgId, call.keyId, model);
-  const index = indexOfId(state.runs, id);
-  const prev = index >= 0 ? (state.runs.entries[index] as RunEntry) : undefined;
-  // The pipeline's identity: the first 52 bits of the fingerprint; -1 never equals one (no fingerprint).
-  const fp = hasBodyFingerprint(call.fingerprint) ? fingerprintHash(call.fingerprint, model, 0) : -1;
-  const stream = streamHash(call.keyId, session, model);
-  const sameRun =
-    prev !== undefined &&
-    fp >= 0 &&
-    prev[0] === fp &&
-    (policy.resetAfterIdleMs === 0 || now - prev[2] <= policy.resetAfterIdleMs) &&
-    // A run whose hold has ended (or was released) starts again: the flag or the person took over.
-    (prev[5] === 0 || now < prev[5]);
-  const count = sameRun ? min(prev[1] + 1, MAX_COUNT) : 1;
-  const switches = sameRun ? min(prev[4] + (prev[3] === stream ? 0 : 1), MAX_COUNT) : 0;
-  let hold: InlineHold | undefined;
-  let holds = state.holds;
-  let holdUntil = sameRun ? prev[5] : 0;
-  if (count >= policy.consecutive) {
-    // The pipeline's scope for this verdict (identical-loop.ts): across sessions, the key (or the
-    // organization); within one stream, the layer's scope (no session named: the key, as flagTarget does).
-    const scope: VerdictScope =
-      switches > 0
-        ? policy.scope === 'organization'
-          ? 'organization'
-          : 'key'
-        : policy.scope === 'session' && session === undefined
-          ? 'key'
-          : policy.scope;
-    const holdId =
-      scope === 'organization'
-        ? orgHoldId(call.orgId)
-        : scope === 'key'
-          ? keyHoldId(call.orgId, call.keyId)
-          : sessionHoldId(call.orgId, call.keyId, session as string);
-    const until = now + limits.holdMs;
-    hold = { scope, startedAt: now, count, threshold: policy.consecutive };
-    const entry: HoldEntry = [
-      SCOPES.indexOf(scope),
-      now,
-      until,
-      count,
-      policy.consecutive,
-      scope === 'organization' ? holdId : owner,
-    ];
-    holds = putEntryFair(
-      holds,
-      indexOfId(holds, holdId),
-      holdId,
-      entry,
-      limits.holdsCapacity,
-      holdLastSeen,
-      holdOwner,
-    );
-    holdUntil = until;
+  constructor(private readonly limits: InlineLoopLimits = DEFAULT_INLINE_LIMITS) {
+    this.runs = new FairLruTable(limits.runsCapacity);
+    this.holds = new FairLruTable(limits.holdsCapacity);
   }
-  const run: RunEntry = [fp, count, now, stream, switches, holdUntil, owner];
-  const runs =
-    fp < 0 && prev === undefined
-      ? state.runs // nothing to count and nothing to reset
-      : putEntryFair(state.runs, index, id, run, limits.runsCapacity, runLastSeen, runOwner);
-  return { state: { runs, holds }, hold };
-}
 
-/**
- * Ends the holds that cover a key (its own, its sessions', its organization's) and restarts its runs: the
- * relay has seen a flag refuse the key, so the pipeline has taken over, and what a person does with that
- * flag (resume) must not meet a count from before it.
- */
-export function releaseInlineHolds(
-  state: InlineLoopState,
-  caller: Pick<InlineLoopCaller, 'orgId' | 'keyId'>,
-): InlineLoopState {
-  const owner = ownerOfKey(caller.orgId, caller.keyId);
-  const orgHold = orgHoldId(caller.orgId);
-  const keep = <E>(table: BoundedTable<E>, drop: (id: number, e: E) => boolean): BoundedTable<E> => {
-    let changed = false;
-    const ids: number[] = [];
-    const entries: E[] = [];
-    for (let i = 0; i < table.ids.length; i++) {
-      const id = table.ids[i] as number;
-      const e = table.entries[i] as E;
-      if (drop(id, e)) changed = true;
-      else {
-        ids.push(id);
-        entries.push(e);
-      }
+  /** Runs kept (bounded by `runsCapacity`). */
+  get runCount(): number {
+    return this.runs.size;
+  }
+
+  /** Holds kept, ended ones included until evicted (bounded by `holdsCapacity`). */
+  get holdCount(): number {
+    return this.holds.size;
+  }
+
+  /** Identical calls in a row counted for this call's request, key and model (0: none). Reads only. */
+  countOf(call: Pick<InlineLoopCall, 'orgId' | 'keyId' | 'model' | 'fingerprint'>): number {
+    const run = this.runs.get(runIdOf(call.orgId, call.keyId, label(call.model)));
+    if (run === undefined || !hasBodyFingerprint(call.fingerprint)) return 0;
+    return run.fingerprint === fingerprintHash(call.fingerprint, label(call.model), 0) ? run.count : 0;
+  }
+
+  /**
+   * The active hold that covers a caller (organization, then key, then its session), or undefined. An
+   * ended hold is ignored (its entry ages out of the table).
+   */
+  holdOf(caller: InlineLoopCaller, now: number): InlineHold | undefined {
+    if (this.holds.size === 0) return undefined;
+    const session = sessionOf(caller.sessionId);
+    const hold =
+      this.activeHold(orgHoldId(caller.orgId), now) ??
+      this.activeHold(keyHoldId(caller.orgId, caller.keyId), now) ??
+      (session === undefined
+        ? undefined
+        : this.activeHold(sessionHoldId(caller.orgId, caller.keyId, session), now));
+    return hold === undefined
+      ? undefined
+      : { scope: hold.scope, startedAt: hold.startedAt, count: hold.count, threshold: hold.threshold };
+  }
+
+  /**
+   * Counts a call the relay forwards (the pipeline will count its event). Returns the hold it puts when
+   * the run reaches `consecutive` (the pipeline's verdict call), else undefined. A call without a body
+   * fingerprint restarts the run: the pipeline gives it another identity (model + prompt tokens).
+   */
+  observe(call: InlineLoopCall, policy: InlineLoopPolicy, now: number): InlineHold | undefined {
+    if (!inlineLoopApplies(policy)) return undefined;
+    const model = label(call.model);
+    const session = sessionOf(call.sessionId);
+    const id = runIdOf(call.orgId, call.keyId, model);
+    const prev = this.runs.get(id);
+    if (!hasBodyFingerprint(call.fingerprint)) {
+      this.runs.delete(id);
+      return undefined;
     }
-    return changed ? { ids, entries } : table;
-  };
-  return {
-    runs: keep(state.runs, (_, e) => runOwner(e) === owner),
-    holds: keep(state.holds, (id, e) => id === orgHold || holdOwner(e) === owner),
-  };
+    // The pipeline's identity: the first 52 bits of the fingerprint.
+    const fp = fingerprintHash(call.fingerprint, model, 0);
+    const stream = streamHash(call.keyId, session, model);
+    const sameRun =
+      prev !== undefined &&
+      prev.fingerprint === fp &&
+      (policy.resetAfterIdleMs === 0 || now - prev.lastTs <= policy.resetAfterIdleMs) &&
+      // A run whose hold has ended starts again: the flag, or the person who resumed it, took over.
+      (prev.holdUntil === 0 || now < prev.holdUntil);
+    const count = sameRun ? min(prev.count + 1, MAX_COUNT) : 1;
+    const switches = sameRun ? min(prev.switches + (prev.stream === stream ? 0 : 1), MAX_COUNT) : 0;
+    const owner = ownerOfKey(call.orgId, call.keyId);
+    let hold: InlineHold | undefined;
+    let holdUntil = sameRun ? prev.holdUntil : 0;
+    if (count >= policy.consecutive) {
+      // The pipeline's scope for this verdict (identical-loop.ts): across sessions, the key (or the
+      // organization); within one stream, the layer's scope (no session named: the key, as flagTarget does).
+      const scope: VerdictScope =
+        switches > 0
+          ? policy.scope === 'organization'
+            ? 'organization'
+            : 'key'
+          : policy.scope === 'session' && session === undefined
+            ? 'key'
+            : policy.scope;
+      const holdId =
+        scope === 'organization'
+          ? orgHoldId(call.orgId)
+          : scope === 'key'
+            ? keyHoldId(call.orgId, call.keyId)
+            : sessionHoldId(call.orgId, call.keyId, session as string);
+      holdUntil = now + this.limits.holdMs;
+      hold = { scope, startedAt: now, count, threshold: policy.consecutive };
+      // An organization's hold is its own owner: no key's holds can push it out.
+      this.holds.set(holdId, scope === 'organization' ? holdId : owner, { ...hold, until: holdUntil });
+    }
+    this.runs.set(id, owner, { fingerprint: fp, count, lastTs: now, stream, switches, holdUntil });
+    return hold;
+  }
+
+  /**
+   * Ends the holds that cover a key (its own, its sessions', its organization's) and restarts its runs:
+   * the relay has seen a flag refuse the key, so the pipeline has taken over, and what a person does with
+   * that flag (resume) must not meet a count from before it.
+   */
+  release(caller: Pick<InlineLoopCaller, 'orgId' | 'keyId'>): void {
+    const owner = ownerOfKey(caller.orgId, caller.keyId);
+    this.runs.deleteOwner(owner);
+    this.holds.deleteOwner(owner);
+    this.holds.deleteOwner(orgHoldId(caller.orgId));
+  }
+
+  private activeHold(id: number, now: number): HoldEntry | undefined {
+    const h = this.holds.get(id);
+    return h !== undefined && now < h.until ? h : undefined;
+  }
 }

@@ -10,16 +10,12 @@
  * the rest (docs/guardrails.md).
  */
 import {
-  emptyInlineLoopState,
-  inlineHoldOf,
   inlineLoopApplies,
-  observeInlineCall,
-  releaseInlineHolds,
+  InlineLoopTable,
   DEFAULT_INLINE_LIMITS,
   type InlineHold,
   type InlineLoopCaller,
   type InlineLoopLimits,
-  type InlineLoopState,
 } from '../../core/guardrails/inline-loop';
 import type { GuardrailPolicy } from '../../core/guardrails/policy';
 import { budgetExceeded, type GuardResponse } from '../edge-guard/decide';
@@ -53,36 +49,48 @@ export interface InlineLoopCheckOptions {
  * gate.forwarded(fingerprint);
  */
 export class InlineLoopCheck {
-  private state: InlineLoopState = emptyInlineLoopState();
+  private readonly table: InlineLoopTable;
   private readonly now: () => number;
   private readonly metrics: MetricsSink;
-  private readonly limits: InlineLoopLimits;
 
   constructor(private readonly opts: InlineLoopCheckOptions) {
     this.now = opts.now ?? Date.now;
     this.metrics = opts.metrics ?? noopMetrics;
-    this.limits = { ...DEFAULT_INLINE_LIMITS, ...opts.limits };
+    this.table = new InlineLoopTable({ ...DEFAULT_INLINE_LIMITS, ...opts.limits });
   }
 
   /**
    * Whether a call may go on: refused while a hold covers its organization, key or session; else a hook
-   * that counts it once forwarded. Never rejects (any failure lets the call through uncounted).
+   * that counts it once forwarded. Synchronous once the organization's policy is cached (the hot path
+   * costs no microtask); never rejects (any failure lets the call through uncounted).
    */
-  async enter(caller: InlineLoopCaller, model: string | null): Promise<LoopGate> {
+  enter(caller: InlineLoopCaller, model: string | null): LoopGate | Promise<LoopGate> {
     try {
-      const now = this.now();
-      const hold = inlineHoldOf(this.state, caller, now);
+      const hold = this.table.holdOf(caller, this.now());
       if (hold !== undefined) {
         this.metrics.count('RelayLoopRefused', { Scope: hold.scope });
-        return { refusal: refusalOf(caller, hold, now) };
+        return { refusal: refusalOf(caller, hold, this.now()) };
       }
       const read = this.opts.policies.policyOf(caller.orgId);
-      const policy = read instanceof Promise ? await read : read;
-      if (policy === undefined || !inlineLoopApplies(policy.identicalLoop)) return PASS_UNCOUNTED;
-      return { forwarded: (fingerprint) => this.count(caller, model, fingerprint, policy) };
+      if (read instanceof Promise) {
+        return read.then(
+          (policy) => this.gate(caller, model, policy),
+          () => PASS_UNCOUNTED,
+        );
+      }
+      return this.gate(caller, model, read);
     } catch {
       return PASS_UNCOUNTED;
     }
+  }
+
+  private gate(
+    caller: InlineLoopCaller,
+    model: string | null,
+    policy: GuardrailPolicy | undefined,
+  ): LoopGate {
+    if (policy === undefined || !inlineLoopApplies(policy.identicalLoop)) return PASS_UNCOUNTED;
+    return { forwarded: (fingerprint) => this.count(caller, model, fingerprint, policy) };
   }
 
   /**
@@ -91,9 +99,9 @@ export class InlineLoopCheck {
    */
   flagSeen(caller: Pick<InlineLoopCaller, 'orgId' | 'keyId'>): void {
     try {
-      this.state = releaseInlineHolds(this.state, caller);
+      this.table.release(caller);
     } catch {
-      // the state stays as it was; holds end on their own
+      // holds end on their own
     }
   }
 
@@ -104,15 +112,12 @@ export class InlineLoopCheck {
     policy: GuardrailPolicy,
   ): void {
     try {
-      const out = observeInlineCall(
-        this.state,
+      const hold = this.table.observe(
         { ...caller, model: model ?? '', fingerprint },
         policy.identicalLoop,
         this.now(),
-        this.limits,
       );
-      this.state = out.state;
-      if (out.hold !== undefined) this.metrics.count('RelayLoopHold', { Scope: out.hold.scope });
+      if (hold !== undefined) this.metrics.count('RelayLoopHold', { Scope: hold.scope });
     } catch {
       // counting is best effort: the pipeline still sees the call's event
     }

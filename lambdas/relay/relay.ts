@@ -300,7 +300,7 @@ export class Relay {
       let shape = read.shape;
       let counted: LoopCount | undefined;
       if (this.opts.loops !== undefined && check.principal !== undefined) {
-        const gate = await this.opts.loops.enter(
+        const entered = this.opts.loops.enter(
           {
             orgId: check.principal.orgId,
             keyId: check.principal.publicId,
@@ -308,6 +308,7 @@ export class Relay {
           },
           shape.model,
         );
+        const gate = entered instanceof Promise ? await entered : entered;
         if (gate.refusal !== undefined) return respondAsGuard(res, gate.refusal);
         // A call without a body (a model list) has no identity for layer 2: it neither counts nor resets.
         if (req.body.byteLength > 0) counted = gate.forwarded;
