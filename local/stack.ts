@@ -298,6 +298,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     now,
     budgetLeases: services.budgetLeases,
     orgConfig: services.config,
+    trips: services.trips,
     ...(options.relayConcurrency !== undefined ? { relayConcurrency: options.relayConcurrency } : {}),
   });
   const proxyUrl = proxy.url;

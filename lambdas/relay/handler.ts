@@ -20,6 +20,7 @@ import { LeaseAdmission } from './budget-admission';
 import { Relay } from './relay';
 import { InlineLoopCheck } from './loop-check';
 import { OrgPolicyCache } from './org-policy-cache';
+import { TripLogVerdicts } from './loop-verdicts';
 
 let relay: Relay | undefined;
 let admission: LeaseAdmission | undefined;
@@ -61,8 +62,13 @@ function buildRelay(): Relay {
       metrics,
     }),
     // Layer 2 in line (issue 19.6): the organization's policy, cached per container, and this container's
-    // count of identical calls; a loop is refused on the call after the pipeline's verdict call.
-    loops: new InlineLoopCheck({ policies: new OrgPolicyCache({ config: services.config }), metrics }),
+    // count of identical calls; a loop is refused on the call after the pipeline's verdict call, until the
+    // pipeline's trip log shows its flag (a Resume then ends the hold).
+    loops: new InlineLoopCheck({
+      policies: new OrgPolicyCache({ config: services.config }),
+      verdicts: new TripLogVerdicts(services.trips),
+      metrics,
+    }),
     // One lease holder per container: its slices live in memory between invocations (docs/admission.md).
     admission: (admission = new LeaseAdmission({
       leases: services.budgetLeases,

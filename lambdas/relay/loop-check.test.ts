@@ -12,7 +12,9 @@ import { MemoryMetrics } from '../edge-guard/metrics';
 import { ApiKeyAuthenticator } from '../shared/api-key-auth';
 import type { OrgConfig } from '../shared/stores/org-config-store';
 import type { FlagRecord } from '../shared/stores/flag-store';
-import { InlineLoopCheck } from './loop-check';
+import { InlineLoopCheck, VERDICT_LOOKUP_INTERVAL_MS } from './loop-check';
+import { TripLogVerdicts } from './loop-verdicts';
+import type { TripRecord } from '../shared/stores/trip-log';
 import { OrgPolicyCache } from './org-policy-cache';
 import { Relay, type RelayResponder } from './relay';
 
@@ -87,7 +89,31 @@ let clock = T0;
 const relays: Relay[] = [];
 afterEach(() => relays.splice(0).forEach((r) => r.destroy()));
 
-function relayWith(configs: Configs, flags?: Flags) {
+class Trips {
+  readonly items: TripRecord[] = [];
+  reads = 0;
+  recent(_orgId: string, limit: number): Promise<TripRecord[]> {
+    this.reads++;
+    return Promise.resolve([...this.items].reverse().slice(0, limit));
+  }
+  /** What the guardrail consumer records when it writes the loop's flag. */
+  trip(keyId: string, atMs: number): void {
+    this.items.push({
+      at: new Date(atMs).toISOString(),
+      layer: 'identicalLoop',
+      triggerType: 'token_loop_identical',
+      observedValue: 4,
+      thresholdValue: 4,
+      mode: 'hard_stop',
+      action: 'SUSPENDED',
+      keyId,
+      sessionId: null,
+      message: 'Identical request sent 4 times in a row across 4 or more sessions',
+    });
+  }
+}
+
+function relayWith(configs: Configs, flags?: Flags, trips?: Trips) {
   clock = T0;
   const now = () => clock;
   const metrics = new MemoryMetrics();
@@ -97,7 +123,12 @@ function relayWith(configs: Configs, flags?: Flags) {
     metrics,
     now,
     upstreams: mock.baseUrls,
-    loops: new InlineLoopCheck({ policies: new OrgPolicyCache({ config: configs, now }), now, metrics }),
+    loops: new InlineLoopCheck({
+      policies: new OrgPolicyCache({ config: configs, now }),
+      now,
+      metrics,
+      ...(trips ? { verdicts: new TripLogVerdicts(trips) } : {}),
+    }),
     ...(flags ? { flags: new EdgeGuard({ flags, pepper: async () => PEPPER, now, cacheTtlMs: 0 }) } : {}),
   });
   relays.push(relay);
@@ -266,6 +297,42 @@ describe('the relay’s in-line loop check (issue 19.6)', () => {
     clock += 10;
     // well within the 10 s hold: the flag was seen, so the hold is over and the count starts again
     expect(await loop(relay, 5, keyA.apiKey, 'after')).toEqual([200, 200, 200, 200, 429]);
+  });
+
+  it('a hold ends once the pipeline’s trip is older than the flag caches: a Resume lets the next call through', async () => {
+    const trips = new Trips();
+    const { relay } = relayWith(new Configs(), undefined, trips);
+    expect(firstRefused(await loop(relay, 8))).toBe(5);
+    // held calls asked the trip log once per interval at most (8 calls in 40 ms: one lookup)
+    expect(trips.reads).toBe(1);
+    const heldAt = T0 + 3 * 5;
+    // another key's trip, or one from before the hold, does not end it
+    trips.trip(keyB.publicId, clock);
+    trips.trip(keyA.publicId, heldAt - 5_000);
+    clock += VERDICT_LOOKUP_INTERVAL_MS;
+    expect((await call(relay, keyA.apiKey, 'held-1')).status).toBe(429);
+    // the pipeline flags 800 ms after the verdict call: a flag cache may not show it yet, so still held
+    trips.trip(keyA.publicId, heldAt + 800);
+    clock = heldAt + 800 + 1_000;
+    expect((await call(relay, keyA.apiKey, 'held-2')).status).toBe(429);
+    // a person resumes; the next call after the flag caches expired passes, well within the 10 s hold
+    clock = heldAt + 800 + 1_600;
+    expect(clock - heldAt).toBeLessThan(10_000);
+    expect(await loop(relay, 5, keyA.apiKey, 'resumed')).toEqual([200, 200, 200, 200, 429]);
+    // one lookup per held call here, each at least an interval apart; the new hold's first call asked too
+    expect(trips.reads).toBe(5);
+  });
+
+  it('reads trips of that key only, from the hold’s start, and an organization hold any key’s', async () => {
+    const trips = new Trips();
+    const verdicts = new TripLogVerdicts(trips);
+    trips.trip(keyB.publicId, T0);
+    expect(await verdicts.verdictSince('org_loop', keyA.publicId, T0 - 1000)).toBeUndefined();
+    expect(await verdicts.verdictSince('org_loop', null, T0 - 1000)).toBe(T0);
+    trips.trip(keyA.publicId, T0 - 10_000);
+    expect(await verdicts.verdictSince('org_loop', keyA.publicId, T0 - 1000)).toBeUndefined();
+    trips.trip(keyA.publicId, T0 + 2);
+    expect(await verdicts.verdictSince('org_loop', keyA.publicId, T0 - 1000)).toBe(T0 + 2);
   });
 
   it('without seeing the flag, a hold lasts 10 s; then the count starts again', async () => {

@@ -20,9 +20,11 @@ import {
 import type { GuardrailPolicy } from '../../core/guardrails/policy';
 import { budgetExceeded, type GuardResponse } from '../edge-guard/decide';
 import { noopMetrics, type MetricsSink } from '../edge-guard/metrics';
+import { DEFAULT_GUARD_CACHE_TTL_MS } from '../edge-guard/guard';
 import { FLAG_TTL_SECONDS } from '../shared/enforcement';
 import type { FlagRecord } from '../shared/stores/flag-store';
 import type { OrgPolicySource } from './org-policy-cache';
+import type { LoopVerdictSource } from './loop-verdicts';
 
 /** Counts a forwarded call with its fingerprint (null: none). Never throws. */
 export type LoopCount = (fingerprint: string | null) => void;
@@ -39,7 +41,26 @@ export interface InlineLoopCheckOptions {
   readonly now?: () => number;
   readonly metrics?: MetricsSink;
   readonly limits?: Partial<InlineLoopLimits>;
+  /**
+   * The pipeline's loop verdicts (its trip log): a held call asks whether the pipeline has flagged since the
+   * hold began, at most once per {@link VERDICT_LOOKUP_INTERVAL_MS} per hold; if it has, the hold ends and
+   * the flag check in front of the relay decides (a resumed flag lets the call through). Without it, a hold
+   * lasts its 10 s unless the relay's own flag check sees the flag.
+   */
+  readonly verdicts?: LoopVerdictSource;
 }
+
+/** A held call asks the pipeline's trip log at most this often per hold (a loop refused fast asks once). */
+export const VERDICT_LOOKUP_INTERVAL_MS = 500;
+/**
+ * A flag written this long ago is in every guard cache that will be asked (the edge's, the relay's own:
+ * entries live 1 s), the consumer writing the flag before it records the trip; plus 100 ms for the clocks.
+ */
+const FLAG_PROPAGATION_MS = DEFAULT_GUARD_CACHE_TTL_MS + 100;
+/** A trip lookup slower than this leaves the hold in place (the call is refused; the next one asks again). */
+const VERDICT_LOOKUP_TIMEOUT_MS = 300;
+/** Holds whose last lookup time is remembered (least recently asked forgotten first). */
+const LOOKUPS_KEPT = 256;
 
 /**
  * @example
@@ -52,6 +73,8 @@ export class InlineLoopCheck {
   private readonly table: InlineLoopTable;
   private readonly now: () => number;
   private readonly metrics: MetricsSink;
+  /** When each hold last asked the pipeline (by hold: scope, key or organization, start). */
+  private readonly lookups = new Map<string, number>();
 
   constructor(private readonly opts: InlineLoopCheckOptions) {
     this.now = opts.now ?? Date.now;
@@ -66,11 +89,70 @@ export class InlineLoopCheck {
    */
   enter(caller: InlineLoopCaller, model: string | null): LoopGate | Promise<LoopGate> {
     try {
-      const hold = this.table.holdOf(caller, this.now());
+      const now = this.now();
+      const hold = this.table.holdOf(caller, now);
       if (hold !== undefined) {
-        this.metrics.count('RelayLoopRefused', { Scope: hold.scope });
-        return { refusal: refusalOf(caller, hold, this.now()) };
+        const ask = this.opts.verdicts !== undefined && this.mayAsk(caller, hold, now);
+        return ask ? this.askPipeline(caller, model, hold) : this.refuse(caller, hold);
       }
+      return this.pass(caller, model);
+    } catch {
+      return PASS_UNCOUNTED;
+    }
+  }
+
+  private refuse(caller: InlineLoopCaller, hold: InlineHold): LoopGate {
+    this.metrics.count('RelayLoopRefused', { Scope: hold.scope });
+    return { refusal: refusalOf(caller, hold, this.now()) };
+  }
+
+  /** Whether this hold may ask the pipeline now (once per interval); records the attempt. */
+  private mayAsk(caller: InlineLoopCaller, hold: InlineHold, now: number): boolean {
+    const id = `${hold.scope === 'organization' ? '' : caller.keyId}\u0000${caller.orgId}\u0000${hold.startedAt}`;
+    const last = this.lookups.get(id);
+    if (last !== undefined && now - last < VERDICT_LOOKUP_INTERVAL_MS && now >= last) return false;
+    this.lookups.delete(id);
+    if (this.lookups.size >= LOOKUPS_KEPT) this.lookups.delete(this.lookups.keys().next().value as string);
+    this.lookups.set(id, now);
+    return true;
+  }
+
+  /**
+   * The pipeline flagged since the hold began, long enough ago that every flag cache in front of the relay
+   * holds that flag if it still stands: a call that got here past them means the flag is gone (resumed or
+   * expired), so the hold ends. Otherwise the call is refused.
+   */
+  private async askPipeline(
+    caller: InlineLoopCaller,
+    model: string | null,
+    hold: InlineHold,
+  ): Promise<LoopGate> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const at = await Promise.race([
+        (this.opts.verdicts as LoopVerdictSource).verdictSince(
+          caller.orgId,
+          hold.scope === 'organization' ? null : caller.keyId,
+          hold.startedAt,
+        ),
+        new Promise<undefined>((resolve) => {
+          timer = setTimeout(() => resolve(undefined), VERDICT_LOOKUP_TIMEOUT_MS);
+          timer.unref?.();
+        }),
+      ]);
+      if (at === undefined || this.now() - at < FLAG_PROPAGATION_MS) return this.refuse(caller, hold);
+      this.table.release(caller);
+      const gate = this.pass(caller, model);
+      return gate instanceof Promise ? await gate : gate;
+    } catch {
+      return this.refuse(caller, hold);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private pass(caller: InlineLoopCaller, model: string | null): LoopGate | Promise<LoopGate> {
+    try {
       const read = this.opts.policies.policyOf(caller.orgId);
       if (read instanceof Promise) {
         return read.then(

@@ -27,6 +27,8 @@ import type { SecretSource } from '../../lambdas/shared/secrets';
 import type { ApiKeyStore } from '../../lambdas/shared/stores/api-key-store';
 import type { FlagStore } from '../../lambdas/shared/stores/flag-store';
 import type { OrgConfigStore } from '../../lambdas/shared/stores/org-config-store';
+import type { TripLog } from '../../lambdas/shared/stores/trip-log';
+import { TripLogVerdicts } from '../../lambdas/relay/loop-verdicts';
 import { InlineLoopCheck } from '../../lambdas/relay/loop-check';
 import { OrgPolicyCache, type OrgPolicySource } from '../../lambdas/relay/org-policy-cache';
 import { DEFAULT_POLICY } from '../../core/guardrails/policy';
@@ -78,6 +80,11 @@ export interface LocalProxyOptions {
    * loop check (issue 19.6). Without it every organization has the default policy (layer 2 on, 4 calls).
    */
   readonly orgConfig?: Pick<OrgConfigStore, 'get'>;
+  /**
+   * The pipeline's trip log: a call under an in-line loop hold asks it whether the pipeline has flagged
+   * (then a Resume ends the hold at once). Without it a hold lasts its 10 s.
+   */
+  readonly trips?: Pick<TripLog, 'recent'>;
   /** Relay containers at most (the relay's reserved concurrency; one call per container). @default 100 */
   readonly relayConcurrency?: number;
   /** An idle relay container is recycled after this long, ms. @default 10 min */
@@ -186,7 +193,12 @@ export async function createLocalProxy(options: LocalProxyOptions): Promise<Loca
       sink: spool,
       metrics,
       now,
-      loops: new InlineLoopCheck({ policies, now, metrics }),
+      loops: new InlineLoopCheck({
+        policies,
+        now,
+        metrics,
+        ...(options.trips !== undefined ? { verdicts: new TripLogVerdicts(options.trips) } : {}),
+      }),
       ...(admission !== undefined ? { admission } : {}),
       ...(options.upstreams !== undefined ? { upstreams: options.upstreams } : {}),
       ...(options.priceUsd !== undefined ? { priceUsd: options.priceUsd } : {}),
