@@ -12,9 +12,10 @@
  * key scope when the run spans more than one session (organization when the layer's scope is), else the
  * layer's scope (session scope without a session is key scope, as flagTarget does).
  *
- * A hold is a bridge to the pipeline's flag, not a second flag: it lasts `holdMs` (10 s) or until the
- * relay sees the flag itself ({@link releaseInlineHolds}); then the run starts again from zero, so a person
- * who resumed the key in the dashboard is not refused by a count the resume cleared.
+ * A hold is a bridge to the pipeline's flag, not a second flag: it lasts `holdMs` (10 s) unless the relay
+ * learns first that the pipeline has taken over ({@link InlineLoopTable.release}: its trip is recorded, or
+ * the relay sees the flag); then the run starts again from zero, so a person who resumed the key is not
+ * refused by a count the resume cleared.
  *
  * The state is one container's (the relay's per-process memory): bounded tables of runs (per key and
  * model) and holds, evicted fairly (fair-lru-table.ts: an API key that opens many runs evicts its own,

@@ -344,6 +344,16 @@ describe('the relay’s in-line loop check (issue 19.6)', () => {
     expect(await loop(relay, 5, keyA.apiKey, 'after')).toEqual([200, 200, 200, 200, 429]);
   });
 
+  it('counts a large body too (fingerprinted after its answer), before the client’s next call', async () => {
+    const { relay } = relayWith(new Configs());
+    // over the 256 KiB fingerprinted while the provider works: counted when the call settles
+    const content = 'the same very long document, again. '.repeat(8_000);
+    expect(content.length).toBeGreaterThan(256 * 1024);
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await call(relay, keyA.apiKey, `big-${i}`, content)).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
+  });
+
   it('an unreadable policy fails open (no check), and does not cost a read per call', async () => {
     let reads = 0;
     const broken = {
