@@ -20,6 +20,13 @@ import { simulateFleet } from './admission-fleet-sim';
 const CALL_NANOS = 2_144 * 2_500 + 64 * 10_000; // 6,000,000 = $0.006
 const CAP_NANOS = 300_000_000; // $0.30
 const PROMPT = 'The quick brown fox jumps over the lazy dog. '.repeat(200).slice(0, 2_144 * 4);
+let calls = 0;
+/**
+ * A distinct task per call, of PROMPT's length: the same request 4 times in a row is a loop, which the
+ * relay refuses in line (layer 2, issue 19.6) with a 429 this bench would count as a budget refusal.
+ */
+const promptOfNextCall = (): string =>
+  PROMPT.slice(0, PROMPT.length - 12) + ` #${String(++calls).padStart(10, '0')}`;
 const WAVES = 4;
 
 /**
@@ -129,7 +136,11 @@ export default async function admissionBench(): Promise<void> {
         const results = await Promise.all(
           Array.from({ length: concurrency }, () =>
             client.chat.completions
-              .create({ model: 'gpt-4o', max_tokens: 64, messages: [{ role: 'user', content: PROMPT }] })
+              .create({
+                model: 'gpt-4o',
+                max_tokens: 64,
+                messages: [{ role: 'user', content: promptOfNextCall() }],
+              })
               .then(
                 () => true,
                 (err: unknown) => {

@@ -115,29 +115,60 @@ describe('kill scopes through the local proxy', () => {
     expect(await statusOf(a.apiKey, 'loop-2', 'run the failing test again')).toBe(429);
   });
 
-  it('a loop that names a new session on every call is refused within 8 calls, at key scope (issue 19.6)', async () => {
+  it('a loop that names a new session on every call is refused within 8 calls, at key scope, even against a provider answering at once (issue 19.6)', async () => {
     const org = await organization('org_scope_renamed');
     // Bursts off, so only layer 2 can stop it.
     await call('PUT', '/v1/budget', { policy: { layers: { rpsBurst: { maxRequests: 100 } } } }, org.auth);
     const a = await org.newKey();
     const b = await org.newKey();
+    const before = stack.mockProviderRequests!();
     const statuses: number[] = [];
-    // The provider answers in 250 ms, faster than real models do: the verdict travels through the
-    // pipeline (about 0.75 s on this machine) while the loop goes on.
-    for (let i = 0; i < 20; i++) {
-      statuses.push(
-        await statusOf(a.apiKey, `attempt-${i}`, 'retry the failing step', { 'x-mock-latency-ms': '250' }),
-      );
-    }
+    // The mock answers at once: the pipeline's verdict (about 0.75 s, then the guard's 1 s cache) comes
+    // long after the loop is over; the relay's in-line check must stop it on its own.
+    for (let i = 0; i < 20; i++)
+      statuses.push(await statusOf(a.apiKey, `attempt-${i}`, 'retry the failing step'));
     const firstRefused = statuses.indexOf(429) + 1;
     expect(firstRefused).toBeGreaterThanOrEqual(4);
     expect(firstRefused).toBeLessThanOrEqual(8);
     expect(statuses.slice(firstRefused - 1).every((s) => s === 429)).toBe(true);
+    expect(stack.mockProviderRequests!() - before).toBe(firstRefused - 1); // refused before the provider
     expect(await statusOf(b.apiKey, 'attempt-0', 'retry the failing step')).toBe(200);
+    await stack.drain();
     const flags = await call('GET', '/v1/flags', undefined, org.auth);
     expect(flags.body.flags).toEqual([
       expect.objectContaining({ scope: 'key', keyId: a.publicId, triggerType: 'token_loop_identical' }),
     ]);
+  });
+
+  it('after Resume of the key, the renamed-session loop’s old count is gone: the loop started again is counted from zero and refused again', async () => {
+    const org = await organization('org_scope_renamed_resume');
+    await call('PUT', '/v1/budget', { policy: { layers: { rpsBurst: { maxRequests: 100 } } } }, org.auth);
+    const a = await org.newKey();
+    const statuses: number[] = [];
+    for (let i = 0; i < 8; i++)
+      statuses.push(await statusOf(a.apiKey, `attempt-${i}`, 'retry the failing step'));
+    const heldAt = Date.now();
+    expect(statuses.indexOf(429) + 1).toBeLessThanOrEqual(8);
+    await stack.drain();
+    const resumed = await call(
+      'POST',
+      '/api/guardrails/enforce',
+      { action: 'ACTIVE', scope: 'key', keyId: a.publicId },
+      org.auth,
+    );
+    expect(resumed).toMatchObject({ status: 200, body: { action: 'RESUMED', scope: 'key' } });
+    // The guard's cache forgets the flag; the relay's hold ends on the pipeline's trip (docs/guardrails.md).
+    await afterGuardCache();
+    expect(Date.now() - heldAt).toBeLessThan(10_000); // well before the hold would end on its own
+    // The same loop again: the relay counts from zero (a count kept from before the resume would refuse
+    // its second call). The pipeline's own run goes on, so its flag follows within about 2 s too.
+    const again: number[] = [];
+    for (let i = 0; i < 8; i++) again.push(await statusOf(a.apiKey, `again-${i}`, 'retry the failing step'));
+    expect(again.slice(0, 2)).toEqual([200, 200]);
+    const refusedAgain = again.indexOf(429) + 1;
+    expect(refusedAgain).toBeGreaterThanOrEqual(3);
+    expect(refusedAgain).toBeLessThanOrEqual(5);
+    expect(again.slice(refusedAgain - 1).every((s) => s === 429)).toBe(true);
   });
 
   it('a burst (layer 4) stops that key only', async () => {

@@ -319,6 +319,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     budgetLeases: services.budgetLeases,
     pricingRates: services.pricingRates,
     priceRegistry: registry,
+    orgConfig: services.config,
+    trips: services.trips,
     ...(options.relayConcurrency !== undefined ? { relayConcurrency: options.relayConcurrency } : {}),
   });
   const proxyUrl = proxy.url;

@@ -30,7 +30,11 @@ export type MetricName =
    */
   | 'RelayUsageUnread'
   /** The relay refused a request for a kill flag (the edge's lookup, repeated at the origin). Dimension `Reason`. */
-  | 'RelayFlagRefused';
+  | 'RelayFlagRefused'
+  /** The relay's in-line loop check began a hold (issue 19.6). Dimension `Scope`. docs/guardrails.md */
+  | 'RelayLoopHold'
+  /** The relay refused a call under an in-line loop hold (the flag's 429). Dimension `Scope`. */
+  | 'RelayLoopRefused';
 
 /** Where counters go: EMF lines in Lambda, memory in tests and in the local proxy. */
 export interface MetricsSink {

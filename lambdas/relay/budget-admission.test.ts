@@ -65,6 +65,12 @@ const CHAT = {
   messages: [{ role: 'user', content: 'Count the sheep in this field, please, one by one.' }],
 };
 
+/** CHAT as the i-th of distinct tasks: the same request 4 times in a row is a loop, refused in line (19.6). */
+const task = (i: number) => ({
+  ...CHAT,
+  messages: [{ role: 'user', content: `${CHAT.messages[0]!.content} Field ${i}.` }],
+});
+
 describe('relay admission', () => {
   let h: ProxyHarness | undefined;
   afterEach(async () => {
@@ -200,7 +206,7 @@ describe('relay admission', () => {
   it('admits without any lease write when no block cap applies', async () => {
     const store = new MemoryBudgetLeaseStore();
     h = await harness(store, undefined);
-    for (let i = 0; i < 5; i++) expect((await post(h, CHAT)).status).toBe(200);
+    for (let i = 0; i < 5; i++) expect((await post(h, task(i))).status).toBe(200);
     expect(store.saves).toBe(0);
     expect(store.loads).toBe(0);
   });
@@ -208,7 +214,7 @@ describe('relay admission', () => {
   it('makes no store round trip per call far from the cap', async () => {
     const store = new MemoryBudgetLeaseStore();
     h = await harness(store, 100);
-    for (let i = 0; i < 30; i++) expect((await post(h, CHAT)).status).toBe(200);
+    for (let i = 0; i < 30; i++) expect((await post(h, task(i))).status).toBe(200);
     // the first call takes the lease (one read of the absent item, one write); the slice covers the rest
     expect(store.saves).toBe(1);
     expect(store.loads).toBe(1);

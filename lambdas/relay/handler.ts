@@ -20,6 +20,9 @@ import { createStreamingHandler } from './lambda-adapter';
 import { countOpenAITokens } from '../../core/usage/tokenizer-openai';
 import { LeaseAdmission } from './budget-admission';
 import { Relay } from './relay';
+import { InlineLoopCheck } from './loop-check';
+import { OrgPolicyCache } from './org-policy-cache';
+import { TripLogVerdicts } from './loop-verdicts';
 
 let relay: Relay | undefined;
 let admission: LeaseAdmission | undefined;
@@ -64,6 +67,14 @@ function buildRelay(): Relay {
     pricing: createOrgPricingSource({
       rates: services.pricingRates,
       registry: priceRegistryFromEnvironment(),
+    }),
+    // Layer 2 in line (issue 19.6): the organization's policy, cached per container, and this container's
+    // count of identical calls; a loop is refused on the call after the pipeline's verdict call, until the
+    // pipeline's trip log shows its flag (a Resume then ends the hold).
+    loops: new InlineLoopCheck({
+      policies: new OrgPolicyCache({ config: services.config }),
+      verdicts: new TripLogVerdicts(services.trips),
+      metrics,
     }),
     // One lease holder per container: its slices live in memory between invocations (docs/admission.md).
     admission: (admission = new LeaseAdmission({

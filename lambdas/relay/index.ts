@@ -11,6 +11,10 @@ export {
 } from './headers';
 export type { HeaderBag, HeaderValue } from './headers';
 export { RelayKeyAuth } from './key-auth';
+export { InlineLoopCheck, refusalOf } from './loop-check';
+export type { InlineLoopCheckOptions, LoopCount, LoopGate } from './loop-check';
+export { OrgPolicyCache, POLICY_CACHE_TTL_MS } from './org-policy-cache';
+export type { OrgPolicyCacheOptions, OrgPolicySource } from './org-policy-cache';
 export type { KeyCheck, KeyVerifier } from './key-auth';
 export { buildTelemetryEvent, envelopeFor, toProxyEvent } from './proxy-event';
 export type { ProxyCall } from './proxy-event';

@@ -56,6 +56,7 @@ import { duplicateHeader, requestProblem } from './request-validation';
 import { bedrockUsageFromHeaders } from '../../core/usage/bedrock';
 import { isBedrockUrl } from './bedrock-route';
 import { awsShaped } from './bedrock-refusal';
+import type { InlineLoopCheck, LoopCount } from './loop-check';
 
 /** One request as the adapter received it. Header names are lowercase. */
 export interface RelayRequest {
@@ -149,6 +150,12 @@ export interface RelayOptions {
    * the same kill. Omit where the guard already ran in the same process (the local proxy).
    */
   readonly flags?: FlagCheck;
+  /**
+   * The in-line loop check (issue 19.6): the organization's layer-2 policy applied per container before
+   * the provider is contacted, so a loop is refused on the call after the pipeline's verdict call even when
+   * the provider answers faster than the pipeline flags. Omit for none.
+   */
+  readonly loops?: InlineLoopCheck;
   /** Keep-alive agents to the upstreams. @default one http and one https agent per relay */
   readonly agents?: { readonly http?: http.Agent; readonly https?: https.Agent };
 }
@@ -275,6 +282,9 @@ export class Relay {
         );
         if (decision.action === 'respond') {
           this.metrics.count('RelayFlagRefused', { Reason: decision.reason });
+          if (decision.reason === 'suspended' && check.principal !== undefined) {
+            this.opts.loops?.flagSeen({ orgId: check.principal.orgId, keyId: check.principal.publicId });
+          }
           return respondAsGuard(res, decision.response);
         }
       }
@@ -298,6 +308,21 @@ export class Relay {
       const read = callShapeOf(req.body, route.endpoint, requestShapeReaderOf(route.entry, flavor));
       if (!read.ok) return reject(res, 400, 'invalid_request', read.message);
       let shape = read.shape;
+      let counted: LoopCount | undefined;
+      if (this.opts.loops !== undefined && check.principal !== undefined) {
+        const entered = this.opts.loops.enter(
+          {
+            orgId: check.principal.orgId,
+            keyId: check.principal.publicId,
+            sessionId: headerValue(req.headers, CONTEXT_HEADERS.sessionId),
+          },
+          shape.model,
+        );
+        const gate = entered instanceof Promise ? await entered : entered;
+        if (gate.refusal !== undefined) return respondAsGuard(res, gate.refusal);
+        // A call without a body (a model list) has no identity for layer 2: it neither counts nor resets.
+        if (req.body.byteLength > 0) counted = gate.forwarded;
+      }
       let ticket: AdmissionTicket | undefined;
       // Only requests that can generate are admitted (a GET of the model list costs nothing).
       if (
@@ -326,7 +351,7 @@ export class Relay {
       }
       const call: CallProgress = { contacted: false };
       try {
-        return await this.forward(req, reply, route, check, startedAt, ticket, headers, call, shape);
+        return await this.forward(req, reply, route, check, startedAt, ticket, headers, call, shape, counted);
       } catch (err) {
         // Every path after admission settles (issue 19.3): nothing sent upstream releases the reservation,
         // a call that may have reached the provider keeps its worst case. Settling is idempotent.
@@ -381,6 +406,7 @@ export class Relay {
     headers: Record<string, string | string[]>,
     call: CallProgress,
     shape: CallShape,
+    counted: LoopCount | undefined,
   ): Promise<RelayOutcome> {
     const { entry, upstream } = route;
     // Usage must stay readable (issue 19.4): ask only for codings the usage tap decodes.
@@ -415,6 +441,19 @@ export class Relay {
           endedAt = this.now();
         } catch {
           // a clock that throws: the event keeps the start time
+        }
+        if (fingerprint === undefined && counted !== undefined) {
+          // A large body, fingerprinted only now that the response is out (its event reuses it).
+          try {
+            fingerprint = fingerprintOfRequest(
+              requestFlavorOf(entry, route.endpoint),
+              req.body,
+              route.endpoint,
+            );
+          } catch {
+            fingerprint = null;
+          }
+          counted(fingerprint);
         }
         void this.record(req, route, check, shape, {
           startedAt,
@@ -583,6 +622,8 @@ export class Relay {
       // (large ones after the response, so they never delay a fast first byte).
       if (req.body.byteLength <= EARLY_FINGERPRINT_BYTES) {
         fingerprint = fingerprintOfRequest(requestFlavorOf(entry, route.endpoint), req.body, route.endpoint);
+        // Counted now, before the answer: the client's next call must meet the hold this one may put.
+        counted?.(fingerprint);
       }
     });
   }

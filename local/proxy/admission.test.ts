@@ -17,6 +17,12 @@ const CAP_USD = 0.3;
 const CAP_NANOS = 300_000_000;
 const FITTING_CALLS = Math.floor(CAP_NANOS / CALL_NANOS); // 53
 const PROMPT = 'The quick brown fox jumps over the lazy dog. '.repeat(200).slice(0, 8_000);
+let calls = 0;
+/**
+ * A distinct task per call, of the same 8,000 characters: the same request 4 times in a row is a loop,
+ * which the relay refuses in line (layer 2, issue 19.6) before admission is asked.
+ */
+const promptOfNextCall = (): string => PROMPT.slice(0, 8_000 - 12) + ` #${String(++calls).padStart(10, '0')}`;
 
 let h: BackendHarness;
 let mock: MockProviders;
@@ -67,7 +73,7 @@ async function call(client: OpenAI): Promise<Outcome> {
     await client.chat.completions.create({
       model: 'gpt-4o',
       max_tokens: 64,
-      messages: [{ role: 'user', content: PROMPT }],
+      messages: [{ role: 'user', content: promptOfNextCall() }],
     });
     return { ok: true };
   } catch (err) {

@@ -29,6 +29,12 @@ import { createOrgPricingSource } from '../../lambdas/shared/org-pricing-source'
 import type { ApiKeyStore } from '../../lambdas/shared/stores/api-key-store';
 import type { PricingRatesStore } from '../../lambdas/shared/stores/pricing-rates-store';
 import type { FlagStore } from '../../lambdas/shared/stores/flag-store';
+import type { OrgConfigStore } from '../../lambdas/shared/stores/org-config-store';
+import type { TripLog } from '../../lambdas/shared/stores/trip-log';
+import { TripLogVerdicts } from '../../lambdas/relay/loop-verdicts';
+import { InlineLoopCheck } from '../../lambdas/relay/loop-check';
+import { OrgPolicyCache, type OrgPolicySource } from '../../lambdas/relay/org-policy-cache';
+import { DEFAULT_POLICY } from '../../core/guardrails/policy';
 import { processTimers, type Timers } from '../../lambdas/shared/timers';
 import { allowedHosts, hostAllowed, misdirectedMessage } from '../runtime/loopback-host';
 import { dualProtocolServer } from '../runtime/h2c';
@@ -85,6 +91,16 @@ export interface LocalProxyOptions {
    * (a busy laptop or CI runner), not DynamoDB's. @default 5,000 ms
    */
   readonly leaseStoreTimeoutMs?: number;
+  /**
+   * The organizations' config items (their guardrail policies), read by each relay container's in-line
+   * loop check (issue 19.6). Without it every organization has the default policy (layer 2 on, 4 calls).
+   */
+  readonly orgConfig?: Pick<OrgConfigStore, 'get'>;
+  /**
+   * The pipeline's trip log: a call under an in-line loop hold asks it whether the pipeline has flagged
+   * (then a Resume ends the hold at once). Without it a hold lasts its 10 s.
+   */
+  readonly trips?: Pick<TripLog, 'recent'>;
   /** Relay containers at most (the relay's reserved concurrency; one call per container). @default 100 */
   readonly relayConcurrency?: number;
   /** An idle relay container is recycled after this long, ms. @default 10 min */
@@ -187,11 +203,22 @@ export async function createLocalProxy(options: LocalProxyOptions): Promise<Loca
       metrics,
       schedule: (fn, ms) => void timers.setTimeout(() => void fn(), ms),
     });
+    // Per container as in Lambda: the policy cache and the loop counts live in the container's memory.
+    const policies: OrgPolicySource =
+      options.orgConfig === undefined
+        ? { policyOf: () => DEFAULT_POLICY }
+        : new OrgPolicyCache({ config: options.orgConfig, now });
     const relay = new Relay({
       keys,
       sink: spool,
       metrics,
       now,
+      loops: new InlineLoopCheck({
+        policies,
+        now,
+        metrics,
+        ...(options.trips !== undefined ? { verdicts: new TripLogVerdicts(options.trips) } : {}),
+      }),
       ...(admission !== undefined ? { admission } : {}),
       ...(options.pricingRates !== undefined
         ? {

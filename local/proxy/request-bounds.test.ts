@@ -71,9 +71,13 @@ function postAdversarial(url: string, apiKey: string, bytes: number): Promise<nu
   });
 }
 
+let smallCalls = 0;
+
+/** One small chat call, a different one each time (the same one 4 times in a row is a loop: issue 19.6). */
 async function smallCall(client: OpenAI): Promise<number> {
+  const content = `hi ${++smallCalls}`;
   const t0 = performance.now();
-  await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
+  await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content }] });
   return performance.now() - t0;
 }
 

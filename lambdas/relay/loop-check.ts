@@ -1,0 +1,231 @@
+/**
+ * The relay's in-line loop check (issue 19.6): core/guardrails `inline-loop` over one container's memory,
+ * with the organization's own layer-2 policy (cached, org-policy-cache.ts) and the refusal the guard gives
+ * for the pipeline's `token_loop_identical` flag at the same scope (same 429, body and headers: the client
+ * cannot tell which of the two stopped it, and its SDK does not retry either).
+ *
+ * Per container is the granularity Lambda gives: a warm container serves one call at a time and the most
+ * recently used one is reused, so a sequential loop lands on one container. Loops spread over N containers
+ * in parallel take up to `consecutive` calls on each before their own refusal; the pipeline's flag stops
+ * the rest (docs/guardrails.md).
+ */
+import {
+  inlineLoopApplies,
+  InlineLoopTable,
+  DEFAULT_INLINE_LIMITS,
+  type InlineHold,
+  type InlineLoopCaller,
+  type InlineLoopLimits,
+} from '../../core/guardrails/inline-loop';
+import type { GuardrailPolicy } from '../../core/guardrails/policy';
+import { budgetExceeded, type GuardResponse } from '../edge-guard/decide';
+import { noopMetrics, type MetricsSink } from '../edge-guard/metrics';
+import { DEFAULT_GUARD_CACHE_TTL_MS } from '../edge-guard/guard';
+import { FLAG_TTL_SECONDS } from '../shared/enforcement';
+import type { FlagRecord } from '../shared/stores/flag-store';
+import type { OrgPolicySource } from './org-policy-cache';
+import type { LoopVerdictSource } from './loop-verdicts';
+
+/** Counts a forwarded call with its fingerprint (null: none). Never throws. */
+export type LoopCount = (fingerprint: string | null) => void;
+
+/** What the check says about a call before it is forwarded. */
+export type LoopGate =
+  { readonly refusal: GuardResponse } | { readonly refusal?: undefined; readonly forwarded: LoopCount };
+
+const PASS_UNCOUNTED: LoopGate = Object.freeze({ forwarded: () => undefined });
+
+export interface InlineLoopCheckOptions {
+  /** The organizations' policies; an organization whose policy cannot be read is not checked. */
+  readonly policies: OrgPolicySource;
+  readonly now?: () => number;
+  readonly metrics?: MetricsSink;
+  readonly limits?: Partial<InlineLoopLimits>;
+  /**
+   * The pipeline's loop verdicts (its trip log): a held call asks whether the pipeline has flagged since the
+   * hold began, at most once per {@link VERDICT_LOOKUP_INTERVAL_MS} per hold; if it has, the hold ends and
+   * the flag check in front of the relay decides (a resumed flag lets the call through). Without it, a hold
+   * lasts its 10 s unless the relay's own flag check sees the flag.
+   */
+  readonly verdicts?: LoopVerdictSource;
+}
+
+/** A held call asks the pipeline's trip log at most this often per hold (a loop refused fast asks once). */
+export const VERDICT_LOOKUP_INTERVAL_MS = 500;
+/**
+ * A flag written this long ago is in every guard cache that will be asked (the edge's, the relay's own:
+ * entries live 1 s), the consumer writing the flag before it records the trip; plus 100 ms for the clocks.
+ */
+const FLAG_PROPAGATION_MS = DEFAULT_GUARD_CACHE_TTL_MS + 100;
+/** A trip lookup slower than this leaves the hold in place (the call is refused; the next one asks again). */
+const VERDICT_LOOKUP_TIMEOUT_MS = 300;
+/** Holds whose last lookup time is remembered (least recently asked forgotten first). */
+const LOOKUPS_KEPT = 256;
+
+/**
+ * @example
+ * const gate = await loops.enter({ orgId, keyId, sessionId }, 'gpt-4o-mini');
+ * if (gate.refusal) return respondAsGuard(res, gate.refusal);
+ * // … forward, then, once the fingerprint is known:
+ * gate.forwarded(fingerprint);
+ */
+export class InlineLoopCheck {
+  private readonly table: InlineLoopTable;
+  private readonly now: () => number;
+  private readonly metrics: MetricsSink;
+  /** When each hold last asked the pipeline (by hold: scope, key or organization, start). */
+  private readonly lookups = new Map<string, number>();
+
+  constructor(private readonly opts: InlineLoopCheckOptions) {
+    this.now = opts.now ?? Date.now;
+    this.metrics = opts.metrics ?? noopMetrics;
+    this.table = new InlineLoopTable({ ...DEFAULT_INLINE_LIMITS, ...opts.limits });
+  }
+
+  /**
+   * Whether a call may go on: refused while a hold covers its organization, key or session; else a hook
+   * that counts it once forwarded. Synchronous once the organization's policy is cached (the hot path
+   * costs no microtask); never rejects (any failure lets the call through uncounted).
+   */
+  enter(caller: InlineLoopCaller, model: string | null): LoopGate | Promise<LoopGate> {
+    try {
+      const now = this.now();
+      const hold = this.table.holdOf(caller, now);
+      if (hold !== undefined) {
+        const ask = this.opts.verdicts !== undefined && this.mayAsk(caller, hold, now);
+        return ask ? this.askPipeline(caller, model, hold) : this.refuse(caller, hold);
+      }
+      return this.pass(caller, model);
+    } catch {
+      return PASS_UNCOUNTED;
+    }
+  }
+
+  private refuse(caller: InlineLoopCaller, hold: InlineHold): LoopGate {
+    this.metrics.count('RelayLoopRefused', { Scope: hold.scope });
+    return { refusal: refusalOf(caller, hold, this.now()) };
+  }
+
+  /** Whether this hold may ask the pipeline now (once per interval); records the attempt. */
+  private mayAsk(caller: InlineLoopCaller, hold: InlineHold, now: number): boolean {
+    const id = `${hold.scope === 'organization' ? '' : caller.keyId}\u0000${caller.orgId}\u0000${hold.startedAt}`;
+    const last = this.lookups.get(id);
+    if (last !== undefined && now - last < VERDICT_LOOKUP_INTERVAL_MS && now >= last) return false;
+    this.lookups.delete(id);
+    if (this.lookups.size >= LOOKUPS_KEPT) this.lookups.delete(this.lookups.keys().next().value as string);
+    this.lookups.set(id, now);
+    return true;
+  }
+
+  /**
+   * The pipeline flagged since the hold began, long enough ago that every flag cache in front of the relay
+   * holds that flag if it still stands: a call that got here past them means the flag is gone (resumed or
+   * expired), so the hold ends. Otherwise the call is refused.
+   */
+  private async askPipeline(
+    caller: InlineLoopCaller,
+    model: string | null,
+    hold: InlineHold,
+  ): Promise<LoopGate> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const at = await Promise.race([
+        (this.opts.verdicts as LoopVerdictSource).verdictSince(
+          caller.orgId,
+          hold.scope === 'organization' ? null : caller.keyId,
+          hold.startedAt,
+        ),
+        new Promise<undefined>((resolve) => {
+          timer = setTimeout(() => resolve(undefined), VERDICT_LOOKUP_TIMEOUT_MS);
+          timer.unref?.();
+        }),
+      ]);
+      if (at === undefined || this.now() - at < FLAG_PROPAGATION_MS) return this.refuse(caller, hold);
+      this.table.release(caller);
+      const gate = this.pass(caller, model);
+      return gate instanceof Promise ? await gate : gate;
+    } catch {
+      return this.refuse(caller, hold);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private pass(caller: InlineLoopCaller, model: string | null): LoopGate | Promise<LoopGate> {
+    try {
+      const read = this.opts.policies.policyOf(caller.orgId);
+      if (read instanceof Promise) {
+        return read.then(
+          (policy) => this.gate(caller, model, policy),
+          () => PASS_UNCOUNTED,
+        );
+      }
+      return this.gate(caller, model, read);
+    } catch {
+      return PASS_UNCOUNTED;
+    }
+  }
+
+  private gate(
+    caller: InlineLoopCaller,
+    model: string | null,
+    policy: GuardrailPolicy | undefined,
+  ): LoopGate {
+    if (policy === undefined || !inlineLoopApplies(policy.identicalLoop)) return PASS_UNCOUNTED;
+    return { forwarded: (fingerprint) => this.count(caller, model, fingerprint, policy) };
+  }
+
+  /**
+   * The relay saw a flag refuse this key: the pipeline has taken over, so the holds covering the key end
+   * and its runs start again (a resume of that flag then meets no count from before it).
+   */
+  flagSeen(caller: Pick<InlineLoopCaller, 'orgId' | 'keyId'>): void {
+    try {
+      this.table.release(caller);
+    } catch {
+      // holds end on their own
+    }
+  }
+
+  private count(
+    caller: InlineLoopCaller,
+    model: string | null,
+    fingerprint: string | null,
+    policy: GuardrailPolicy,
+  ): void {
+    try {
+      const hold = this.table.observe(
+        { ...caller, model: model ?? '', fingerprint },
+        policy.identicalLoop,
+        this.now(),
+      );
+      if (hold !== undefined) this.metrics.count('RelayLoopHold', { Scope: hold.scope });
+    } catch {
+      // counting is best effort: the pipeline still sees the call's event
+    }
+  }
+}
+
+/**
+ * The guard's answer to the flag the pipeline writes for this verdict: SUSPENDED `token_loop_identical`
+ * at the hold's scope, for the flag's lifetime from the hold's start.
+ */
+export function refusalOf(caller: InlineLoopCaller, hold: InlineHold, nowMs: number): GuardResponse {
+  const expiresAt = Math.floor(hold.startedAt / 1000) + FLAG_TTL_SECONDS.SUSPENDED;
+  const flag: FlagRecord = {
+    flagKey: '',
+    orgId: caller.orgId,
+    scope: hold.scope,
+    keyId: hold.scope === 'organization' ? null : caller.keyId,
+    sessionId: hold.scope === 'session' ? (caller.sessionId ?? null) : null,
+    state: 'SUSPENDED',
+    triggerType: 'token_loop_identical',
+    observedValue: hold.count,
+    thresholdValue: hold.threshold,
+    mode: 'hard_stop',
+    setAt: new Date(hold.startedAt).toISOString(),
+    expiresAt,
+  };
+  // The guard's Retry-After for that flag (decide.ts): seconds until it expires.
+  return budgetExceeded(flag, Math.max(1, Math.ceil((expiresAt * 1000 - nowMs) / 1000)));
+}
