@@ -13,6 +13,8 @@ export interface BudgetCaps {
   dailySoftLimitUsd?: number | null;
   monthlySoftLimitUsd?: number | null;
   action?: 'block' | 'warn' | 'log' | null;
+  /** Batch, fine-tuning and background calls allowed under a hard cap (lambdas/relay/deferred-billing.ts). */
+  allowDeferredBilling?: boolean;
 }
 
 /** `block` stops calls at the hard cap; `warn` and `log` only record the breach (warn also notifies). */

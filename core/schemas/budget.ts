@@ -36,6 +36,14 @@ export const budgetConfigSchema = z
     dailySoftLimitUsd: limit('Soft cap per UTC day: a warning only.', 40).optional(),
     monthlySoftLimitUsd: limit('Soft cap per UTC calendar month: a warning only.', 800).optional(),
     action: budgetActionSchema,
+    allowDeferredBilling: z
+      .boolean({ error: expected('true or false') })
+      .meta({
+        description:
+          'Let batch, fine-tuning and background calls through under a hard cap. Their cost arrives after the call, so the cap cannot bound it; without this they are refused (403 deferred_billing_refused).',
+        example: false,
+      })
+      .optional(),
   })
   .superRefine((b, ctx) => {
     const pairs = [

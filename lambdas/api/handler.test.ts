@@ -283,6 +283,22 @@ describe('kill scopes (enforcement endpoint, GET /v1/flags, key creation)', () =
     ]);
   });
 
+  it('allowDeferredBilling: PUT /v1/budget sets it, GET shows it (false by default), a non-boolean is a 400', async () => {
+    const before = (await api(req('GET /v1/budget', { token }))).body.budget;
+    expect(before.allowDeferredBilling).toBe(false);
+    const budget = { dailyLimitUsd: 5, action: 'block', allowDeferredBilling: true };
+    expect((await api(req('PUT /v1/budget', { token, body: { budget } }))).status).toBe(200);
+    expect((await api(req('GET /v1/budget', { token }))).body.budget).toMatchObject(budget);
+    const bad = await api(
+      req('PUT /v1/budget', { token, body: { budget: { ...budget, allowDeferredBilling: 'yes' } } }),
+    );
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.problems.map((p: { path: string }) => p.path)).toEqual([
+      'budget.allowDeferredBilling',
+    ]);
+    await api(req('PUT /v1/budget', { token, body: { budget: before } }));
+  });
+
   it('400 for session scope without a session, and for neither apiKey nor keyId', async () => {
     const noSession = await enforce({ ...push, scope: 'session', keyId: k1.publicId }, token);
     expect(noSession.status).toBe(400);

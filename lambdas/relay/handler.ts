@@ -7,7 +7,8 @@
  * `ORIGIN_SECRET_ARN`, the secret CloudFront sends as the `x-spendguard-origin-secret` custom origin
  * header. Optional `UPSTREAM_<SLUG>` (e.g. `UPSTREAM_OPENAI`) overrides a provider's base URL; optional
  * `DEFERRED_BILLING_ORGS` (comma-separated organization ids) lets those organizations make batch,
- * fine-tuning and background calls under a hard cap (docs/proxy.md).
+ * fine-tuning and background calls under a hard cap whatever their own `allowDeferredBilling` budget
+ * setting (docs/proxy.md).
  */
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { EdgeGuard, flagSourceFromStore } from '../edge-guard/guard';
@@ -21,6 +22,7 @@ import { countOpenAITokens } from '../../core/usage/tokenizer-openai';
 import { LeaseAdmission } from './budget-admission';
 import { Relay } from './relay';
 import { InlineLoopCheck } from './loop-check';
+import { deferredBillingPolicy } from './deferred-billing';
 import { OrgPolicyCache } from './org-policy-cache';
 import { TripLogVerdicts } from './loop-verdicts';
 
@@ -55,7 +57,8 @@ function buildRelay(): Relay {
     originSecret,
     upstreams: upstreamsFromEnvironment(),
     metrics,
-    deferredBillingAllowed: (orgId) => deferredOrgs.has(orgId),
+    // The organization's budget setting, or the deployment's list (issue 18.6).
+    deferredBillingAllowed: deferredBillingPolicy({ config: services.config, allowList: deferredOrgs }),
     // The edge's kill check again at the origin (issue 19.5): a call that reaches the Function URL without
     // CloudFront meets the same flags. Cached per key and session for a second, like the edge.
     flags: new EdgeGuard({

@@ -143,7 +143,7 @@ export interface RelayOptions {
    * Whether an organization allows batch, fine-tuning and background calls under its hard cap (they bill
    * after the call, so admission cannot bound them: issue 18.6). @default none does
    */
-  readonly deferredBillingAllowed?: (orgId: string) => boolean;
+  readonly deferredBillingAllowed?: (orgId: string) => boolean | Promise<boolean>;
   /**
    * The kill flags, checked again at the origin (issue 19.5): the edge guard's cached lookup with the same
    * scopes (organization, key, session), so a call that reaches the Function URL without CloudFront meets
@@ -331,7 +331,7 @@ export class Relay {
         req.method === 'POST' &&
         req.body.byteLength > 0
       ) {
-        if (shape.deferred !== null && this.opts.deferredBillingAllowed?.(check.principal.orgId) === true) {
+        if (shape.deferred !== null && (await this.deferredAllowed(check.principal.orgId))) {
           shape = { ...shape, deferred: null }; // bounded as an ordinary call
         }
         const decision = await this.admit(
@@ -707,6 +707,15 @@ export class Relay {
     } catch {
       this.metrics.count('RelayEventFailed', { Reason: 'internal_error' });
       return { recorded: false, costNanos: null };
+    }
+  }
+
+  /** Whether the organization lets calls that bill later through under a hard cap. Never rejects. */
+  private async deferredAllowed(orgId: string): Promise<boolean> {
+    try {
+      return (await this.opts.deferredBillingAllowed?.(orgId)) === true;
+    } catch {
+      return false;
     }
   }
 

@@ -8,11 +8,11 @@ import { BudgetLeases } from '../shared/budget-leases';
 import { MemoryBudgetLeaseStore } from '../shared/stores/budget-lease-store';
 import type { OrgConfigStore } from '../shared/stores/org-config-store';
 
-function configWith(dailyLimitUsd: number | undefined): OrgConfigStore {
+function configWith(dailyLimitUsd: number | undefined, allowDeferredBilling = false): OrgConfigStore {
   return {
     get: () =>
       Promise.resolve({
-        budget: dailyLimitUsd === undefined ? {} : { dailyLimitUsd, action: 'block' },
+        budget: dailyLimitUsd === undefined ? {} : { dailyLimitUsd, action: 'block', allowDeferredBilling },
         policy: {},
         updatedAt: '2026-11-23T00:00:00.000Z',
       }),
@@ -20,13 +20,13 @@ function configWith(dailyLimitUsd: number | undefined): OrgConfigStore {
   };
 }
 
-async function harness(dailyLimitUsd: number | undefined): Promise<ProxyHarness> {
-  const budgetLeases = new BudgetLeases({
-    store: new MemoryBudgetLeaseStore(),
-    config: configWith(dailyLimitUsd),
-    now: Date.now,
-  });
-  return startProxyHarness({ proxy: { budgetLeases } });
+async function harness(
+  dailyLimitUsd: number | undefined,
+  allowDeferredBilling = false,
+): Promise<ProxyHarness> {
+  const config = configWith(dailyLimitUsd, allowDeferredBilling);
+  const budgetLeases = new BudgetLeases({ store: new MemoryBudgetLeaseStore(), config, now: Date.now });
+  return startProxyHarness({ proxy: { budgetLeases, orgConfig: config } });
 }
 
 function post(h: ProxyHarness, path: string, body: string): Promise<{ status: number; body: string }> {
@@ -94,6 +94,19 @@ describe('one parse decides the call (issue 19.2, 18.6)', () => {
     h = await harness(undefined);
     const free = await post(h, '/openai/v1/responses', body);
     expect(free.status).not.toBe(403);
+    expect(h.mock.requests()).toHaveLength(1);
+  });
+
+  it('forwards a background response under the cap when the organization allows deferred billing', async () => {
+    const body = JSON.stringify({
+      model: 'gpt-4o-mini',
+      input: 'hi',
+      max_output_tokens: 5,
+      background: true,
+    });
+    h = await harness(6, true);
+    const allowed = await post(h, '/openai/v1/responses', body);
+    expect(allowed.status).not.toBe(403);
     expect(h.mock.requests()).toHaveLength(1);
   });
 });

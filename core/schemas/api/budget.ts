@@ -56,6 +56,10 @@ export const budgetStatusSchema = z
         dailySoftLimitUsd: limitOrNull('Soft cap per UTC day (a warning);', 40),
         monthlySoftLimitUsd: limitOrNull('Soft cap per UTC month (a warning);', 800),
         action: budgetActionSchema,
+        allowDeferredBilling: z
+          .boolean()
+          .meta({ description: 'Batch, fine-tuning and background calls allowed under a hard cap.' })
+          .optional(),
       })
       .meta({ description: 'The budget; block when none was configured.' }),
     policy: z

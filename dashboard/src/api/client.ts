@@ -391,6 +391,7 @@ export function normalizeBudget(value: unknown): Budget {
     monthlySoftLimitUsd: nullableNum(b.monthlySoftLimitUsd),
     monthlyLimitUsd: nullableNum(b.monthlyLimitUsd),
     action: BUDGET_ACTIONS.find((a) => a === b.action) ?? 'block',
+    allowDeferredBilling: b.allowDeferredBilling === true,
   };
 }
 

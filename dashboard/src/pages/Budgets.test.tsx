@@ -105,6 +105,25 @@ describe('Budgets', () => {
     });
   });
 
+  it('keeps an allowed deferred billing on save, and sends it when checked', async () => {
+    const allowed = budgetResponse();
+    allowed.budget = { ...allowed.budget, allowDeferredBilling: true };
+    const api = mockApi({
+      'GET /v1/budget': { body: allowed },
+      'PUT /v1/budget': (call) => ({ body: { ...allowed, ...(call.body as object) } }),
+    });
+    const { user } = renderWithApi(<Budgets />);
+    const box = await screen.findByLabelText(/Allow batch, fine-tuning and background calls/);
+    expect(box).toBeChecked();
+    await user.click(screen.getByRole('button', { name: 'Save budget' }));
+    expect(await screen.findByText('Budget saved.')).toBeInTheDocument();
+    expect(api.callsTo('PUT /v1/budget')[0]?.body).toMatchObject({ budget: { allowDeferredBilling: true } });
+    await user.click(box);
+    await user.click(screen.getByRole('button', { name: 'Save budget' }));
+    await waitFor(() => expect(api.callsTo('PUT /v1/budget')).toHaveLength(2));
+    expect(api.callsTo('PUT /v1/budget')[1]?.body).not.toHaveProperty('budget.allowDeferredBilling');
+  });
+
   it("shows the API's 400 problems next to the fields", async () => {
     mockApi({
       'GET /v1/budget': { body: budgetResponse() },

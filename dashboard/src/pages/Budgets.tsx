@@ -31,7 +31,7 @@ const ACTIONS: { value: BudgetAction; label: string; hint: string }[] = [
   { value: 'log', label: 'Log', hint: 'The breach is recorded silently.' },
 ];
 
-type Draft = Record<CapField, string> & { action: BudgetAction };
+type Draft = Record<CapField, string> & { action: BudgetAction; allowDeferredBilling: boolean };
 
 function draftOf(budget: Budget): Draft {
   const s = (v: number | null) => (v === null ? '' : String(v));
@@ -41,6 +41,7 @@ function draftOf(budget: Budget): Draft {
     monthlySoftLimitUsd: s(budget.monthlySoftLimitUsd),
     monthlyLimitUsd: s(budget.monthlyLimitUsd),
     action: budget.action,
+    allowDeferredBilling: budget.allowDeferredBilling === true,
   };
 }
 
@@ -74,6 +75,8 @@ export function validateBudget(draft: Draft): {
   }
   if (Object.keys(errors).length > 0) return { errors };
   const budget: BudgetInput = { action: draft.action };
+  // PUT replaces the budget record: the setting is sent whenever it is on, or it would be cleared.
+  if (draft.allowDeferredBilling) budget.allowDeferredBilling = true;
   for (const { key } of CAP_FIELDS) {
     const v = values[key];
     if (v !== null) budget[key] = v;
@@ -196,6 +199,25 @@ function BudgetForm({ data, onSaved }: { data: BudgetResponse; onSaved: (next: B
               {ACTIONS.find((a) => a.value === draft.action)?.hint}
             </p>
           )}
+        </div>
+        <div className="field span-all">
+          <label htmlFor="allowDeferredBilling">
+            <input
+              id="allowDeferredBilling"
+              type="checkbox"
+              checked={draft.allowDeferredBilling}
+              aria-describedby="allowDeferredBilling-hint"
+              onChange={(e) => {
+                setSaved(false);
+                const checked = e.target.checked;
+                setDraft((d) => ({ ...d, allowDeferredBilling: checked }));
+              }}
+            />{' '}
+            Allow batch, fine-tuning and background calls under a hard cap
+          </label>
+          <p className="field-hint" id="allowDeferredBilling-hint">
+            They bill after the call returns, so the cap cannot hold them; off, the proxy refuses them (403).
+          </p>
         </div>
       </div>
       <SaveFooter noun="budget" saving={saving} saved={saved} saveError={saveError} problems={general} />

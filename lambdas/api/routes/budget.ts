@@ -96,6 +96,7 @@ export async function budgetStatus(services: Services, orgId: string, keyId?: st
       dailySoftLimitUsd: budget.dailySoftLimitUsd ?? null,
       monthlySoftLimitUsd: budget.monthlySoftLimitUsd ?? null,
       action: budget.action ?? 'block',
+      allowDeferredBilling: budget.allowDeferredBilling === true,
     },
     policy: layersView(config?.policy),
     spend: { todayUsd: nanosToUsd(todayNanos), monthUsd: nanosToUsd(monthNanos) },
