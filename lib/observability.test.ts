@@ -64,6 +64,16 @@ describeWithHandlers('SpendguardObservability', () => {
     expect(regions.sort()).toEqual([...LAMBDA_EDGE_REGIONS].sort());
     // The relay's fail-open is a call forwarded with an unverified key: the metric it emits.
     expect(expressions(failOpens).join()).toContain('MetricName="RelayUnverified"');
+    expect(expressions(failOpens).join()).toContain('MetricName="AdmissionFailOpen"');
+  });
+
+  it('graphs the hard cap at the relay, and loops and bypasses stopped at the origin', () => {
+    const cap = expressions(widget('Hard cap at the relay (calls per minute)')).join();
+    for (const m of ['AdmissionRefused', 'AdmissionStoreUnavailable', 'RelayUsageUnread', 'RelayEventFailed'])
+      expect(cap).toContain(`MetricName="${m}"`);
+    const origin = expressions(widget('Loops and bypasses stopped at the origin')).join();
+    for (const m of ['RelayLoopHold', 'RelayLoopRefused', 'ApiOriginRefused', 'ApiOriginUnavailable'])
+      expect(origin).toContain(`MetricName="${m}"`);
   });
 
   it('graphs proxy latency p50/p99, consumer iterator age, and dead-letter depth', () => {

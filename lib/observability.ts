@@ -132,8 +132,12 @@ export class SpendguardObservability extends Construct {
     const guardFailOpens = LAMBDA_EDGE_REGIONS.map((edge) =>
       searchSum('GuardFailOpen', `guard ${edge}`, { region: edge }),
     );
-    // The relay's fail-open is forwarding a call whose key it could not verify (store unreachable).
-    const relayFailOpens = [searchSum('RelayUnverified', 'relay unverified key')];
+    // The relay's fail-opens: a call forwarded whose key it could not verify (store unreachable), or
+    // admitted without a reservation because no cap was known while the lease store failed.
+    const relayFailOpens = [
+      searchSum('RelayUnverified', 'relay unverified key'),
+      searchSum('AdmissionFailOpen', 'relay admitted unreserved'),
+    ];
     const iteratorAge = (fn: SpendguardFunction, label: string) =>
       fn.metric('IteratorAge', { statistic: 'Maximum', period: MINUTE, label });
     const dlqDepth = (q: sqs.IQueue, label?: string) =>
@@ -216,6 +220,28 @@ export class SpendguardObservability extends Construct {
             ],
             right: [r.httpApi.metricLatency({ statistic: 'p99', period: MINUTE, label: 'latency p99' })],
             width: 8,
+          }),
+        ],
+        [
+          new cloudwatch.GraphWidget({
+            title: 'Hard cap at the relay (calls per minute)',
+            left: [
+              searchSum('AdmissionRefused', 'refused (budget 429)'),
+              searchSum('AdmissionStoreUnavailable', 'refused: lease store unavailable'),
+              searchSum('RelayUsageUnread', 'settled at the worst case (usage unread)'),
+              searchSum('RelayEventFailed', 'events not recorded'),
+            ],
+            width: 12,
+          }),
+          new cloudwatch.GraphWidget({
+            title: 'Loops and bypasses stopped at the origin',
+            left: [
+              searchSum('RelayLoopHold', 'in-line loop holds'),
+              searchSum('RelayLoopRefused', 'in-line loop refusals'),
+              searchSum('ApiOriginRefused', 'API calls that skipped CloudFront'),
+              searchSum('ApiOriginUnavailable', 'API origin secret unreadable (503)'),
+            ],
+            width: 12,
           }),
         ],
         [
