@@ -22,7 +22,7 @@ import { countOpenAITokens } from '../../core/usage/tokenizer-openai';
 import { LeaseAdmission } from './budget-admission';
 import { Relay } from './relay';
 import { InlineLoopCheck } from './loop-check';
-import { deferredBillingPolicy } from './deferred-billing';
+import { deferredBillingPolicy } from '../shared/deferred-billing';
 import { OrgPolicyCache } from './org-policy-cache';
 import { TripLogVerdicts } from './loop-verdicts';
 

@@ -25,7 +25,7 @@ import type { BudgetLeases } from '../../lambdas/shared/budget-leases';
 import { ApiKeyAuthenticator } from '../../lambdas/shared/api-key-auth';
 import { type EventSink, SpoolingEventSink } from '../../lambdas/shared/event-sink';
 import type { SecretSource } from '../../lambdas/shared/secrets';
-import { deferredBillingPolicy } from '../../lambdas/relay/deferred-billing';
+import { deferredBillingPolicy } from '../../lambdas/shared/deferred-billing';
 import { createOrgPricingSource } from '../../lambdas/shared/org-pricing-source';
 import type { ApiKeyStore } from '../../lambdas/shared/stores/api-key-store';
 import type { PricingRatesStore } from '../../lambdas/shared/stores/pricing-rates-store';

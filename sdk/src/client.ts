@@ -183,7 +183,7 @@ export class Client implements SpendguardClient {
     const lease = this.link.lease;
     if (lease === null || lease.mode === 'uncapped') return new Call(this, facts, monotonicNow(), null, 0);
     // A hard cap may apply: the call's worst case is reserved against the slice before it is made.
-    const worst = worstCaseOf(facts, lease.available());
+    const worst = worstCaseOf(facts, lease.available(), lease.allowDeferredBilling);
     if (worst.kind === 'deferred') {
       // Billed after it returns: no reservation holds it under the cap, so it is refused as at the relay.
       this.counters.blocked++;

@@ -30,6 +30,8 @@ export interface LeaseAnswer {
   /** How long the answer holds, in ms (from `ttlSeconds`, else `expiresAt`). */
   readonly ttlMs: number;
   readonly retryAfterSeconds: number | null;
+  /** The organization lets batch, fine-tuning and background calls through under its hard cap. */
+  readonly allowDeferredBilling?: boolean;
 }
 
 /** What {@link BudgetLease.admit} decides for one call. */
@@ -80,6 +82,8 @@ export const REFUSED_RETRY_MS = 60_000;
 export class BudgetLease {
   mode: LeaseMode = 'none';
   grantedNanos = 0;
+  /** The last answer allowed deferred-billing calls under the cap (bounded like others, not refused). */
+  allowDeferredBilling = false;
   /** Consumption since the slice was granted (reported or not): it draws on the slice. */
   usedNanos = 0;
   /** Worst cases of the calls in flight, and their number. */
@@ -271,6 +275,7 @@ export class BudgetLease {
     // Consumption recorded while the request was in flight draws on the new slice; the slice covers the
     // reservations the request listed (those settled since have moved into the consumption).
     this.usedNanos = this.unreportedNanos;
+    this.allowDeferredBilling = answer.allowDeferredBilling === true;
     if (!answer.capped) {
       this.mode = 'uncapped';
       this.grantedNanos = 0;
@@ -397,5 +402,6 @@ export function readLeaseAnswer(body: unknown, nowMs: number): LeaseAnswer | nul
     ttlMs,
     retryAfterSeconds:
       typeof b.retryAfterSeconds === 'number' && b.retryAfterSeconds > 0 ? b.retryAfterSeconds : null,
+    allowDeferredBilling: b.allowDeferredBilling === true,
   };
 }

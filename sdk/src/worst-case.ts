@@ -53,15 +53,17 @@ function priced(
 
 /**
  * The call's worst case; `availableNanos` is what the slice has left (the precise bound is computed only
- * when the cheap one takes more than a quarter of it).
+ * when the cheap one takes more than a quarter of it); `allowDeferred`: the organization lets calls that
+ * bill later through under its cap (bounded like others).
  */
-export function worstCaseOf(facts: CallFacts, availableNanos: number): WorstCase {
+export function worstCaseOf(facts: CallFacts, availableNanos: number, allowDeferred = false): WorstCase {
   const flavor = requestFlavorOf(facts.provider, facts.url);
   const buf = facts.body === undefined ? EMPTY : utf8Bytes(facts.body);
   // A body the relay would refuse (invalid JSON, a member twice) is bounded without a shape, as there.
   const read = callShapeOf(buf, facts.path, requestShapeReaderOf(facts.provider, flavor));
   const shape = read.ok ? read.shape : undefined;
-  if (shape?.deferred != null) return { kind: 'deferred', billing: shape.deferred };
+  // Allowed by the organization (its lease answer says so): bounded as an ordinary call, as at the relay.
+  if (shape?.deferred != null && !allowDeferred) return { kind: 'deferred', billing: shape.deferred };
   let model: string | null = shape?.model ?? null;
   if (model === null) {
     try {

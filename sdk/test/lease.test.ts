@@ -214,6 +214,22 @@ describe('a capped budget', () => {
     expect(provider.calls).toBe(1);
   }, 15_000);
 
+  it('bounds a background call like any other when the lease answer says the organization allows it', async () => {
+    ingest.leaseCapUsd = 10;
+    ingest.sliceUsd = 1;
+    ingest.allowDeferredBilling = true;
+    const provider = costlyProvider();
+    const f = tracked(provider.fetch);
+    await client().settle();
+    const background = await f('https://api.openai.com/v1/responses', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o-mini', input: 'hi', max_output_tokens: 16, background: true }),
+    });
+    expect(background.status).toBe(200);
+    expect(provider.calls).toBe(1);
+  });
+
   it('no hard cap (capped: false): every call is admitted and counted once, through its event', async () => {
     ingest.leaseCapUsd = null;
     const provider = costlyProvider();
@@ -496,7 +512,15 @@ describe('BudgetLease (state machine)', () => {
       grantedNanos: 50_000_000,
       ttlMs: 20_000,
       retryAfterSeconds: null,
+      allowDeferredBilling: false,
     });
     expect(readLeaseAnswer({ capped: true, grantedUsd: Number.POSITIVE_INFINITY }, T0)?.grantedNanos).toBe(0);
+    // only a literal true allows deferred billing
+    expect(readLeaseAnswer({ capped: true, allowDeferredBilling: 'true' }, T0)?.allowDeferredBilling).toBe(
+      false,
+    );
+    expect(readLeaseAnswer({ capped: true, allowDeferredBilling: true }, T0)?.allowDeferredBilling).toBe(
+      true,
+    );
   });
 });

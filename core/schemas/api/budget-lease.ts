@@ -111,6 +111,10 @@ export const budgetLeaseResponseSchema = z
         'When exhausted: seconds to the end of the capped period, or (retryable) until room can come back; else null.',
       example: null,
     }),
+    allowDeferredBilling: z.literal(true).optional().meta({
+      description:
+        'Present under a hard cap when the organization allows batch, fine-tuning and background calls (its budget setting): bound them like other calls instead of refusing them.',
+    }),
     enforcement: leaseEnforcementSchema,
   })
   .meta({ description: 'A budget lease.' });

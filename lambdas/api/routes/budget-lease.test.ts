@@ -161,6 +161,22 @@ describe('POST /v1/budget/lease', () => {
     expect(refused.body).toMatchObject({ exhausted: true, grantedUsd: 0 });
   });
 
+  it('tells a capped holder when the organization allows deferred billing (its budget setting)', async () => {
+    const key = await capped('org_deferred', 1);
+    const body = { holderId: 'sdk-1', consumedUsd: 0, spendRateUsdPerMin: 0 };
+    expect((await api('POST /v1/budget/lease', { key, body })).body).not.toHaveProperty(
+      'allowDeferredBilling',
+    );
+    await h.services.config.put('org_deferred', {
+      budget: { dailyLimitUsd: 1, action: 'block', allowDeferredBilling: true },
+      policy: {},
+      updatedAt: new Date(NOW).toISOString(),
+    });
+    const res = await api('POST /v1/budget/lease', { key, body: { ...body, holderId: 'sdk-2' } });
+    expect(res.body).toMatchObject({ capped: true, allowDeferredBilling: true });
+    expect(budgetLeaseResponseSchema.safeParse(res.body).success).toBe(true);
+  });
+
   it('answers capped: false and grants nothing without a block cap', async () => {
     const key = await h.createKey('org_free');
     const res = await api('POST /v1/budget/lease', { key: key.apiKey, body: { holderId: 'sdk-1' } });

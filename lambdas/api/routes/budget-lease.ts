@@ -23,6 +23,7 @@ import {
 } from '../../../core/schemas/api/budget-lease';
 import { LeaseContentionError, type WriteTracker } from '../../shared/budget-leases';
 import { actorOf } from '../../shared/audit';
+import { deferredBillingPolicy } from '../../shared/deferred-billing';
 import { enforcementFor } from '../../shared/enforcement-state';
 import { httpErrors, json, parseJsonBody } from '../../shared/http';
 import type { Principal } from '../../shared/principal';
@@ -162,7 +163,7 @@ export const takeBudgetLease: Route = {
         journaledHeld = null;
       },
     };
-    const [{ grant }, enforcement] = await Promise.all([
+    const [{ grant }, enforcement, deferredAllowed] = await Promise.all([
       busyAsUnavailable(
         services.budgetLeases.take(
           orgScope(program.orgId),
@@ -181,6 +182,7 @@ export const takeBudgetLease: Route = {
         ),
       ),
       enforcementFor(services, program.orgId, program.keyId, services.now()),
+      deferredBillingPolicy({ config: services.config })(program.orgId),
     ]);
     await writer.finish(grant.held, reservedNanos);
     const now = services.now();
@@ -194,6 +196,8 @@ export const takeBudgetLease: Route = {
       ttlSeconds: Math.max(0, Math.floor((grant.expiresAtMs - now) / 1000)),
       retryAfterSeconds:
         grant.retryAtMs === null ? null : Math.max(1, Math.ceil((grant.retryAtMs - now) / 1000)),
+      // Under a hard cap the SDK bounds batch, fine-tuning and background calls like others only then.
+      ...(grant.capped && deferredAllowed ? { allowDeferredBilling: true } : {}),
       enforcement,
     };
     return json(200, answer);

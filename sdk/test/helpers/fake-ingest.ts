@@ -75,6 +75,8 @@ export interface FakeIngest {
   leaseCapUsd: number | null;
   /** Largest slice granted. */
   sliceUsd: number;
+  /** Capped answers say the organization allows deferred billing (`allowDeferredBilling: true`). */
+  allowDeferredBilling: boolean;
   ttlSeconds: number;
   /** A status to answer lease requests with instead (e.g. 503). */
   leaseStatus: number;
@@ -109,6 +111,7 @@ export async function startFakeIngest(): Promise<FakeIngest> {
     leases: false,
     leaseCapUsd: null as number | null,
     sliceUsd: 0.02,
+    allowDeferredBilling: false,
     ttlSeconds: 30,
     leaseStatus: 200,
     leaseBusyAnswers: 0,
@@ -156,6 +159,7 @@ export async function startFakeIngest(): Promise<FakeIngest> {
     if (self.leaseCapUsd === null) {
       return { ...base, capped: false, exhausted: false, grantedUsd: 0, expiresAt, ...extra };
     }
+    if (self.allowDeferredBilling) Object.assign(extra, { allowDeferredBilling: true });
     // The server's grant (core/leases/lease-state grantLease): reservations in flight stay covered; the
     // need of waiting calls is granted on top, or the answer is exhausted.
     const others = [...slices.values()].reduce((a, b) => a + b, 0);
@@ -332,6 +336,12 @@ export async function startFakeIngest(): Promise<FakeIngest> {
     set sliceUsd(v: number) {
       self.sliceUsd = v;
     },
+    get allowDeferredBilling() {
+      return self.allowDeferredBilling;
+    },
+    set allowDeferredBilling(v: boolean) {
+      self.allowDeferredBilling = v;
+    },
     get ttlSeconds() {
       return self.ttlSeconds;
     },
@@ -371,6 +381,7 @@ export async function startFakeIngest(): Promise<FakeIngest> {
         leases: false,
         leaseCapUsd: null,
         sliceUsd: 0.02,
+        allowDeferredBilling: false,
         ttlSeconds: 30,
         leaseStatus: 200,
         leaseBusyAnswers: 0,

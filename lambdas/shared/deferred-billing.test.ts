@@ -1,5 +1,5 @@
 import { deferredBillingPolicy } from './deferred-billing';
-import type { OrgConfig } from '../shared/stores/org-config-store';
+import type { OrgConfig } from './stores/org-config-store';
 
 const record = (budget: unknown): OrgConfig => ({ budget, policy: {}, updatedAt: '2026-11-26T00:00:00Z' });
 

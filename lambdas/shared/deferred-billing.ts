@@ -7,7 +7,7 @@
  * to the next call. Never rejects: a failed read refuses (a hard cap never fails open on a cost it cannot
  * bound).
  */
-import type { OrgConfigStore } from '../shared/stores/org-config-store';
+import type { OrgConfigStore } from './stores/org-config-store';
 
 export interface DeferredBillingOptions {
   readonly config: Pick<OrgConfigStore, 'get'>;
