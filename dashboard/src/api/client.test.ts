@@ -162,7 +162,7 @@ describe('normalizers', () => {
     ]);
   });
 
-  it('reads a budget record: absent and null caps are no cap', () => {
+  it('reads a budget record: absent and null caps are no cap, deferred billing only when true', () => {
     expect(
       normalizeBudget({ dailyLimitUsd: 5, monthlyLimitUsd: 100, dailySoftLimitUsd: null, action: 'warn' }),
     ).toEqual({
@@ -171,8 +171,13 @@ describe('normalizers', () => {
       monthlySoftLimitUsd: null,
       monthlyLimitUsd: 100,
       action: 'warn',
+      allowDeferredBilling: false,
     });
     expect(normalizeBudget(undefined).action).toBe('block');
+    expect(normalizeBudget({ action: 'block', allowDeferredBilling: true }).allowDeferredBilling).toBe(true);
+    expect(normalizeBudget({ action: 'block', allowDeferredBilling: 'yes' }).allowDeferredBilling).toBe(
+      false,
+    );
   });
 });
 
