@@ -106,8 +106,8 @@ describe('Budgets', () => {
   });
 
   it('keeps an allowed deferred billing on save, and sends it when checked', async () => {
-    const allowed = budgetResponse();
-    allowed.budget = { ...allowed.budget, allowDeferredBilling: true };
+    const base = budgetResponse();
+    const allowed = { ...base, budget: { ...base.budget, allowDeferredBilling: true } };
     const api = mockApi({
       'GET /v1/budget': { body: allowed },
       'PUT /v1/budget': (call) => ({ body: { ...allowed, ...(call.body as object) } }),
