@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
 import { GetRecordsCommand, GetShardIteratorCommand, PutRecordCommand } from '@aws-sdk/client-kinesis';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 
@@ -34,6 +34,8 @@ describe('startStandIns', () => {
         KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
       }),
     );
+    // dynalite, like DynamoDB, makes a table ACTIVE after a moment: a put before that is a 404 under load.
+    await waitUntilTableExists({ client: firstClients.dynamo, maxWaitTime: 30 }, { TableName: 'persisted' });
     await firstClients.documentClient.send(
       new PutCommand({ TableName: 'persisted', Item: { pk: 'org-1', spend: 42, note: undefined } }),
     );
