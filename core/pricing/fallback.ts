@@ -32,8 +32,6 @@ export interface FallbackFamily {
   /** Tests the reduced, lower-cased model name. */
   readonly matches: (familyName: string) => boolean;
   readonly price: ModelPrice;
-  /** Where the numbers come from. */
-  readonly basis: string;
 }
 
 const LONG_CONTEXT_200K = 200_000;
@@ -53,11 +51,10 @@ function family(
   kind: FallbackFamilyKind,
   pattern: RegExp | ((name: string) => boolean),
   base: UsdRates,
-  basis: string,
   longContext?: { readonly aboveInputTokens: number; readonly rates: UsdRates },
 ): FallbackFamily {
   const matches = typeof pattern === 'function' ? pattern : (name: string) => pattern.test(name);
-  return { id, kind, matches, price: modelPriceFromUsd(base, longContext ? [longContext] : []), basis };
+  return { id, kind, matches, price: modelPriceFromUsd(base, longContext ? [longContext] : []) };
 }
 
 const SIZE_RE = /(?:^|[^a-z0-9.])(\d+(?:\.\d+)?)b(?![a-z0-9])/g;
@@ -83,237 +80,193 @@ const sized = (min: number, max: number) => (name: string) => {
   return size !== null && size > min && size <= max;
 };
 
-/** The families, in match order. */
+/** The families, in match order; the comment above each says where its price comes from. */
 export const FALLBACK_FAMILIES: readonly FallbackFamily[] = [
   // Anthropic
-  family('claude-opus', 'named', /opus/, claude(15, 75), 'Claude Opus 4 / 4.1 list price (highest Opus)'),
-  family('claude-sonnet', 'named', /sonnet/, claude(3, 15), 'Claude Sonnet 4 / 4.5 incl. > 200k band', {
+  // Claude Opus 4 / 4.1 list price (highest Opus)
+  family('claude-opus', 'named', /opus/, claude(15, 75)),
+  // Claude Sonnet 4 / 4.5 incl. > 200k band
+  family('claude-sonnet', 'named', /sonnet/, claude(3, 15), {
     aboveInputTokens: LONG_CONTEXT_200K,
     rates: claude(6, 22.5),
   }),
-  family('claude-haiku', 'named', /haiku/, claude(1, 5), 'Claude Haiku 4.5 (highest Haiku)'),
-  family('claude', 'generic', /claude/, claude(15, 75), 'unknown Claude line: Opus-level'),
+  // Claude Haiku 4.5 (highest Haiku)
+  family('claude-haiku', 'named', /haiku/, claude(1, 5)),
+  // unknown Claude line: Opus-level
+  family('claude', 'generic', /claude/, claude(15, 75)),
   // OpenAI reasoning models
-  family('o1-pro', 'named', /^o1-pro/, { input: 150, output: 600 }, 'o1-pro'),
-  family('o-pro', 'named', /^o\d+-pro/, { input: 20, output: 80 }, 'o3-pro'),
-  family(
-    'deep-research',
-    'named',
-    /deep-research/,
-    { input: 10, output: 40, cacheRead: 2.5 },
-    'o3-deep-research',
-  ),
-  family('o-mini', 'named', /^o\d+-mini/, { input: 4, output: 16, cacheRead: 1 }, 'fine-tuned o4-mini'),
-  family('o1', 'named', /^o1/, { input: 15, output: 60, cacheRead: 7.5 }, 'o1'),
-  family('o-series', 'named', /^o\d/, { input: 10, output: 40, cacheRead: 2.5 }, 'o3 (launch price)'),
+  // o1-pro
+  family('o1-pro', 'named', /^o1-pro/, { input: 150, output: 600 }),
+  // o3-pro
+  family('o-pro', 'named', /^o\d+-pro/, { input: 20, output: 80 }),
+  // o3-deep-research
+  family('deep-research', 'named', /deep-research/, { input: 10, output: 40, cacheRead: 2.5 }),
+  // fine-tuned o4-mini
+  family('o-mini', 'named', /^o\d+-mini/, { input: 4, output: 16, cacheRead: 1 }),
+  // o1
+  family('o1', 'named', /^o1/, { input: 15, output: 60, cacheRead: 7.5 }),
+  // o3 (launch price)
+  family('o-series', 'named', /^o\d/, { input: 10, output: 40, cacheRead: 2.5 }),
   // OpenAI GPT
-  family('gpt-pro', 'named', /^gpt-[\d.]+-pro/, { input: 30, output: 180 }, 'gpt-5.4-pro incl. > 272k band', {
-    aboveInputTokens: LONG_CONTEXT_272K,
-    rates: { input: 60, output: 270 },
-  }),
+  // gpt-5.4-pro incl. > 272k band
   family(
-    'gpt-4o-mini',
+    'gpt-pro',
     'named',
-    /gpt-4o-mini/,
-    { input: 0.3, output: 1.2, cacheRead: 0.15 },
-    'fine-tuned gpt-4o-mini',
+    /^gpt-[\d.]+-pro/,
+    { input: 30, output: 180 },
+    {
+      aboveInputTokens: LONG_CONTEXT_272K,
+      rates: { input: 60, output: 270 },
+    },
   ),
-  family('gpt-4o', 'named', /gpt-4o/, { input: 6, output: 18, cacheRead: 3 }, 'gpt-4o:extended'),
-  family(
-    'gpt-4.1-nano',
-    'named',
-    /gpt-4\.1-nano/,
-    { input: 0.2, output: 0.8, cacheRead: 0.05 },
-    'fine-tuned 4.1-nano',
-  ),
-  family(
-    'gpt-4.1-mini',
-    'named',
-    /gpt-4\.1-mini/,
-    { input: 0.8, output: 3.2, cacheRead: 0.2 },
-    'fine-tuned 4.1-mini',
-  ),
-  family('gpt-4.1', 'named', /gpt-4\.1/, { input: 3, output: 12, cacheRead: 0.75 }, 'fine-tuned gpt-4.1'),
-  family('gpt-4.5', 'named', /gpt-4\.5/, { input: 75, output: 150, cacheRead: 37.5 }, 'gpt-4.5-preview'),
-  family('gpt-4-32k', 'named', /gpt-4-32k/, { input: 60, output: 120 }, 'gpt-4-32k'),
-  family(
-    'gpt-4-turbo',
-    'named',
-    /gpt-4-(?:turbo|vision|\d{4}-preview)/,
-    { input: 10, output: 30 },
-    'gpt-4-turbo',
-  ),
-  family('gpt-4', 'named', /^gpt-4/, { input: 30, output: 60 }, 'gpt-4'),
-  family('gpt-3.5', 'named', /gpt-3\.5|gpt-35/, { input: 3, output: 6 }, 'fine-tuned gpt-3.5-turbo'),
-  family(
-    'gpt-oss',
-    'named',
-    /gpt-oss/,
-    { input: 0.15, output: 0.6, cacheRead: 0.075 },
-    'gpt-oss-120b on Groq',
-  ),
-  family(
-    'codex-mini',
-    'named',
-    /codex-mini/,
-    { input: 1.5, output: 6, cacheRead: 0.375 },
-    'codex-mini-latest',
-  ),
-  family(
-    'gpt-nano',
-    'named',
-    /^gpt-[\d.]+.*nano/,
-    { input: 0.2, output: 1.25, cacheRead: 0.02 },
-    'gpt-5.4-nano',
-  ),
-  family(
-    'gpt-mini',
-    'named',
-    /^gpt-[\d.]+.*mini/,
-    { input: 0.75, output: 4.5, cacheRead: 0.075 },
-    'gpt-5.4-mini',
-  ),
+  // fine-tuned gpt-4o-mini
+  family('gpt-4o-mini', 'named', /gpt-4o-mini/, { input: 0.3, output: 1.2, cacheRead: 0.15 }),
+  // gpt-4o:extended
+  family('gpt-4o', 'named', /gpt-4o/, { input: 6, output: 18, cacheRead: 3 }),
+  // fine-tuned 4.1-nano
+  family('gpt-4.1-nano', 'named', /gpt-4\.1-nano/, { input: 0.2, output: 0.8, cacheRead: 0.05 }),
+  // fine-tuned 4.1-mini
+  family('gpt-4.1-mini', 'named', /gpt-4\.1-mini/, { input: 0.8, output: 3.2, cacheRead: 0.2 }),
+  // fine-tuned gpt-4.1
+  family('gpt-4.1', 'named', /gpt-4\.1/, { input: 3, output: 12, cacheRead: 0.75 }),
+  // gpt-4.5-preview
+  family('gpt-4.5', 'named', /gpt-4\.5/, { input: 75, output: 150, cacheRead: 37.5 }),
+  // gpt-4-32k
+  family('gpt-4-32k', 'named', /gpt-4-32k/, { input: 60, output: 120 }),
+  // gpt-4-turbo
+  family('gpt-4-turbo', 'named', /gpt-4-(?:turbo|vision|\d{4}-preview)/, { input: 10, output: 30 }),
+  // gpt-4
+  family('gpt-4', 'named', /^gpt-4/, { input: 30, output: 60 }),
+  // fine-tuned gpt-3.5-turbo
+  family('gpt-3.5', 'named', /gpt-3\.5|gpt-35/, { input: 3, output: 6 }),
+  // gpt-oss-120b on Groq
+  family('gpt-oss', 'named', /gpt-oss/, { input: 0.15, output: 0.6, cacheRead: 0.075 }),
+  // codex-mini-latest
+  family('codex-mini', 'named', /codex-mini/, { input: 1.5, output: 6, cacheRead: 0.375 }),
+  // gpt-5.4-nano
+  family('gpt-nano', 'named', /^gpt-[\d.]+.*nano/, { input: 0.2, output: 1.25, cacheRead: 0.02 }),
+  // gpt-5.4-mini
+  family('gpt-mini', 'named', /^gpt-[\d.]+.*mini/, { input: 0.75, output: 4.5, cacheRead: 0.075 }),
+  // gpt-5.5 incl. > 272k band
   family(
     'gpt-5',
     'generic',
     /^gpt-5/,
     { input: 5, output: 30, cacheRead: 0.5 },
-    'gpt-5.5 incl. > 272k band',
     {
       aboveInputTokens: LONG_CONTEXT_272K,
       rates: { input: 10, output: 45, cacheRead: 1 },
     },
   ),
-  family('gpt', 'generic', /^(?:chat)?gpt/, { input: 10, output: 50, cacheRead: 1 }, 'gpt-6-astra', {
-    aboveInputTokens: LONG_CONTEXT_272K,
-    rates: { input: 20, output: 75, cacheRead: 2 },
-  }),
-  family('embedding', 'generic', /embed/, { input: 0.2, output: 0.2 }, 'embedding models (≤ $0.20/MTok)'),
-  // Google
+  // gpt-6-astra
   family(
-    'gemini-flash-lite',
-    'named',
-    /flash-lite/,
-    { input: 0.3, output: 2.5, cacheRead: 0.03 },
-    'gemini-3.5-flash-lite',
+    'gpt',
+    'generic',
+    /^(?:chat)?gpt/,
+    { input: 10, output: 50, cacheRead: 1 },
+    {
+      aboveInputTokens: LONG_CONTEXT_272K,
+      rates: { input: 20, output: 75, cacheRead: 2 },
+    },
   ),
+  // embedding models (≤ $0.20/MTok)
+  family('embedding', 'generic', /embed/, { input: 0.2, output: 0.2 }),
+  // Google
+  // gemini-3.5-flash-lite
+  family('gemini-flash-lite', 'named', /flash-lite/, { input: 0.3, output: 2.5, cacheRead: 0.03 }),
+  // gemini-3-pro incl. > 200k
   family(
     'gemini-pro',
     'named',
     /gemini.*pro/,
     { input: 2, output: 12, cacheRead: 0.2 },
-    'gemini-3-pro incl. > 200k',
     {
       aboveInputTokens: LONG_CONTEXT_200K,
       rates: { input: 4, output: 18, cacheRead: 0.4 },
     },
   ),
-  family('gemini-flash', 'named', /flash/, { input: 1.5, output: 9, cacheRead: 0.15 }, 'gemini-3.5-flash'),
-  family('gemini', 'generic', /gemini/, { input: 2, output: 12, cacheRead: 0.2 }, 'Gemini Pro level', {
-    aboveInputTokens: LONG_CONTEXT_200K,
-    rates: { input: 4, output: 18, cacheRead: 0.4 },
-  }),
+  // gemini-3.5-flash
+  family('gemini-flash', 'named', /flash/, { input: 1.5, output: 9, cacheRead: 0.15 }),
+  // Gemini Pro level
+  family(
+    'gemini',
+    'generic',
+    /gemini/,
+    { input: 2, output: 12, cacheRead: 0.2 },
+    {
+      aboveInputTokens: LONG_CONTEXT_200K,
+      rates: { input: 4, output: 18, cacheRead: 0.4 },
+    },
+  ),
   // xAI
-  family('grok-mini', 'named', /grok.*mini/, { input: 0.6, output: 4, cacheRead: 0.15 }, 'grok-3-mini-fast'),
-  family('grok-fast', 'generic', /grok.*fast/, { input: 5, output: 25, cacheRead: 1.25 }, 'grok-3-fast'),
-  family('grok', 'named', /grok/, { input: 3, output: 15, cacheRead: 0.75 }, 'grok-3 / grok-4'),
+  // grok-3-mini-fast
+  family('grok-mini', 'named', /grok.*mini/, { input: 0.6, output: 4, cacheRead: 0.15 }),
+  // grok-3-fast
+  family('grok-fast', 'generic', /grok.*fast/, { input: 5, output: 25, cacheRead: 1.25 }),
+  // grok-3 / grok-4
+  family('grok', 'named', /grok/, { input: 3, output: 15, cacheRead: 0.75 }),
   // Mistral
-  family(
-    'mistral-large',
-    'named',
-    /mistral-large|pixtral-large|magistral-medium/,
-    { input: 2, output: 6 },
-    'mistral-large',
-  ),
-  family('mistral-medium', 'named', /mistral-medium/, { input: 2.7, output: 8.1 }, 'mistral-medium-2312'),
-  family('codestral', 'named', /codestral|devstral/, { input: 0.4, output: 2 }, 'devstral-2512'),
-  family('ministral', 'named', /ministral/, { input: 0.2, output: 0.2 }, 'ministral-14b'),
-  family(
-    'mistral-small',
-    'named',
-    /mistral-small|magistral-small/,
-    { input: 0.5, output: 1.5 },
-    'magistral-small',
-  ),
-  family(
-    'mixtral-8x22b',
-    'named',
-    /mixtral-8x22b/,
-    { input: 2.4, output: 6 },
-    'Mixtral 8x22B (Together in, Mistral out)',
-  ),
-  family('mixtral', 'named', /mixtral/, { input: 0.7, output: 0.7 }, 'open-mixtral-8x7b'),
+  // mistral-large
+  family('mistral-large', 'named', /mistral-large|pixtral-large|magistral-medium/, { input: 2, output: 6 }),
+  // mistral-medium-2312
+  family('mistral-medium', 'named', /mistral-medium/, { input: 2.7, output: 8.1 }),
+  // devstral-2512
+  family('codestral', 'named', /codestral|devstral/, { input: 0.4, output: 2 }),
+  // ministral-14b
+  family('ministral', 'named', /ministral/, { input: 0.2, output: 0.2 }),
+  // magistral-small
+  family('mistral-small', 'named', /mistral-small|magistral-small/, { input: 0.5, output: 1.5 }),
+  // Mixtral 8x22B (Together in, Mistral out)
+  family('mixtral-8x22b', 'named', /mixtral-8x22b/, { input: 2.4, output: 6 }),
+  // open-mixtral-8x7b
+  family('mixtral', 'named', /mixtral/, { input: 0.7, output: 0.7 }),
   // DeepSeek
-  family(
-    'deepseek-reasoner',
-    'named',
-    /deepseek.*(?:r1|reasoner)/,
-    { input: 0.75, output: 2.19, cacheRead: 0.14 },
-    'R1',
-  ),
-  family(
-    'deepseek',
-    'generic',
-    /deepseek/,
-    { input: 1.32, output: 3.96, cacheRead: 0.14 },
-    'deepseek-v4-pro peak',
-  ),
+  // R1
+  family('deepseek-reasoner', 'named', /deepseek.*(?:r1|reasoner)/, {
+    input: 0.75,
+    output: 2.19,
+    cacheRead: 0.14,
+  }),
+  // deepseek-v4-pro peak
+  family('deepseek', 'generic', /deepseek/, { input: 1.32, output: 3.96, cacheRead: 0.14 }),
   // Other proprietary lines
-  family('kimi', 'named', /kimi|moonshot/, { input: 3, output: 15 }, 'kimi-k3'),
-  family('command', 'named', /^command/, { input: 2.5, output: 10 }, 'command-a'),
-  family('glm', 'named', /glm/, { input: 1.4, output: 4.4 }, 'GLM-5.2'),
-  family('qwen-max', 'named', /qwen.*max/, { input: 1.6, output: 6.4 }, 'qwen-max'),
+  // kimi-k3
+  family('kimi', 'named', /kimi|moonshot/, { input: 3, output: 15 }),
+  // command-a
+  family('command', 'named', /^command/, { input: 2.5, output: 10 }),
+  // GLM-5.2
+  family('glm', 'named', /glm/, { input: 1.4, output: 4.4 }),
+  // qwen-max
+  family('qwen-max', 'named', /qwen.*max/, { input: 1.6, output: 6.4 }),
   // Open weights by parameter count (Groq, Together, Bedrock list prices, high side)
-  family(
-    'open-weights-4b',
-    'generic',
-    sized(0, 4),
-    { input: 0.2, output: 0.2 },
-    '≤ 4B (Bedrock Llama 3.2 3B)',
-  ),
-  family(
-    'open-weights-10b',
-    'generic',
-    sized(4, 10),
-    { input: 0.3, output: 0.6 },
-    '≤ 10B (Bedrock Llama 3 8B)',
-  ),
-  family('open-weights-20b', 'generic', sized(10, 20), { input: 0.3, output: 1 }, '≤ 20B (Llama 4 17B MoE)'),
-  family('open-weights-35b', 'generic', sized(20, 35), { input: 1, output: 1.5 }, '≤ 35B (Gemma 4 31B)'),
-  family(
-    'open-weights-80b',
-    'generic',
-    sized(35, 80),
-    { input: 2.65, output: 3.5 },
-    '≤ 80B (Bedrock Llama 3 70B)',
-  ),
-  family(
-    'open-weights-xl',
-    'generic',
-    sized(80, Infinity),
-    { input: 3.5, output: 3.5 },
-    '> 80B (Llama 3.1 405B)',
-  ),
-  family('llama', 'generic', /llama/, { input: 2.65, output: 3.5 }, 'unsized Llama: 70B-class'),
-  family(
-    'mistral',
-    'generic',
-    /mistral|pixtral|magistral|voxtral/,
-    { input: 2.7, output: 8.1 },
-    'mistral-medium',
-  ),
-  family('qwen', 'generic', /qwen/, { input: 1.6, output: 6.4 }, 'qwen-max'),
-  family('gemma', 'generic', /gemma/, { input: 1, output: 1.5 }, 'Gemma 4 31B'),
+  // ≤ 4B (Bedrock Llama 3.2 3B)
+  family('open-weights-4b', 'generic', sized(0, 4), { input: 0.2, output: 0.2 }),
+  // ≤ 10B (Bedrock Llama 3 8B)
+  family('open-weights-10b', 'generic', sized(4, 10), { input: 0.3, output: 0.6 }),
+  // ≤ 20B (Llama 4 17B MoE)
+  family('open-weights-20b', 'generic', sized(10, 20), { input: 0.3, output: 1 }),
+  // ≤ 35B (Gemma 4 31B)
+  family('open-weights-35b', 'generic', sized(20, 35), { input: 1, output: 1.5 }),
+  // ≤ 80B (Bedrock Llama 3 70B)
+  family('open-weights-80b', 'generic', sized(35, 80), { input: 2.65, output: 3.5 }),
+  // > 80B (Llama 3.1 405B)
+  family('open-weights-xl', 'generic', sized(80, Infinity), { input: 3.5, output: 3.5 }),
+  // unsized Llama: 70B-class
+  family('llama', 'generic', /llama/, { input: 2.65, output: 3.5 }),
+  // mistral-medium
+  family('mistral', 'generic', /mistral|pixtral|magistral|voxtral/, { input: 2.7, output: 8.1 }),
+  // qwen-max
+  family('qwen', 'generic', /qwen/, { input: 1.6, output: 6.4 }),
+  // Gemma 4 31B
+  family('gemma', 'generic', /gemma/, { input: 1, output: 1.5 }),
 ];
 
 /** The last resort: about the 95th percentile of list prices, above every mid-tier model. */
-export const CATCH_ALL_FAMILY: FallbackFamily = family(
-  'unknown',
-  'generic',
-  () => true,
-  { input: 10, output: 30 },
-  'unknown model: $10 in / $30 out per MTok, above ~95 % of the registry (output ≥ $30 is the top ~8 %)',
-);
+// unknown model: $10 in / $30 out per MTok, above ~95 % of the registry (output ≥ $30 is the top ~8 %)
+export const CATCH_ALL_FAMILY: FallbackFamily = family('unknown', 'generic', () => true, {
+  input: 10,
+  output: 30,
+});
 
 const FAMILY_BY_ID = new Map(FALLBACK_FAMILIES.map((f) => [f.id, f]));
 

@@ -1,7 +1,7 @@
 /**
  * Builds `@service/sdk` into `sdk/dist`:
  * - `index.mjs` (ESM) and `index.cjs` (CommonJS): one self-contained, minified file each, with everything
- *   the SDK uses from `core/` and `@noble/hashes` bundled in and no import of any package or `node:`
+ *   the SDK uses from `core/` bundled in and no import of any package or `node:`
  *   module (platform `neutral`: a bare import would fail the build);
  * - `index.d.ts` / `index.d.mts`: the public types in one file (dts-bundle-generator), which reference
  *   nothing from `core/`.
@@ -34,10 +34,7 @@ export function esbuildOptions(format: 'esm' | 'cjs', outfile: string): BuildOpt
     sourcemap: false,
     legalComments: 'none',
     logLevel: 'warning',
-    // @noble/hashes is MIT: its notice travels with the code bundled from it.
-    banner: {
-      js: '/* @service/sdk — Spendguard client. Bundled build; see docs/sdk.md. Includes @noble/hashes, MIT License, Copyright (c) 2022 Paul Miller (https://paulmillr.com). */',
-    },
+    banner: { js: '/* @service/sdk — Spendguard client. Bundled build; see docs/sdk.md. */' },
   };
 }
 

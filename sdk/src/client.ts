@@ -297,7 +297,11 @@ export class Client implements SpendguardClient {
     if (priced === null) return;
     this.link.sync(Date.now());
     const fingerprint = fingerprintOf(facts);
-    this.push(buildCallEvent(facts, { ...priced, statusCode, latencyMs, stream, fingerprint }));
+    const build = (fp: string | undefined) =>
+      this.push(buildCallEvent(facts, { ...priced, statusCode, latencyMs, stream, fingerprint: fp }));
+    // WebCrypto runtimes hash in a promise: the event waits for its fingerprint, and flush() for both.
+    if (typeof fingerprint === 'object') this.track(fingerprint.then(build));
+    else build(fingerprint);
   }
 
   /** Work queued for the next {@link later} task. */

@@ -12,7 +12,7 @@ import { makeUsage, requestedModel, requestJson } from '../../core/usage/normali
 import type { NormalizedUsage, UsageContext, UsageResult } from '../../core/usage/types';
 import type { Labels } from './options';
 import { estimateCost, type ClientCost } from './pricing';
-import { fingerprintOfValue, parseRequestBody } from './fingerprint';
+import { fingerprintOfValue, parseRequestBody, type Fingerprint } from './fingerprint';
 import { uuidV4 } from './runtime';
 import type { ClientEvent } from './types';
 
@@ -87,8 +87,8 @@ export function usageToRecord(
   return makeUsage({ model, inputTokens, estimated: inputTokens > 0 });
 }
 
-/** `sha256:<hex>` of the request's canonical form, or undefined (no JSON body). */
-export function fingerprintOf(call: CallFacts): string | undefined {
+/** The {@link Fingerprint} of the request's canonical form (undefined: no JSON body). */
+export function fingerprintOf(call: CallFacts): Fingerprint {
   if (call.body === undefined) return undefined;
   const flavor = requestFlavorOf(call.provider, call.url);
   const model =

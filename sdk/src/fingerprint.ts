@@ -1,8 +1,7 @@
 /**
  * The request fingerprint (guardrail layer 2): `sha256:` + hex SHA-256 of the body's canonical form,
- * identical to core/fingerprint's `fingerprintRequest` (the proxy's and the server's), hashed here
- * synchronously (`sha256.ts`: node:crypto where the runtime has it, else the bundled @noble/hashes) so it
- * runs in every runtime without a promise round trip.
+ * identical to core/fingerprint's `fingerprintRequest` (the proxy's and the server's), hashed with the
+ * runtime's SHA-256 (`sha256.ts`: node:crypto, synchronous, where the runtime has it; else WebCrypto).
  *
  * The canonical form is core's: `{"flavor":…,"model":…,<the flavor's prompt members>}` with sorted
  * keys and no whitespace, the members chosen by core's `FLAVOR_SPECS` (imported). Core builds it with a
@@ -111,21 +110,30 @@ function canonical(value: unknown, depth: number): string {
   return `${text}}`;
 }
 
-/** `sha256:<hex>` of a parsed request body, or undefined when it is not fingerprintable. */
-export function fingerprintOfValue(
-  flavor: RequestFlavor,
-  value: unknown,
-  model?: string,
-): string | undefined {
+/**
+ * A request fingerprint, `sha256:<hex>`: a string where the runtime hashes synchronously (node:crypto),
+ * a promise where it hashes with WebCrypto (resolved to undefined if the digest fails), undefined when
+ * the body is not fingerprintable or the runtime cannot hash (see `sha256.ts`).
+ */
+export type Fingerprint = string | Promise<string | undefined> | undefined;
+
+/** The {@link Fingerprint} of a parsed request body. */
+export function fingerprintOfValue(flavor: RequestFlavor, value: unknown, model?: string): Fingerprint {
   const text = canonicalOfValue(flavor, value, model);
-  return text === null ? undefined : `sha256:${sha256Hex(text)}`;
+  if (text === null) return undefined;
+  const digest = sha256Hex(text);
+  if (typeof digest === 'string') return `sha256:${digest}`;
+  return digest?.then(
+    (hex) => `sha256:${hex}`,
+    () => undefined,
+  );
 }
 
-/** `sha256:<hex>` of a request body, or undefined (not fingerprintable). */
+/** The {@link Fingerprint} of a request body. */
 export function fingerprintBody(
   flavor: RequestFlavor,
   body: string | Uint8Array,
   model?: string,
-): string | undefined {
+): Fingerprint {
   return fingerprintOfValue(flavor, parseRequestBody(body), model);
 }

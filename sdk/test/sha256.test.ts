@@ -1,12 +1,18 @@
 /**
  * The SDK's SHA-256, both ways it can run: the runtime's `crypto` (Node.js >= 20.16, found through
- * `process.getBuiltinModule`) and the bundled `@noble/hashes` (browsers, edge runtimes, older Node.js).
- * Both must give the published test vectors and agree with each other on any input, so that a
- * fingerprint does not depend on where the SDK runs.
+ * `process.getBuiltinModule`), synchronous, and WebCrypto's `crypto.subtle.digest` (browsers, edge
+ * runtimes, older Node.js), a promise. Both must give the published test vectors and agree with each
+ * other and with the server on any input, so that a fingerprint does not depend on where the SDK runs.
  */
-import { createHash } from 'node:crypto';
+import { createHash, webcrypto } from 'node:crypto';
 import fc from 'fast-check';
-import { builtinSha256Hex, bundledSha256Hex, sha256Hex, type Sha256Hex } from '../src/sha256';
+import {
+  builtinSha256Hex,
+  runtimeSha256,
+  sha256Hex,
+  webCryptoSha256Hex,
+  type Sha256HexAsync,
+} from '../src/sha256';
 
 /**
  * FIPS 180-4 example values for SHA-256 (NIST CSRC "Examples with Intermediate Values", SHA256.pdf
@@ -34,28 +40,29 @@ const NIST_VECTORS: ReadonlyArray<readonly [string, () => string, string]> = [
 ];
 
 const builtin = builtinSha256Hex();
+const web = webCryptoSha256Hex({ crypto: webcrypto });
 
-const IMPLEMENTATIONS: ReadonlyArray<readonly [string, Sha256Hex]> = [
-  ['bundled (@noble/hashes)', bundledSha256Hex],
-  ['built-in (node:crypto)', builtin ?? (() => 'missing')],
-  ['sha256Hex (the one in use)', sha256Hex],
+/** Every implementation, as a promise of the digest. */
+const IMPLEMENTATIONS: ReadonlyArray<readonly [string, Sha256HexAsync]> = [
+  ['built-in (node:crypto)', async (text) => (builtin ?? (() => 'missing'))(text)],
+  ['WebCrypto (crypto.subtle)', web ?? (async () => 'missing')],
+  ['sha256Hex (the one in use)', async (text) => (await sha256Hex(text)) ?? 'missing'],
 ];
 
 describe.each(IMPLEMENTATIONS)('%s', (_name, hash) => {
-  it.each(NIST_VECTORS)('gives the NIST digest of %s, as text and as bytes', (_what, message, digest) => {
-    const text = message();
-    expect(hash(text)).toBe(digest);
-    expect(hash(new TextEncoder().encode(text))).toBe(digest);
+  it.each(NIST_VECTORS)('gives the NIST digest of %s', async (_what, message, digest) => {
+    expect(await hash(message())).toBe(digest);
   });
 
-  it('hashes a lone surrogate as U+FFFD (EF BF BD), as UTF-8 encoders and the server do', () => {
-    const replacement = 'ef bf bd';
-    const bytes = Uint8Array.from(replacement.split(' ').map((h) => parseInt(h, 16)));
+  it('hashes a lone surrogate as U+FFFD (EF BF BD), as UTF-8 encoders and the server do', async () => {
+    const efbfbd = createHash('sha256')
+      .update(Buffer.from([0xef, 0xbf, 0xbd]))
+      .digest('hex');
     for (const text of ['\ud800', '\udfff', 'a\udc00b']) {
       const expected = text.replace(/[\ud800-\udfff]/, '\ufffd');
-      expect(hash(text)).toBe(hash(expected));
+      expect(await hash(text)).toBe(await hash(expected));
     }
-    expect(hash('\ud83d')).toBe(hash(bytes));
+    expect(await hash('\ud83d')).toBe(efbfbd);
   });
 });
 
@@ -88,8 +95,23 @@ describe('the runtime choice', () => {
     ],
     ['a runtime without crypto', { getBuiltinModule: () => undefined }],
     ['a crypto module without createHash', { getBuiltinModule: () => ({}) }],
-  ])('falls back to the bundled hash with %s', (_name, process) => {
+  ])('has no built-in hash with %s', (_name, process) => {
     expect(builtinSha256Hex({ process })).toBeUndefined();
+  });
+
+  it('takes WebCrypto where there is no built-in hash, and nothing where there is neither', async () => {
+    const choice = runtimeSha256({ crypto: webcrypto });
+    expect(choice).not.toBeNull();
+    const digest = choice!('abc');
+    expect(digest).toBeInstanceOf(Promise);
+    expect(await digest).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    expect(runtimeSha256({})).toBeNull();
+    expect(runtimeSha256({ crypto: {} })).toBeNull();
+    expect(runtimeSha256({ crypto: { subtle: {} } })).toBeNull();
+  });
+
+  it('prefers the synchronous built-in hash where both exist', () => {
+    expect(typeof runtimeSha256({ process, crypto: webcrypto })!('abc')).toBe('string');
   });
 });
 
@@ -105,32 +127,24 @@ const utf16Arb = fc
   .map((units) => String.fromCharCode(...units));
 
 describe('the two implementations agree', () => {
-  const nodeHash = (data: string | Uint8Array) => createHash('sha256').update(data).digest('hex');
-
-  it('on random byte strings, lengths across the 55/56/64-byte padding boundaries', () => {
-    fc.assert(
-      fc.property(
+  it('on random UTF-16 strings, lone surrogates and the 55/56/64-byte padding boundaries included', async () => {
+    await fc.assert(
+      fc.asyncProperty(
         fc.oneof(
-          fc.uint8Array({ maxLength: 300 }),
-          fc.integer({ min: 50, max: 130 }).map((n) => new Uint8Array(n).fill(0x61)),
+          utf16Arb,
+          fc.string({ unit: 'grapheme', maxLength: 100 }),
+          fc.integer({ min: 50, max: 130 }).map((n) => 'a'.repeat(n)),
         ),
-        (bytes) => {
-          const digest = bundledSha256Hex(bytes);
-          expect(builtin!(bytes)).toBe(digest);
-          expect(digest).toBe(nodeHash(bytes));
+        async (text) => {
+          const digest = builtin!(text);
+          expect(await web!(text)).toBe(digest);
+          expect(digest).toBe(
+            createHash('sha256')
+              .update(Buffer.from(new TextEncoder().encode(text)))
+              .digest('hex'),
+          );
         },
       ),
-      { numRuns: 1000 },
-    );
-  });
-
-  it('on random UTF-16 strings, lone surrogates included, hashing their UTF-8 bytes', () => {
-    fc.assert(
-      fc.property(fc.oneof(utf16Arb, fc.string({ unit: 'grapheme', maxLength: 100 })), (text) => {
-        const digest = bundledSha256Hex(text);
-        expect(builtin!(text)).toBe(digest);
-        expect(digest).toBe(nodeHash(Buffer.from(new TextEncoder().encode(text))));
-      }),
       { numRuns: 1000 },
     );
   });
