@@ -11,6 +11,7 @@
  */
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { dashboardIsBuilt, ensureDashboardBuilt } from './dashboard-build';
 import { startLocalStack } from './stack';
 
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
@@ -29,6 +30,22 @@ function port(value: string | undefined, fallback: number): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`invalid port: ${value}`);
   return n;
+}
+
+/**
+ * Builds `dashboard/dist` when it is missing or stale (`npm install` normally has), so that the URL the
+ * banner prints serves the dashboard. A failed build leaves the API and the proxy running without it.
+ */
+function dashboard(out: NodeJS.WritableStream): void {
+  const root = resolve(__dirname, '..');
+  try {
+    if (!dashboardIsBuilt(root)) out.write('  … building the dashboard (once; about 25 s)\n');
+    ensureDashboardBuilt(root);
+  } catch (err) {
+    out.write(
+      `  ! dashboard not built (${err instanceof Error ? err.message : String(err)}): API and proxy only\n`,
+    );
+  }
 }
 
 async function main(): Promise<void> {
@@ -50,6 +67,7 @@ async function main(): Promise<void> {
     if (m?.[1] && value) upstreams[m[1].toLowerCase()] = value;
   }
   const started = Date.now();
+  dashboard(process.stdout);
   const dataDir = values['data-dir'] ?? env.SPENDGUARD_DATA_DIR ?? '.spendguard';
   const memory = values.memory ?? env.SPENDGUARD_MEMORY === '1';
   // With --memory nothing is written, local.json included: the token is printed whole instead.

@@ -5,7 +5,7 @@
  * test-output/screenshots/.
  *
  * Needs nothing installed by hand: it builds `dashboard/dist` when that is missing or stale
- * (./dashboard-build.ts) and drives a system Chrome/Chromium if there is one, else the Chromium packed
+ * (local/dashboard-build.ts) and drives a system Chrome/Chromium if there is one, else the Chromium packed
  * in the `@sparticuz/chromium` devDependency (./browser.ts). See docs/dashboard.md, "End-to-end test".
  */
 import OpenAI from 'openai';
@@ -15,7 +15,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { parseApiKey } from '../../core/keys';
 import { startLocalStack, type LocalStack } from '../../local/stack';
 import { findBrowser } from './browser';
-import { ensureDashboardBuilt } from './dashboard-build';
+import { ensureDashboardBuilt } from '../../local/dashboard-build';
 
 const ROOT = resolve(__dirname, '../..');
 const DASHBOARD_DIR = join(ROOT, 'dashboard', 'dist');

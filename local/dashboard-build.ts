@@ -1,12 +1,15 @@
 /**
- * The browser test needs `dashboard/dist`: this builds it when it is missing or was built from other
- * sources, so `npm test` on a fresh clone needs no separate build step. The build records a hash of
- * its inputs in `dist/.source-hash`; an unchanged hash skips the build (~25 s on 2 cores).
+ * `dashboard/dist`, built when it is missing or was built from other sources: `npm install` (the root
+ * `prepare` script), `npm start` and the browser test all call this, so a fresh clone serves and tests
+ * the dashboard with no separate build step. The build records a hash of its inputs in
+ * `dist/.source-hash`; an unchanged hash skips the build (~25 s on 2 cores).
+ *
+ * Run directly (`tsx local/dashboard-build.ts`) it builds when needed and says what it did.
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 
 /** Under `dashboard/`: not inputs of the build. */
 const SKIPPED_DIRS = new Set(['node_modules', 'dist']);
@@ -32,14 +35,18 @@ export function dashboardSourceHash(root: string): string {
   return hash.digest('hex');
 }
 
-/** `dashboard/dist` when it matches the sources, else after building it. Returns whether it built. */
-export function ensureDashboardBuilt(root: string): boolean {
+/** Whether `dashboard/dist` exists and was built from the current sources. */
+export function dashboardIsBuilt(root: string, wanted = dashboardSourceHash(root)): boolean {
   const dist = join(root, 'dashboard', 'dist');
   const stamp = join(dist, '.source-hash');
+  return existsSync(join(dist, 'index.html')) && existsSync(stamp) && readFileSync(stamp, 'utf8') === wanted;
+}
+
+/** `dashboard/dist` when it matches the sources, else after building it. Returns whether it built. */
+export function ensureDashboardBuilt(root: string): boolean {
+  const stamp = join(root, 'dashboard', 'dist', '.source-hash');
   const wanted = dashboardSourceHash(root);
-  if (existsSync(join(dist, 'index.html')) && existsSync(stamp) && readFileSync(stamp, 'utf8') === wanted) {
-    return false;
-  }
+  if (dashboardIsBuilt(root, wanted)) return false;
   // vite empties dist first, so an interrupted build leaves no stamp and is redone next time.
   execFileSync('npm', ['run', 'build', '--silent', '-w', '@spendguard/dashboard'], {
     cwd: root,
@@ -47,4 +54,13 @@ export function ensureDashboardBuilt(root: string): boolean {
   });
   writeFileSync(stamp, wanted);
   return true;
+}
+
+if (require.main === module) {
+  const root = resolve(__dirname, '..');
+  const started = Date.now();
+  const built = ensureDashboardBuilt(root);
+  process.stdout.write(
+    built ? `dashboard built in ${Date.now() - started} ms\n` : 'dashboard up to date (dashboard/dist)\n',
+  );
 }
