@@ -44,6 +44,31 @@ export interface OtelLedgerExportOptions {
   /** Where problems are reported (an exporter that fails). */
   onError?: (message: string, error: unknown) => void;
   env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Longest a batch waits for {@link OtelLedgerExport.flush}; past it the export goes on in the background
+   * and later batches stop waiting until an export succeeds again. @default {@link DEFAULT_EXPORT_WAIT_MS}
+   */
+  exportWaitMs?: number;
+}
+
+/**
+ * How long a consumer's batch waits for its export. Telemetry is a copy of the ledger: an OTLP endpoint
+ * that is slow or silent (accepts the connection, never answers; the exporters give up after
+ * `OTEL_EXPORTER_OTLP_TIMEOUT`, 10 s) must not hold back the ledger, the guardrails or the kill flags.
+ */
+export const DEFAULT_EXPORT_WAIT_MS = 1_000;
+
+/** Longest {@link OtelLedgerExport.shutdown} waits for the providers to shut down. */
+const SHUTDOWN_WAIT_MS = 2_000;
+
+/** Resolves after `ms` without keeping the process alive. */
+function pause(ms: number): { done: Promise<void>; cancel: () => void } {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const done = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+    timer.unref?.();
+  });
+  return { done, cancel: () => clearTimeout(timer) };
 }
 
 function resourceOf(serviceName: string): Resource {
@@ -57,7 +82,8 @@ function resourceOf(serviceName: string): Resource {
  * The OpenTelemetry side of the ledger: one CLIENT span per provider call, timed by the call itself
  * (`gen-ai-call.ts`), the GenAI client metrics and a cost counter, and guardrail trips as span events.
  * Built on the maintained SDK (BatchSpanProcessor, PeriodicExportingMetricReader) and its OTLP
- * exporters; `flush` forces both out (the consumer awaits it at the end of every batch).
+ * exporters; `flush` forces both out (the consumer awaits it at the end of every batch, for at most
+ * {@link DEFAULT_EXPORT_WAIT_MS}).
  */
 export class OtelLedgerExport implements LedgerExport {
   private readonly tracerProvider: TracerProvider | null;
@@ -68,10 +94,16 @@ export class OtelLedgerExport implements LedgerExport {
   private readonly cost: Counter | null;
   private readonly onError: (message: string, error: unknown) => void;
   private readonly ids = new EventIdGenerator();
+  private readonly exportWaitMs: number;
+  /** The export in progress (one at a time): true when it succeeded. */
+  private exporting: Promise<boolean> | null = null;
+  /** False after an export failed or outlasted {@link exportWaitMs}, until one succeeds. */
+  private batchesWait = true;
 
   constructor(options: OtelLedgerExportOptions) {
     const resource = resourceOf(options.serviceName);
     this.onError = options.onError ?? (() => undefined);
+    this.exportWaitMs = options.exportWaitMs ?? DEFAULT_EXPORT_WAIT_MS;
     const { settings } = options;
     this.tracerProvider = options.spanExporter
       ? new TracerProvider({
@@ -135,7 +167,7 @@ export class OtelLedgerExport implements LedgerExport {
     if (entry.kind !== 'call') return;
     const c = genAiCallOf(entry, orgId);
     if (this.tracer) {
-      this.ids.next(orgId, entry.eventId);
+      this.ids.next(orgId, entry.keyId, entry.eventId);
       let span;
       try {
         span = this.tracer.startSpan(c.name, {
@@ -189,19 +221,54 @@ export class OtelLedgerExport implements LedgerExport {
     }
   }
 
+  /**
+   * Sends what is queued, waiting at most the export wait (1 s): a consumer calls it at the end of every
+   * batch, because Lambda freezes the process between invocations. While the endpoint fails or is slow,
+   * batches do not wait at all (the export still starts, one at a time, and the span processor's own
+   * schedule goes on); the first export that succeeds makes them wait again. Never rejects.
+   */
   async flush(): Promise<void> {
-    await Promise.all([
-      this.tracerProvider?.forceFlush().catch((err: unknown) => this.onError('span export failed', err)),
-      this.meterProvider?.forceFlush().catch((err: unknown) => this.onError('metric export failed', err)),
-    ]);
+    const exporting = (this.exporting ??= this.exportQueued());
+    if (!this.batchesWait) return;
+    const timeout = pause(this.exportWaitMs);
+    const finished = await Promise.race([exporting.then(() => true), timeout.done.then(() => false)]);
+    timeout.cancel();
+    if (!finished && this.batchesWait) {
+      this.batchesWait = false;
+      this.onError(
+        `OTLP export still running after ${this.exportWaitMs} ms: batches no longer wait for it until an export succeeds`,
+        null,
+      );
+    }
   }
 
+  private async exportQueued(): Promise<boolean> {
+    let ok = true;
+    const failed = (what: string) => (err: unknown) => {
+      ok = false;
+      this.onError(what, err);
+    };
+    await Promise.all([
+      this.tracerProvider?.forceFlush().catch(failed('span export failed')),
+      this.meterProvider?.forceFlush().catch(failed('metric export failed')),
+    ]);
+    this.exporting = null;
+    this.batchesWait = ok;
+    return ok;
+  }
+
+  /** Flushes and stops both providers, waiting at most a few seconds for an endpoint that does not answer. */
   async shutdown(): Promise<void> {
     await this.flush();
-    await Promise.all([
-      this.tracerProvider?.shutdown().catch(() => undefined),
-      this.meterProvider?.shutdown().catch(() => undefined),
+    const timeout = pause(SHUTDOWN_WAIT_MS);
+    await Promise.race([
+      Promise.all([
+        this.tracerProvider?.shutdown().catch(() => undefined),
+        this.meterProvider?.shutdown().catch(() => undefined),
+      ]),
+      timeout.done,
     ]);
+    timeout.cancel();
   }
 }
 
