@@ -168,11 +168,13 @@ describe('OpenTelemetry export from the local stack (OTLP/HTTP JSON)', () => {
       const entry = ledger.get(a['spendguard.event.id'] as string)!;
       expect(entry).toBeDefined();
       expect(span.kind).toBe(3); // SPAN_KIND_CLIENT
-      expect(span.name).toBe(`chat ${entry.model}`);
+      // What each request named (the mock answers with the model it was asked for).
+      const requested = entry.source === 'ingest' ? 'claude-sonnet-4-5' : 'gpt-4o-mini';
+      expect(span.name).toBe(`chat ${requested}`);
       expect(a).toMatchObject({
         'gen_ai.operation.name': 'chat',
         'gen_ai.provider.name': entry.provider,
-        'gen_ai.request.model': entry.model,
+        'gen_ai.request.model': requested,
         'gen_ai.response.model': entry.model,
         'gen_ai.usage.input_tokens': entry.inputTokens,
         'gen_ai.usage.output_tokens': entry.outputTokens,

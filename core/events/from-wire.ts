@@ -34,6 +34,7 @@ export interface ClientEventFields {
   estimated?: Opt<boolean>;
   stream?: Opt<boolean>;
   leased?: Opt<boolean>;
+  requestedModel?: Opt<string>;
   endpoint?: Opt<string>;
   kind?: Opt<'call' | 'budget_warning'>;
 }
@@ -79,6 +80,7 @@ export function fromClientEvent(e: ClientEventFields): TelemetryEvent {
     kind: e.kind ?? 'call',
     provider: e.provider,
     model: e.model,
+    ...(s(e.requestedModel) !== null ? { requestedModel: s(e.requestedModel) } : {}),
     inputTokens: e.promptTokens,
     cacheReadTokens: n(e.cacheReadTokens),
     cacheWrite5mTokens: n(e.cacheWrite5mTokens),

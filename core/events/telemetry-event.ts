@@ -17,7 +17,13 @@ export const telemetryEventSchema = z.object({
   /** `budget_warning`: the SDK's warn action (spec 1.4) — recorded in the ledger, never priced. */
   kind: z.enum(['call', 'budget_warning']),
   provider: label,
+  /** The model that answered (the provider's name for it), else the one the request named. */
   model: label,
+  /**
+   * The model the request named, when the sender saw it (`gen_ai.request.model`); `model` may differ
+   * (a dated snapshot, or a model the request did not ask for). Absent in older records.
+   */
+  requestedModel: label.nullable().optional(),
   inputTokens: count,
   cacheReadTokens: count,
   cacheWrite5mTokens: count,

@@ -13,6 +13,8 @@ export interface LedgerEntry {
   keyId: string;
   provider: string;
   model: string;
+  /** The model the request named, when the sender said (null or absent: unknown, or entries before the field). */
+  requestedModel?: string | null;
   inputTokens: number;
   cacheReadTokens: number;
   cacheWrite5mTokens: number;
@@ -75,6 +77,7 @@ export function toLedgerEntry(
     keyId,
     provider: e.provider,
     model: e.model,
+    requestedModel: e.requestedModel ?? null,
     inputTokens: e.inputTokens,
     cacheReadTokens: e.cacheReadTokens,
     cacheWrite5mTokens: e.cacheWrite5mTokens,

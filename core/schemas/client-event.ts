@@ -97,6 +97,10 @@ export const clientEventSchema = z
       '/v1/chat/completions',
       MAX_ENDPOINT_LENGTH,
     ).optional(),
+    requestedModel: label(
+      'The model the request named, when it differs from or precedes `model` (the one that answered).',
+      'gpt-4o',
+    ).optional(),
     droppedEvents: tokenCount('Events the client dropped (buffer full) before this one.', 0).optional(),
     leased: z
       .boolean({ error: expected('true or false') })

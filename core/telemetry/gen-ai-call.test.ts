@@ -97,6 +97,28 @@ describe('genAiCallOf', () => {
     expect(call.durationSeconds).toBe(1.234);
   });
 
+  it('names the requested model as gen_ai.request.model and the answering one as gen_ai.response.model', () => {
+    // A request for claude-haiku-4-5 answered by a Sonnet model: the hijack case must stay visible.
+    const hijacked = toLedgerEntry(
+      telemetryEvent({
+        provider: 'anthropic',
+        model: 'claude-sonnet-4-5-20250929',
+        requestedModel: 'claude-haiku-4-5',
+      }),
+      'key1',
+      registry,
+    );
+    const call = genAiCallOf(hijacked, 'org_a');
+    expect(call.attributes['gen_ai.request.model']).toBe('claude-haiku-4-5');
+    expect(call.attributes['gen_ai.response.model']).toBe('claude-sonnet-4-5-20250929');
+    expect(call.metricAttributes['gen_ai.request.model']).toBe('claude-haiku-4-5');
+    expect(call.name).toBe('chat claude-haiku-4-5');
+    // A sender that did not say (ingest, rows before the field): both are the ledger's one model.
+    const unsaid = genAiCallOf(toLedgerEntry(telemetryEvent({ model: 'gpt-4o' }), 'key1', registry), 'org_a');
+    expect(unsaid.attributes['gen_ai.request.model']).toBe('gpt-4o');
+    expect(unsaid.attributes['gen_ai.response.model']).toBe('gpt-4o');
+  });
+
   it('keeps ids off the metric attributes and marks failed calls with error.type', () => {
     const entry = toLedgerEntry(telemetryEvent({ statusCode: 529, sessionId: 's1' }), 'key1', registry);
     const call = genAiCallOf(entry, 'org_a');

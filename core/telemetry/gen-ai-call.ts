@@ -66,8 +66,8 @@ export function genAiOperationName(endpoint: string | null): string {
 /**
  * Maps a priced ledger entry (one provider call) to its span and metric figures. Token counts follow
  * the ledger's convention, which is the semantic convention's: input includes cache reads and writes,
- * output includes reasoning. The ledger keeps one model name (the provider's, else the requested one),
- * so request and response model carry the same value.
+ * output includes reasoning. The response model is the ledger's (the provider's name, else the requested
+ * one); the request model is the one the request named, when the sender said (proxy and SDK events).
  *
  * @example a gpt-4o call of 1,000 input tokens (800 cached) and 500 output tokens costing 4,500,000 nano-USD
  * // → attributes['gen_ai.usage.input_tokens'] = 1000, ['gen_ai.usage.cache_read.input_tokens'] = 800,
@@ -79,10 +79,11 @@ export function genAiCallOf(entry: LedgerEntry, orgId: string): GenAiCall {
   const startMs = Date.parse(entry.ts);
   const latency = entry.latencyMs ?? 0;
   const failed = entry.statusCode !== null && entry.statusCode >= 400;
+  const requestModel = entry.requestedModel ?? entry.model;
   const metricAttributes: Record<string, AttributeValue> = {
     [GEN_AI.operationName]: operation,
     [GEN_AI.providerName]: provider,
-    [GEN_AI.requestModel]: entry.model,
+    [GEN_AI.requestModel]: requestModel,
     [GEN_AI.responseModel]: entry.model,
     ...(failed ? { [GEN_AI.errorType]: String(entry.statusCode) } : {}),
   };
@@ -96,7 +97,7 @@ export function genAiCallOf(entry: LedgerEntry, orgId: string): GenAiCall {
   };
   const costUsd = entry.costNanos / 1e9;
   return {
-    name: `${operation} ${entry.model}`,
+    name: `${operation} ${requestModel}`,
     startMs,
     endMs: startMs + latency,
     metricAttributes,

@@ -12,6 +12,7 @@ export function ledgerEntryView(e: LedgerEntry): LedgerEntryView {
   const registryCostNanos = e.registryCostNanos ?? e.costNanos;
   return {
     ...e,
+    requestedModel: e.requestedModel ?? null,
     webSearchRequests: e.webSearchRequests ?? 0,
     registryCostNanos,
     toolFeesNanos: e.toolFeesNanos ?? 0,

@@ -41,6 +41,8 @@ describe('proxy event', () => {
     const wire = toProxyEvent(envelope);
     // Assess
     expect(eventEnvelopeSchema.parse(envelope)).toEqual(envelope);
+    // The model the request named and the one that answered are both kept (gen_ai.request/response.model).
+    expect(event).toMatchObject({ model: 'gpt-4o-mini-2024-07-18', requestedModel: 'gpt-4o-mini' });
     expect(proxyEventSchema.parse(wire)).toEqual(wire);
     expect(wire).toEqual({
       ts: '2026-11-22T10:00:00.123Z',

@@ -110,6 +110,7 @@ export function buildTelemetryEvent(call: ProxyCall): TelemetryEvent {
     kind: 'call',
     provider: call.provider,
     model: label(u?.model ?? call.requestedModel ?? 'unknown') as string,
+    ...(call.requestedModel !== null ? { requestedModel: label(call.requestedModel) } : {}),
     inputTokens,
     cacheReadTokens: u?.cacheReadTokens ?? 0,
     cacheWrite5mTokens: u?.cacheWrite5mTokens ?? 0,

@@ -178,6 +178,9 @@ export function buildCallEvent(call: CallFacts, outcome: CallOutcome): ClientEve
   if (labels.sessionId !== undefined) event.sessionId = labels.sessionId;
   if (labels.featureId !== undefined) event.featureId = labels.featureId;
   if (outcome.leased === true) event.leased = true;
+  // The model the request named (OpenTelemetry's gen_ai.request.model): `model` is the one that answered.
+  const requested = cleanLabel(safe(() => requestedModel(usageContextOf(call)), null));
+  if (requested !== undefined) event.requestedModel = requested;
   return event;
 }
 

@@ -10,6 +10,7 @@ import { RingBuffer } from '../src/ring-buffer';
 import { sdkState } from '../src/tracked-fetch';
 import { parseRetryAfter } from '../src/transport';
 import { startFakeIngest, TEST_API_KEY, type FakeIngest } from './helpers/fake-ingest';
+import { openaiJson } from './helpers/fake-provider';
 import { chatInit, inProcessProvider, OPENAI_URL } from './helpers/in-process';
 import { expectValidClientEvents } from './helpers/schema';
 
@@ -269,6 +270,22 @@ describe('flushing', () => {
     const start = Date.now();
     expect(await flush({ timeoutMs: 300 })).toEqual({ sent: 0, pending: 1, discarded: 0 });
     expect(Date.now() - start).toBeLessThan(1500);
+  });
+});
+
+describe('the event of a call', () => {
+  it('keeps the model the request named beside the one that answered (a dated snapshot)', async () => {
+    const answering = async (): Promise<Response> =>
+      new Response(JSON.stringify(openaiJson('gpt-4o-mini-2024-07-18')), {
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+      });
+    const tracked = wrapFetch(answering, { ...base, endpoint: ingest.url });
+    await (await tracked(OPENAI_URL, chatInit('gpt-4o-mini'))).json();
+    await flush({ timeoutMs: 2000 });
+    const [event] = await ingest.waitForEvents(1);
+    expect(event).toMatchObject({ model: 'gpt-4o-mini-2024-07-18', requestedModel: 'gpt-4o-mini' });
+    expectValidClientEvents(ingest.batches.map((b) => b.body));
   });
 });
 

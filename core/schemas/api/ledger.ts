@@ -71,7 +71,14 @@ export const ledgerEntryViewSchema = z
       .string()
       .meta({ description: 'Public id of the API key that sent the event.', example: 'k3v9x0q2m7za' }),
     provider: z.string().meta({ description: 'Provider identifier.', example: 'openai' }),
-    model: z.string().meta({ description: 'Model identifier.', example: 'gpt-4o-mini' }),
+    model: z.string().meta({
+      description: 'The model that answered (as the provider names it), else the one the request named.',
+      example: 'gpt-4o-mini-2024-07-18',
+    }),
+    requestedModel: z.string().nullable().meta({
+      description: 'The model the request named; null when the sender did not say (ingest, older rows).',
+      example: 'gpt-4o-mini',
+    }),
     inputTokens: tokens('Prompt tokens, cache reads and writes included.', 1200),
     cacheReadTokens: tokens('Prompt tokens served from the provider cache.', 0),
     cacheWrite5mTokens: tokens('Prompt tokens written to a 5-minute cache.', 0),
