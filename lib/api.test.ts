@@ -18,8 +18,10 @@ describeWithHandlers('SpendguardApi', () => {
     );
   });
 
-  it('creates exactly the routes of docs/api.md', () => {
-    expect([...routes.keys()].sort()).toEqual(API_ROUTES.map((r) => `${r.method} ${r.path}`).sort());
+  it('creates exactly the routes of docs/api.md, and $default for what matches none', () => {
+    expect([...routes.keys()].sort()).toEqual(
+      [...API_ROUTES.map((r) => `${r.method} ${r.path}`), '$default'].sort(),
+    );
   });
 
   it('puts the Cognito JWT authorizer on the routes people call, and only on those', () => {

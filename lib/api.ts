@@ -226,5 +226,17 @@ export class SpendguardApi extends Construct {
         );
       }
     }
+    // A path or method the API does not have reaches the API function, which answers the API's own JSON
+    // 404 (`{"error":{"code":"not_found",…}}`) instead of API Gateway's `{"message":"Not Found"}`.
+    const fallback = new apigwv2.HttpRoute(this, 'DefaultRoute', {
+      httpApi: this.httpApi,
+      routeKey: apigwv2.HttpRouteKey.DEFAULT,
+      integration: integrations.api,
+    });
+    acknowledge(
+      fallback,
+      'AwsSolutions-APIG4',
+      'The $default route only answers 404 (no route matched); it reads no organization data.',
+    );
   }
 }

@@ -98,6 +98,20 @@ describe('the local stack, end to end over HTTP', () => {
     expect(keys).toEqual({ status: 200, body: { keys: [] } });
   });
 
+  it.each([
+    ['GET', '/v1/nope'],
+    ['PATCH', '/v1/budget'],
+    ['DELETE', '/v1/ledger'],
+    ['GET', '/api/ingest'],
+  ])('answers %s %s, which the API does not have, with its own JSON 404', async (method, path) => {
+    const res = await fetch(`${stack.apiUrl}${path}`, { method });
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await res.json()).toEqual({
+      error: expect.objectContaining({ code: 'not_found', message: `no route ${method} ${path}` }),
+    });
+  });
+
   it('hands its ID token (hours, not days) only to loopback Host values: 421 for a rebinding page', async () => {
     const port = new URL(stack.apiUrl).port;
     const configFor = (host: string) =>

@@ -2,7 +2,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { createApiHandler, ROUTES } from '../lambdas/api/handler';
 import { createEnforceHandler } from '../lambdas/enforce/handler';
 import { createForecastRunner } from '../lambdas/forecast/runner';
@@ -41,6 +41,12 @@ import { FileAdminCredentialStore, loadOrCreateSecrets } from './secrets-file';
 import { seedLocalOrganization } from './seed';
 
 /** Options of the local stack; every one has a flag and an environment variable in local/start.ts. */
+
+/** The built dashboard (`local/dashboard-build.ts` builds it), served at `/` beside the API. */
+const BUILT_DASHBOARD = resolve(__dirname, '..', 'dashboard', 'dist');
+/** Paths that are the API's, never the dashboard's (an unknown one gets the API's JSON 404). */
+const API_PREFIXES = ['/v1/', '/api/'];
+
 export interface LocalStackOptions {
   /** Where dynalite, kinesalite, checkpoints and secrets persist. @default '.spendguard' */
   dataDir?: string;
@@ -168,8 +174,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const gateway = await startHttpGateway({
     host,
     port: options.apiPort ?? 8787,
-    ...(options.dashboardDir !== undefined || existsSync('dashboard/dist')
-      ? { static: { dir: options.dashboardDir ?? 'dashboard/dist' } }
+    ...(options.dashboardDir !== undefined || existsSync(BUILT_DASHBOARD)
+      ? { static: { dir: options.dashboardDir ?? BUILT_DASHBOARD, excludePrefixes: API_PREFIXES } }
       : {}),
   });
   const apiUrl = gateway.url;
@@ -234,6 +240,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       handler: enforce,
       functionName: 'enforce',
     },
+    // As in AWS: what no route matches reaches the API function, which answers the API's JSON 404.
+    { method: 'ANY', path: '$default', auth: 'none', handler: api, functionName: 'api' },
     ...Object.entries(ROUTES).map(([routeKey, route]): GatewayRoute => {
       const [method, path] = routeKey.split(' ') as [GatewayMethod, string];
       // As in AWS: the JWT authorizer guards the people-only routes; the others authenticate in the handler.

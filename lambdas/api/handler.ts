@@ -72,7 +72,10 @@ const READ: readonly KeyScope[] = ['read'];
 export function createApiHandler(deps: ApiDeps) {
   const handle = async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
     const route = ROUTES[event.routeKey];
-    if (!route) throw httpErrors.notFound(`no route ${event.routeKey}`);
+    if (!route) {
+      // The `$default` route: a path or method the API does not have.
+      throw httpErrors.notFound(`no route ${event.requestContext.http.method} ${event.rawPath}`);
+    }
     const principal =
       route.auth === 'public'
         ? PUBLIC

@@ -385,6 +385,30 @@ describe('startHttpGateway', () => {
       expect(response.body.toString()).toMatch(new RegExp(`^${start.replace(/[.()]/g, '\\$&')}`));
     });
 
+    it('serves the site before $default, and never under an excluded prefix (the API 404s there)', async () => {
+      const withDefault = await startHttpGateway({
+        port: 0,
+        static: { dir: staticDir, excludePrefixes: ['/v1/'] },
+        routes: [
+          {
+            method: 'ANY',
+            path: '$default',
+            auth: 'none',
+            handler: (event) => ({ statusCode: 404, body: JSON.stringify({ route: event.rawPath }) }),
+          },
+        ],
+      });
+      try {
+        const page = await send(withDefault.url, { path: '/budgets/org-1' });
+        expect(page.body.toString()).toMatch(/^<!doctype html>/);
+        const api = await send(withDefault.url, { path: '/v1/unknown' });
+        expect(api.status).toBe(404);
+        expect(JSON.parse(api.body.toString())).toEqual({ route: '/v1/unknown' });
+      } finally {
+        await withDefault.close();
+      }
+    });
+
     it.each(['/missing.png', '/%2e%2e/%2e%2e/etc/passwd', '/assets/../../secret.txt'])(
       'does not serve %s',
       async (path) => {

@@ -154,7 +154,7 @@ interface RouteMatch {
  * Starts the gateway.
  *
  * Order of matching: raw routes, API routes (most specific first: literal segments beat
- * `{param}`, which beats `{proxy+}`; a method beats `ANY`; `$default` last), the static site, then
+ * `{param}`, which beats `{proxy+}`; a method beats `ANY`), the static site, the `$default` route, then
  * 404 `{"message":"Not Found"}`.
  *
  * @example
@@ -222,8 +222,12 @@ export async function startHttpGateway(options: HttpGatewayOptions = {}): Promis
     }
 
     const match = matchRoute(routes, method, rawPath);
-    if (match === undefined) {
+    // The static site comes after the routes and before `$default` (locally one origin serves both;
+    // in AWS the dashboard has its own distribution).
+    if (match === undefined || match.compiled.segments === undefined) {
       if (staticSite !== undefined && (await staticSite(request, response, rawPath))) return;
+    }
+    if (match === undefined) {
       request.resume();
       sendJson(response, 404, { message: 'Not Found' });
       return;

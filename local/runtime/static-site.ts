@@ -16,6 +16,11 @@ export interface StaticSiteOptions {
    * @default '/'
    */
   readonly prefix?: string;
+  /**
+   * Path prefixes that are never the site's (the API's `/v1/`, `/api/`): an unknown API path must get the
+   * API's JSON 404, not the SPA's index.html. @default none
+   */
+  readonly excludePrefixes?: readonly string[];
 }
 
 /** Serves a request if it belongs to the site; `false` means "not mine", try the next handler. */
@@ -68,6 +73,7 @@ export function createStaticSite(options: StaticSiteOptions): StaticSite {
 
   return async (request, response, rawPath) => {
     if (request.method !== 'GET' && request.method !== 'HEAD') return false;
+    if (options.excludePrefixes?.some((p) => rawPath.startsWith(p))) return false;
     if (rawPath !== prefix.slice(0, -1) && !rawPath.startsWith(prefix)) return false;
 
     let relative: string;
