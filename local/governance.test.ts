@@ -183,6 +183,18 @@ describe('roles on the local stack', () => {
       ['governance_change', 'rates_cut', 'you@localhost: multiplier cut from 1 to 0'],
       ['governance_change', 'cap_lifted', 'you@localhost: daily hard cap removed (was $25)'],
     ]);
+    // A cap set again, then switched off through layer 1 without touching it: lifted all the same.
+    notifications.length = 0;
+    const capped = { budget: { dailyLimitUsd: 5, action: 'block' } };
+    expect((await call(a, 'PUT', '/v1/budget', capped)).status).toBe(200);
+    const off = { ...capped, policy: { layers: { financialLimits: { enabled: false } } } };
+    expect((await call(a, 'PUT', '/v1/budget', off)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(notifications.map((n) => [n.triggerType, n.message])).toEqual([
+      ['cap_lifted', 'you@localhost: layer 1 (financial limits) disabled: hard caps no longer stop calls'],
+    ]);
+    const on = { policy: { layers: { financialLimits: { enabled: true } } } };
+    expect((await call(a, 'PUT', '/v1/budget', on)).status).toBe(200);
   });
 
   it("a token with no group: the organization's first person is its admin, the next a viewer", async () => {

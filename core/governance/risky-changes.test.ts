@@ -1,16 +1,44 @@
 import fc from 'fast-check';
-import { liftedCaps, ratesCut } from './risky-changes';
+import { capsSwitchedOff, liftedCaps, ratesCut } from './risky-changes';
 
 describe('liftedCaps', () => {
   it.each([
     [{ dailyLimitUsd: 50, action: 'block' }, { action: 'block' }, ['dailyLimitUsd']],
-    [{ monthlyLimitUsd: 1000, action: 'block' }, { monthlyLimitUsd: 5000, action: 'block' }, []],
+    [
+      { monthlyLimitUsd: 1000, action: 'block' },
+      { monthlyLimitUsd: 5000, action: 'block' },
+      ['monthlyLimitUsd'],
+    ],
+    [{ monthlyLimitUsd: 1000, action: 'block' }, { monthlyLimitUsd: 2000, action: 'block' }, []], // exactly double
+    [{ dailyLimitUsd: 40, action: 'block' }, { dailyLimitUsd: 4000, action: 'block' }, ['dailyLimitUsd']],
+    [{ dailyLimitUsd: 40, action: 'block' }, { dailyLimitUsd: 20, action: 'block' }, []], // tightened
     [{ dailyLimitUsd: 5, action: 'block' }, { dailyLimitUsd: 5, action: 'warn' }, ['action']],
     [{ action: 'block' }, { action: 'log' }, []], // nothing was capped
     [{}, { dailyLimitUsd: 1, action: 'block' }, []],
     [{ dailyLimitUsd: 1, monthlyLimitUsd: 2, action: 'block' }, {}, ['dailyLimitUsd', 'monthlyLimitUsd']],
   ])('%j → %j finds %j', (before, after, fields) => {
     expect(liftedCaps(before, after).map((c) => c.field)).toEqual(fields);
+  });
+});
+
+describe('capsSwitchedOff', () => {
+  const capped = { dailyLimitUsd: 0.001, action: 'block' };
+  it.each([
+    // The acceptance case: layer 1 disabled while a block cap is set let calls through over budget.
+    [{}, { financialLimits: { enabled: false } }, capped, ['policy.financialLimits.enabled']],
+    [{}, { financialLimits: { hardCapMode: 'alert' } }, capped, ['policy.financialLimits.hardCapMode']],
+    [{}, { financialLimits: { hardCapMode: 'throttle' } }, capped, ['policy.financialLimits.hardCapMode']],
+    [{ financialLimits: { enabled: false } }, { financialLimits: { enabled: false } }, capped, []], // already off
+    [{}, { financialLimits: { enabled: false } }, {}, []], // no cap to lift
+    [
+      {},
+      { financialLimits: { enabled: false, dailyHardCapNanos: 5e9 } },
+      {},
+      ['policy.financialLimits.enabled'],
+    ],
+    [{}, { financialLimits: { enabled: true, hardCapMode: 'hard_stop' } }, capped, []],
+  ])('%j → %j with budget %j finds %j', (before, after, budget, fields) => {
+    expect(capsSwitchedOff(before, after, budget).map((c) => c.field)).toEqual(fields);
   });
 });
 

@@ -1,5 +1,6 @@
 /**
- * Changes that deserve an alert besides their audit entry (issue 21): a hard cap lifted, or pricing
+ * Changes that deserve an alert besides their audit entry (issue 21): a hard cap lifted (removed, raised
+ * to more than double, or switched off through its action or layer 1's switch and mode), or pricing
  * rates cut by more than half (priced lower, spend looks smaller and caps that rely on the pipeline trip
  * later). Pure: the values before and after come in, findings (for people) come out.
  * @module
@@ -26,7 +27,8 @@ function finite(v: unknown): number | undefined {
 
 /**
  * Hard caps lifted between two budget configurations (`PUT /v1/budget`'s `budget`): a cap that was set
- * and is now absent, or a budget that blocked and now only warns or logs while a cap is set.
+ * and is now absent or more than doubled (the mirror of a rate cut by more than half), or a budget that
+ * blocked and now only warns or logs while a cap is set.
  *
  * @example liftedCaps({ dailyLimitUsd: 50, action: 'block' }, { action: 'block' })
  * // [{ field: 'dailyLimitUsd', before: 50, after: null, message: 'daily hard cap removed (was $50)' }]
@@ -45,6 +47,15 @@ export function liftedCaps(before: unknown, after: unknown): RiskyChange[] {
         after: null,
         message: `${period} hard cap removed (was $${was})`,
       });
+    } else if (was !== undefined && finite(a[cap])! > was * 2) {
+      const period = cap === 'dailyLimitUsd' ? 'daily' : 'monthly';
+      const now = finite(a[cap])!;
+      found.push({
+        field: cap,
+        before: was,
+        after: now,
+        message: `${period} hard cap raised from $${was} to $${now} (more than double)`,
+      });
     }
   }
   const blocked = (b.action ?? 'block') === 'block';
@@ -56,6 +67,44 @@ export function liftedCaps(before: unknown, after: unknown): RiskyChange[] {
       before: 'block',
       after: String(a.action),
       message: `budget action changed from block to ${String(a.action)}: caps no longer stop calls`,
+    });
+  }
+  return found;
+}
+
+/**
+ * Caps switched off through the guardrail policy while a hard cap is set (in `budget` or in layer 1's
+ * own fields): layer 1 (financial limits) disabled, or its hard-cap mode moved off `hard_stop`. Either
+ * lets calls through past the cap as surely as removing it.
+ *
+ * @example capsSwitchedOff({}, { financialLimits: { enabled: false } }, { dailyLimitUsd: 40 })
+ * // [{ field: 'policy.financialLimits.enabled', before: 'true', after: 'false', message: … }]
+ */
+export function capsSwitchedOff(policyBefore: unknown, policyAfter: unknown, budget: unknown): RiskyChange[] {
+  const b = record(record(policyBefore).financialLimits);
+  const a = record(record(policyAfter).financialLimits);
+  const capped =
+    HARD_CAPS.some((cap) => finite(record(budget)[cap]) !== undefined) ||
+    finite(a.dailyHardCapNanos) !== undefined ||
+    finite(a.monthlyHardCapNanos) !== undefined;
+  if (!capped) return [];
+  const found: RiskyChange[] = [];
+  if ((b.enabled ?? true) === true && a.enabled === false) {
+    found.push({
+      field: 'policy.financialLimits.enabled',
+      before: 'true',
+      after: 'false',
+      message: 'layer 1 (financial limits) disabled: hard caps no longer stop calls',
+    });
+  }
+  const modeBefore = b.hardCapMode ?? 'hard_stop';
+  const modeAfter = a.hardCapMode ?? 'hard_stop';
+  if (modeBefore === 'hard_stop' && modeAfter !== 'hard_stop') {
+    found.push({
+      field: 'policy.financialLimits.hardCapMode',
+      before: 'hard_stop',
+      after: String(modeAfter),
+      message: `hard-cap mode changed from hard_stop to ${String(modeAfter)}: caps no longer stop calls`,
     });
   }
   return found;

@@ -11,7 +11,7 @@ import { periodsOf, aggregateSk } from '../../../core/ledger/aggregate-deltas';
 import { nanosToUsd } from '../../../core/pricing';
 import { formatZodIssues } from '../../../core/schemas';
 import { putBudgetRequestSchema } from '../../../core/schemas/api';
-import { liftedCaps } from '../../../core/governance/risky-changes';
+import { capsSwitchedOff, liftedCaps } from '../../../core/governance/risky-changes';
 import { grantsAny } from '../../../core/keys/scopes';
 import { alertRiskyChange, recordChange } from '../../shared/audit';
 import { enforcementFor } from '../../shared/enforcement-state';
@@ -192,7 +192,10 @@ export const putBudget: Route = {
       before: settingsOf(current),
       after: settingsOf({ budget, policy }),
     });
-    await alertRiskyChange(services, logger, principal, 'cap_lifted', liftedCaps(current?.budget, budget));
+    await alertRiskyChange(services, logger, principal, 'cap_lifted', [
+      ...liftedCaps(current?.budget, budget),
+      ...capsSwitchedOff(current?.policy, policy, budget),
+    ]);
     return json(200, await budgetStatus(services, principal.orgId));
   },
 };
