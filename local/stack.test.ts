@@ -30,6 +30,16 @@ async function get(path: string, headers: Record<string, string>) {
 }
 
 describe('the local stack, end to end over HTTP', () => {
+  // First in this file: no person has called the API yet.
+  it('the local organization is owned by its admin from the start, even when a viewer calls first', async () => {
+    const viewer = await get('/v1/budget', { authorization: `Bearer ${stack.idTokens.viewer}` });
+    expect(viewer.status).toBe(200);
+    const owners = await get('/v1/audit?action=owner.claimed', { authorization: `Bearer ${stack.idToken}` });
+    expect(owners.body.entries).toEqual([
+      expect.objectContaining({ after: { sub: 'local-user', email: 'you@localhost' } }),
+    ]);
+  });
+
   it('ingest → Kinesis → pricing consumer → ledger and spend, priced by the server', async () => {
     const now = new Date().toISOString();
     const events = [1, 2, 3].map((i) => ({

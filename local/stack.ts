@@ -47,6 +47,25 @@ const BUILT_DASHBOARD = resolve(__dirname, '..', 'dashboard', 'dist');
 /** Paths that are the API's, never the dashboard's (an unknown one gets the API's JSON 404). */
 const API_PREFIXES = ['/v1/', '/api/'];
 
+/**
+ * The local admin (`local-user`, the dashboard's person) owns the local organization from the start:
+ * otherwise whoever called first would, the viewer token included. Recorded in the audit log as in AWS.
+ */
+async function claimLocalOwner(services: Services, orgId: string): Promise<void> {
+  const at = new Date(services.now()).toISOString();
+  const person = { sub: 'local-user', email: 'you@localhost' };
+  const owner = await services.owners.claim(orgId, person, at);
+  if (!owner.claimed) return;
+  await services.audit.record(orgId, {
+    action: 'owner.claimed',
+    actor: { kind: 'person', ...person, role: 'admin' },
+    target: null,
+    before: null,
+    after: person,
+    at,
+  });
+}
+
 export interface LocalStackOptions {
   /** Where dynalite, kinesalite, checkpoints and secrets persist. @default '.spendguard' */
   dataDir?: string;
@@ -300,6 +319,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     extraClaims: { [GROUPS_CLAIM]: ['admin'] },
   });
   const idToken = await dashboardToken.current();
+  await claimLocalOwner(services, seeded.orgId);
   const roleToken = (role: Role) =>
     issuer.issueIdToken({
       sub: `local-${role}`,
