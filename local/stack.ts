@@ -36,7 +36,7 @@ import {
 } from './runtime';
 import { startMockBedrock, startMockProviders } from './mock-providers';
 import { createLocalProxy } from './proxy';
-import { ownerOnlyDir } from './data-dir';
+import { lockDataDir, ownerOnlyDir } from './data-dir';
 import { FileAdminCredentialStore, loadOrCreateSecrets } from './secrets-file';
 import { seedLocalOrganization } from './seed';
 
@@ -151,6 +151,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const dataDir = options.memory ? undefined : (options.dataDir ?? '.spendguard');
   const host = options.host ?? '127.0.0.1';
   if (dataDir) await ownerOnlyDir(dataDir);
+  const releaseDataDir = dataDir ? lockDataDir(dataDir) : () => undefined;
   const storage = dataDir ? { dataDir } : { memory: true as const };
 
   status('starting dynalite and kinesalite');
@@ -426,6 +427,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       await exported?.shutdown();
       clients.destroy();
       await standIns.close();
+      releaseDataDir();
     },
   };
 }
