@@ -11,8 +11,12 @@
 import { z } from 'zod';
 import { expected } from './common';
 
-/** Largest budget limit accepted, in USD. */
-export const MAX_BUDGET_USD = 1_000_000_000;
+/**
+ * Largest budget limit accepted, in USD: limits are kept as integer nano-USD, exact only below
+ * Number.MAX_SAFE_INTEGER (about $9,007,199). A larger limit once passed validation, failed the
+ * conversion with a 500 and was stored, so every later read of the budget failed too.
+ */
+export const MAX_BUDGET_USD = 9_000_000;
 
 const limit = (description: string, example: number) =>
   z

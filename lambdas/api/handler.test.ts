@@ -356,6 +356,17 @@ describe('v1 API', () => {
       req('PUT /v1/budget', { token: tokenA, body: { budget: { dailyLimitUsd: 5, action: 'block' } } }),
     );
     expect((await api(req('GET /v1/budget', { token: tokenB }))).body.budget.dailyLimitUsd).toBeNull();
+    // What GET shows can be PUT back: a null limit is "no limit".
+    const shown = (await api(req('GET /v1/budget', { token: tokenB }))).body.budget;
+    const roundTrip = await api(
+      req('PUT /v1/budget', { token: tokenB, body: { budget: { ...shown, action: 'warn' } } }),
+    );
+    expect(roundTrip.status).toBe(200);
+    expect(roundTrip.body.budget).toMatchObject({
+      dailyLimitUsd: null,
+      monthlyLimitUsd: null,
+      action: 'warn',
+    });
     // People-only routes refuse API keys.
     expect((await api(req('GET /v1/keys', { key: keyA.apiKey }))).status).toBe(401);
   });
@@ -375,6 +386,19 @@ describe('v1 API', () => {
       }),
     );
     expect(budget.status).toBe(400);
+    // Above what nano-USD integers hold exactly: a 400 naming the field, and nothing stored (it was a 500
+    // that stored the value, after which every read of the budget failed).
+    const before = await api(req('GET /v1/budget', { token: tokenA }));
+    for (const huge of [9_000_001, 10_000_000, 1e9]) {
+      const big = await api(
+        req('PUT /v1/budget', { token: tokenA, body: { budget: { dailyLimitUsd: huge, action: 'block' } } }),
+      );
+      expect(big.status).toBe(400);
+      expect(big.body.error.problems[0].path).toBe('budget.dailyLimitUsd');
+    }
+    const after = await api(req('GET /v1/budget', { token: tokenA }));
+    expect(after.status).toBe(200);
+    expect(after.body.budget).toEqual(before.body.budget);
     const policy = await api(
       req('PUT /v1/budget', {
         token: tokenA,

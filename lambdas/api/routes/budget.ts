@@ -159,11 +159,23 @@ function settingsOf(config: { budget: unknown; policy: unknown } | undefined) {
   return { budget: config?.budget ?? {}, policy: config?.policy ?? {} };
 }
 
+/**
+ * `GET /v1/budget` shows an unset limit as null; `PUT` takes that back as "no limit", so a budget read
+ * and written back unchanged is accepted. Only the four limits: null elsewhere stays an error.
+ */
+function withoutNullLimits(body: unknown): unknown {
+  const budget = (body as { budget?: unknown } | null)?.budget;
+  if (typeof budget !== 'object' || budget === null || Array.isArray(budget)) return body;
+  const limits = new Set(['dailyLimitUsd', 'monthlyLimitUsd', 'dailySoftLimitUsd', 'monthlySoftLimitUsd']);
+  const kept = Object.entries(budget).filter(([name, value]) => !(limits.has(name) && value === null));
+  return { ...(body as object), budget: Object.fromEntries(kept) };
+}
+
 export const putBudget: Route = {
   auth: 'person',
   role: 'admin',
   handle: async ({ event, principal, services, logger }) => {
-    const parsed = putBudgetRequestSchema.safeParse(parseJsonBody(event));
+    const parsed = putBudgetRequestSchema.safeParse(withoutNullLimits(parseJsonBody(event)));
     if (!parsed.success) throw httpErrors.badRequest('invalid budget update', formatZodIssues(parsed.error));
     const current = await services.config.get(principal.orgId);
     const budget = parsed.data.budget ?? current?.budget ?? {};
