@@ -3,10 +3,13 @@
  * `x-amzn-errortype`, `{"message": "…"}` as the body, and a status the SDK does NOT retry. The AWS SDK
  * retries 429, throttling error names (`ThrottlingException`, `TooManyRequestsException`, …) and
  * 500/502/503/504 (@smithy/core retry: THROTTLING_ERROR_CODES, TRANSIENT_ERROR_STATUS_CODES), three
- * attempts by default; a refusal in that shape would be sent three times. So:
+ * attempts by default; a refusal in that shape would be sent three times. So a final refusal is shaped
+ * as one the SDK does not retry, and only a refusal that says a retry can succeed (`x-should-retry: true`:
+ * `budget_busy`, the room held by calls in flight, issue 18.7) keeps a retried shape:
  *
  * | Spendguard refusal                          | status | x-amzn-errortype                |
  * |---------------------------------------------|--------|---------------------------------|
+ * | budget busy (429, x-should-retry: true)     | 429    | ThrottlingException (retried, after Retry-After) |
  * | budget exceeded, suspended, throttled (429) | 400    | ServiceQuotaExceededException   |
  * | unknown or revoked key (401), scope (403)   | 403    | AccessDeniedException           |
  * | unknown route (404)                         | 404    | ResourceNotFoundException       |
@@ -25,7 +28,8 @@ export interface OwnResponse {
   readonly body: string;
 }
 
-function awsType(status: number): { status: number; type: string } | undefined {
+function awsType(status: number, retryable: boolean): { status: number; type: string } | undefined {
+  if (status === 429 && retryable) return { status: 429, type: 'ThrottlingException' };
   if (status === 429 || status === 402) return { status: 400, type: 'ServiceQuotaExceededException' };
   if (status === 401 || status === 403) return { status: 403, type: 'AccessDeniedException' };
   if (status === 404) return { status: 404, type: 'ResourceNotFoundException' };
@@ -53,7 +57,10 @@ function readError(body: string): { message: string; code: string | undefined } 
  * // { status: 400, headers: { 'x-amzn-errortype': 'ServiceQuotaExceededException', … }, body: '{"message":"Budget Exceeded…"}' }
  */
 export function toBedrockError(response: OwnResponse): OwnResponse {
-  const mapped = awsType(response.status);
+  const retryable = Object.entries(response.headers).some(
+    ([name, value]) => name.toLowerCase() === 'x-should-retry' && value === 'true',
+  );
+  const mapped = awsType(response.status, retryable);
   if (mapped === undefined) return response;
   const { message, code } = readError(response.body);
   const body = JSON.stringify({ message });

@@ -116,6 +116,30 @@ describe('toBedrockError: refusals the AWS SDK does not retry', () => {
     );
   });
 
+  it('a retryable refusal (budget_busy: room held by calls in flight) stays retryable: 429 ThrottlingException', () => {
+    const r = toBedrockError({
+      status: 429,
+      headers: { 'retry-after': '2', 'x-should-retry': 'true' },
+      body: JSON.stringify({
+        error: { message: 'Budget busy…', type: 'budget_busy', code: 'budget_daily_held' },
+      }),
+    });
+    expect(r.status).toBe(429);
+    expect(r.headers['x-amzn-errortype']).toBe('ThrottlingException');
+    expect(r.headers['retry-after']).toBe('2');
+    expect(r.headers['x-spendguard-error-code']).toBe('budget_daily_held');
+    // The final refusal of the same call, once nothing is in flight, is not retried.
+    const final = toBedrockError({
+      status: 429,
+      headers: { 'retry-after': '3600', 'x-should-retry': 'false' },
+      body: JSON.stringify({ error: { message: 'Budget Exceeded…', type: 'budget_exceeded' } }),
+    });
+    expect(final).toMatchObject({
+      status: 400,
+      headers: { 'x-amzn-errortype': 'ServiceQuotaExceededException' },
+    });
+  });
+
   it('a 5xx of the relay (key store unavailable) stays retryable', () => {
     const r = { status: 503, headers: { 'retry-after': '1' }, body: '{}' };
     expect(toBedrockError(r)).toBe(r);
