@@ -123,8 +123,11 @@ export class SpendCounter {
 export type BlockReason =
   | { readonly kind: 'budget'; readonly breach: BudgetBreach }
   | { readonly kind: 'flag'; readonly flag: FlagRefusal }
-  /** The shared budget's lease: exhausted (seconds until the period ends), or renewing (null). */
-  | { readonly kind: 'lease'; readonly retryAfterSeconds: number | null }
+  /**
+   * The shared budget's lease: exhausted (seconds until room can come back; `retryable` when it is only
+   * held by calls in flight, the relay's `budget_busy`), or renewing (null).
+   */
+  | { readonly kind: 'lease'; readonly retryAfterSeconds: number | null; readonly retryable?: boolean }
   /** The lease route refused the API key (401/403): the hard cap cannot be checked, so nothing goes. */
   | { readonly kind: 'lease_refused'; readonly retryAfterSeconds: number }
   /** A batch, fine-tuning or background call under a hard cap: it bills after it returns (a 403). */
@@ -188,6 +191,13 @@ export function blockedResponse(reason: BlockReason, nowMs: number): Response {
     code = 'budget_lease_refused';
     type = 'budget_unverified';
     retryAfter = reason.retryAfterSeconds;
+  } else if (reason.retryAfterSeconds !== null && reason.retryable === true) {
+    // The relay's `budget_busy`: what is left is held by calls in flight, and comes back as they settle.
+    message = `Spendguard: what is left under the organization's hard budget cap is held by calls in flight; retry in ${reason.retryAfterSeconds} s. The provider was not called.`;
+    code = 'budget_busy';
+    type = 'budget_busy';
+    retryAfter = reason.retryAfterSeconds;
+    retry = true;
   } else if (reason.retryAfterSeconds !== null) {
     message = "Spendguard: the organization's hard budget cap is reached; the provider was not called.";
     code = 'hard_cap';

@@ -209,7 +209,7 @@ export class Client implements SpendguardClient {
         ? { kind: 'lease', retryAfterSeconds: null }
         : d.kind === 'refused'
           ? { kind: 'lease_refused', retryAfterSeconds: d.retryAfterSeconds }
-          : { kind: 'lease', retryAfterSeconds: d.retryAfterSeconds },
+          : { kind: 'lease', retryAfterSeconds: d.retryAfterSeconds, retryable: d.retryable },
       now,
     );
   }

@@ -30,6 +30,11 @@ export interface LeaseAnswer {
   /** How long the answer holds, in ms (from `ttlSeconds`, else `expiresAt`). */
   readonly ttlMs: number;
   readonly retryAfterSeconds: number | null;
+  /**
+   * Exhausted only while room is held by other holders' slices or calls in flight (the relay's
+   * `budget_busy`): a retry can succeed. False when settled spend leaves no room.
+   */
+  readonly retryable?: boolean;
   /** The organization lets batch, fine-tuning and background calls through under its hard cap. */
   readonly allowDeferredBilling?: boolean;
 }
@@ -40,7 +45,8 @@ export type LeaseDecision =
   | { readonly kind: 'admitted'; readonly reservedNanos: number }
   /** The call needs a lease answer first (taken, renewed, or room for it asked). */
   | { readonly kind: 'wait' }
-  | { readonly kind: 'exhausted'; readonly retryAfterSeconds: number }
+  /** No room: `retryable` when it is only held by calls in flight (a retry can succeed). */
+  | { readonly kind: 'exhausted'; readonly retryAfterSeconds: number; readonly retryable: boolean }
   /** The lease route refused the key: fail closed until the next attempt. */
   | { readonly kind: 'refused'; readonly retryAfterSeconds: number };
 
@@ -97,6 +103,8 @@ export class BudgetLease {
   /** Start of the slice's lifetime (for the two-thirds renewal point). */
   private grantedAtMs = 0;
   private exhaustedUntilMs = 0;
+  /** The exhausted answer said room is only held by calls in flight. */
+  private exhaustedRetryable = false;
   /** When the server said room comes back (its `retryAfterSeconds`, as an instant). */
   private retryAtMs = 0;
   /** The need the request in flight asked for, and the one an exhausted answer refused (0: no room at all). */
@@ -152,6 +160,7 @@ export class BudgetLease {
           return {
             kind: 'exhausted',
             retryAfterSeconds: Math.max(1, Math.ceil((this.retryAtMs - nowMs) / 1000)),
+            retryable: this.exhaustedRetryable,
           };
         }
         return WAIT; // the period ended: ask again
@@ -283,6 +292,7 @@ export class BudgetLease {
       this.mode = 'exhausted';
       this.grantedNanos = answer.grantedNanos;
       this.refusedNeedNanos = this.sentNeedNanos;
+      this.exhaustedRetryable = answer.retryable === true;
       this.retryAtMs =
         answer.retryAfterSeconds !== null ? nowMs + answer.retryAfterSeconds * 1000 : this.expiresAtMs;
       // Refused from memory for a few seconds only: room other holders park in their slices comes back.
@@ -402,6 +412,7 @@ export function readLeaseAnswer(body: unknown, nowMs: number): LeaseAnswer | nul
     ttlMs,
     retryAfterSeconds:
       typeof b.retryAfterSeconds === 'number' && b.retryAfterSeconds > 0 ? b.retryAfterSeconds : null,
+    retryable: b.exhausted === true && b.retryable === true,
     allowDeferredBilling: b.allowDeferredBilling === true,
   };
 }

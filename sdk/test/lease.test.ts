@@ -182,6 +182,26 @@ describe('a capped budget', () => {
     expect(provider.calls).toBe(1);
   }, 15_000);
 
+  it('a refusal while the room is only held by another holder is the retryable budget_busy, as the relay says it', async () => {
+    ingest.leaseCapUsd = 0.05;
+    ingest.sliceUsd = 0.045;
+    // Another process of the organization holds most of what is left in its slice.
+    const other = await fetch(`${ingest.url}/v1/budget/lease`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'service-api-key': TEST_API_KEY },
+      body: JSON.stringify({ holderId: 'other-process', consumedUsd: 0 }),
+    });
+    expect(other.status).toBe(200);
+    const provider = costlyProvider();
+    const refused = await tracked(provider.fetch)(OPENAI_URL, chatInit());
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('x-should-retry')).toBe('true');
+    expect(refused.headers.get('x-spendguard-blocked')).toBe('budget_busy');
+    expect(Number(refused.headers.get('retry-after'))).toBeLessThanOrEqual(ingest.ttlSeconds);
+    expect(await refused.json()).toMatchObject({ error: { type: 'budget_busy', code: 'budget_busy' } });
+    expect(provider.calls).toBe(0);
+  }, 15_000);
+
   it('refuses a call billed after it returns (batch, background) under a cap, as the relay does', async () => {
     ingest.leaseCapUsd = 10;
     ingest.sliceUsd = 1;
@@ -512,8 +532,14 @@ describe('BudgetLease (state machine)', () => {
       grantedNanos: 50_000_000,
       ttlMs: 20_000,
       retryAfterSeconds: null,
+      retryable: false,
       allowDeferredBilling: false,
     });
+    // `retryable` only with an exhausted answer, and only a literal true.
+    const busy = { capped: true, exhausted: true, retryable: true, retryAfterSeconds: 5 };
+    expect(readLeaseAnswer(busy, T0)?.retryable).toBe(true);
+    expect(readLeaseAnswer({ ...busy, exhausted: false }, T0)?.retryable).toBe(false);
+    expect(readLeaseAnswer({ ...busy, retryable: 'true' }, T0)?.retryable).toBe(false);
     expect(readLeaseAnswer({ capped: true, grantedUsd: Number.POSITIVE_INFINITY }, T0)?.grantedNanos).toBe(0);
     // only a literal true allows deferred billing
     expect(readLeaseAnswer({ capped: true, allowDeferredBilling: 'true' }, T0)?.allowDeferredBilling).toBe(

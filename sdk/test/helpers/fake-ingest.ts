@@ -172,13 +172,16 @@ export async function startFakeIngest(): Promise<FakeIngest> {
     if (slice > 0) slices.set(body.holderId, slice);
     if (exhausted) {
       const midnight = (Math.floor(Date.now() / 86_400_000) + 1) * 86_400_000;
+      // As the server: retryable when only other holders' slices stand between the call and the room.
+      const retryable = nanos(self.leaseCapUsd) - settled - reserved - need >= 0;
       return {
         ...base,
         capped: true,
         exhausted: true,
+        retryable,
         grantedUsd: slice / 1e9,
         expiresAt,
-        retryAfterSeconds: Math.ceil((midnight - Date.now()) / 1000),
+        retryAfterSeconds: retryable ? self.ttlSeconds : Math.ceil((midnight - Date.now()) / 1000),
         ...extra,
       };
     }
