@@ -139,6 +139,21 @@ describe('POST /api/ingest', () => {
     expect(puts).toHaveLength(0);
   });
 
+  it('refuses events dated more than 5 minutes ahead (they would spend a day not begun), storing none', async () => {
+    const now = h.services.now();
+    const at = (ms: number) => ({ ...ingestEvent(0), timestamp: new Date(now + ms).toISOString() });
+    const ok = await call(request('/api/ingest', JSON.stringify({ apiKey: keyA, events: [at(4 * 60_000)] })));
+    expect(ok.status).toBe(200);
+    puts.length = 0;
+    const events = [at(0), at(6 * 60_000), at(400 * 86_400_000)];
+    const res = await call(request('/api/ingest', JSON.stringify({ apiKey: keyA, events })));
+    expect(res.status).toBe(400);
+    const problems = (res.body.error as { problems: { path: string; message: string }[] }).problems;
+    expect(problems.map((p) => p.path)).toEqual(['events[1].timestamp', 'events[2].timestamp']);
+    expect(problems[0]!.message).toMatch(/ahead of the server's clock/);
+    expect(puts).toHaveLength(0);
+  });
+
   it('answers 503 with Retry-After when the stream cannot take the batch', async () => {
     sinkDown = true;
     const res = await call(

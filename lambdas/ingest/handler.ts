@@ -13,6 +13,10 @@ import { httpErrorHandler } from '../shared/middleware/http-error-handler';
 import type { Services } from '../shared/services';
 
 /** Spec 4.1 / 8: at most 100 events and 1 MB per request. */
+
+/** How far ahead of the server's clock an event's timestamp may be (clock drift), in ms. */
+export const MAX_CLOCK_AHEAD_MS = 5 * 60_000;
+
 export const MAX_EVENTS = 100;
 export const MAX_BODY_BYTES = 1024 * 1024;
 /** What ingest tells a client to wait when the stream cannot take the batch. */
@@ -93,6 +97,20 @@ export function createIngestHandler(deps: IngestDeps) {
         throw httpErrors.badRequest('invalid ingest request', formatZodIssues(parsed.error));
       telemetry = parsed.data.events.map((e) => fromIngestEvent(e, receivedAt, () => crypto.randomUUID()));
     }
+
+    // A call reported as made in the future would count against a day or month that has not begun (a key
+    // could spend tomorrow's cap tonight). Clocks drift: a few minutes ahead are accepted.
+    const ahead = telemetry.flatMap((e, i) =>
+      e.ts > receivedAt + MAX_CLOCK_AHEAD_MS
+        ? [
+            {
+              path: `events[${i}].timestamp`,
+              message: `is ${Math.round((e.ts - receivedAt) / 60_000)} min ahead of the server's clock; at most ${MAX_CLOCK_AHEAD_MS / 60_000} min ahead is accepted`,
+            },
+          ]
+        : [],
+    );
+    if (ahead.length > 0) throw httpErrors.badRequest('events dated in the future', ahead);
 
     const envelope: EventEnvelope = {
       v: 1,

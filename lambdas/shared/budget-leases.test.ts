@@ -173,6 +173,34 @@ describe('BudgetLeases on dynalite', () => {
   });
 });
 
+describe('correctSettled', () => {
+  it('takes back forged telemetry (unleased spend), so the cap admits again, and never below zero', async () => {
+    await cap('org_forged', 10);
+    const scope = { kind: 'organization' as const, orgId: 'org_forged' };
+    await h.services.budgetLeases.release(scope, 'relay-1', 1_000_000_000); // $1 settled through a lease
+    // An ingest key reports $300,000 of calls that never happened: unleased, the whole day is gone.
+    await recordCalls('org_forged', '9', NOW - 1_000, [{ costNanos: 300_000e9, leased: false }]);
+    h.setNow(NOW + 1_500);
+    try {
+      expect(
+        (await h.services.budgetLeases.take(scope, request('h2', 1_000_000)).then((r) => r.grant)).exhausted,
+      ).toBe(true);
+      const { before, after } = await h.services.budgetLeases.correctSettled(scope, -300_000e9);
+      expect(before.day).toBe(300_001_000_000_000);
+      expect(after.day).toBe(1_000_000_000); // the real dollar stays
+      const { grant } = await h.services.budgetLeases.take(scope, request('h3', 1_000_000));
+      expect(grant.exhausted).toBe(false);
+      // A correction larger than everything stops at zero.
+      const all = await h.services.budgetLeases.correctSettled(scope, -1e18);
+      expect(all.after.day).toBe(0);
+      const view = await h.services.budgetLeases.view(scope, { day: 10_000_000_000, month: null });
+      expect(view.day.settledNanos).toBeGreaterThanOrEqual(0);
+    } finally {
+      h.setNow(NOW);
+    }
+  });
+});
+
 describe('LeaseHolderState', () => {
   it('reserves nothing while a renewal is in flight (the new slice covers only what the report listed)', () => {
     const holder = new LeaseHolderState('h');

@@ -172,8 +172,11 @@ export class BudgetLeases {
 
   /**
    * Adds a signed correction to settled (and committed) spend of the current day and month: the audited
-   * admin route (`POST /v1/budget/settled/correct`) records who, when, before and after.
-   * @returns the settled figures before and after
+   * admin route (`POST /v1/budget/settled/correct`) records who, when, before and after. The figure
+   * corrected is the one admission counts: the counter's settled spend plus the pipeline's unleased
+   * spend (forged telemetry lands there, not in the counter), so a correction can take back either. It
+   * never goes below zero: the counter's part may go negative by at most the unleased part.
+   * @returns the settled figures (counter + unleased) before and after
    */
   async correctSettled(
     scope: BudgetScope,
@@ -181,9 +184,9 @@ export class BudgetLeases {
   ): Promise<{ before: Record<BudgetPeriod, number>; after: Record<BudgetPeriod, number> }> {
     const now = this.opts.now();
     const p = periodsAt(now);
-    const before = await this.opts.store.read(scope);
+    const [before, unleased] = await Promise.all([this.opts.store.read(scope), this.unleased(scope)]);
     // Settled spend never goes below zero: a correction removes at most what today's figure holds.
-    deltaNanos = Math.max(deltaNanos, -(before[`sD#${p.day}`] ?? 0));
+    deltaNanos = Math.max(deltaNanos, -((before[`sD#${p.day}`] ?? 0) + (unleased.day ?? 0)));
     const add: Record<string, number> = {};
     for (const [per, id] of [
       ['day', p.day],
@@ -194,8 +197,8 @@ export class BudgetLeases {
     }
     const after = (await this.opts.store.apply(scope, { add, atMost: {} })) ?? before;
     const figure = (r: CounterReading) => ({
-      day: r[`sD#${p.day}`] ?? 0,
-      month: r[`sM#${p.month}`] ?? 0,
+      day: (r[`sD#${p.day}`] ?? 0) + (unleased.day ?? 0),
+      month: (r[`sM#${p.month}`] ?? 0) + (unleased.month ?? 0),
     });
     return { before: figure(before), after: figure(after) };
   }
