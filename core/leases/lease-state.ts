@@ -107,6 +107,11 @@ export interface LeaseRequest {
   readonly rateNanosPerSecond: number;
   /** Demand queued at the holder beyond `needNanos`, granted as headroom within the fair share. @default 0 */
   readonly wantNanos?: number;
+  /**
+   * The least headroom granted (policy.minHeadroomNanos when absent). The API route sets 0 for a request
+   * that reports no spend, no reservation and no need: a holder that claims nothing gets nothing to park.
+   */
+  readonly minHeadroomNanos?: number;
   /** What the counter holds for this holder (returned whole by this report); null: nothing. @default null */
   readonly held?: HeldSlice | null;
 }
@@ -370,7 +375,7 @@ export function planLease(
     const liveHolders = Math.max(0, f.liveHolders - ownLive) + 1;
     const coverSeconds = Math.max(policy.minCoverSeconds, liveHolders / policy.targetWritesPerSecond);
     const byRate = Math.max(
-      policy.minHeadroomNanos,
+      req.minHeadroomNanos ?? policy.minHeadroomNanos,
       Math.round(nanos(req.rateNanosPerSecond) * coverSeconds),
       nanos(req.wantNanos),
     );

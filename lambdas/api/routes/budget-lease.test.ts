@@ -80,13 +80,14 @@ describe('POST /v1/budget/lease', () => {
     });
     expect(res.status).toBe(200);
     expect(budgetLeaseResponseSchema.safeParse(res.body).success).toBe(true);
-    // No history: the default headroom, $0.01 (well under half of the $1 left).
+    // Nothing spent, reserved or needed: nothing granted (the holder learns the cap applies; its first
+    // call asks for its worst case, granted with the $0.01 minimum headroom).
     expect(res.body).toEqual({
       holderId: 'sdk-1',
       capped: true,
       exhausted: false,
       retryable: false,
-      grantedUsd: 0.01,
+      grantedUsd: 0,
       expiresAt: '2026-11-22T10:00:30.000Z',
       ttlSeconds: 30,
       retryAfterSeconds: null,
@@ -94,26 +95,35 @@ describe('POST /v1/budget/lease', () => {
     });
   });
 
-  it('sizes the slice by the spend rate, within half of what is left', async () => {
+  it('sizes the headroom by the spend rate that reported spend backs', async () => {
     const key = await capped('org_rate', 1);
-    // $6/min = $0.10/s, covered for 2 s → $0.20
-    const fast = await api('POST /v1/budget/lease', {
+    // A fresh holder: its need + the $0.01 minimum headroom.
+    const first = await api('POST /v1/budget/lease', { key, body: { holderId: 'sdk-fast', needUsd: 0.09 } });
+    expect(first.body.grantedUsd).toBeCloseTo(0.1, 9);
+    // It spent its $0.10 at $6/min = $0.10/s (backed: at most 4 × $0.10 over 2 s): covered for 2 s → $0.20.
+    const renewed = await api('POST /v1/budget/lease', {
       key,
-      body: { holderId: 'sdk-fast', spendRateUsdPerMin: 6 },
+      body: { holderId: 'sdk-fast', consumedUsd: 0.1, spendRateUsdPerMin: 6 },
     });
-    expect(fast.body.grantedUsd).toBeCloseTo(0.2, 9);
-    // $600/min would want $20: it gets its fair share, $0.80 free / (2 × 2 live holders)
+    expect(renewed.body.grantedUsd).toBeCloseTo(0.2, 9);
+    // $600/min declared on $0.01 spent: the rate counts as 4 × $0.01 / 2 s = $0.02/s → $0.04, not $0.445.
     const greedy = await api('POST /v1/budget/lease', {
       key,
-      body: { holderId: 'sdk-greedy', spendRateUsdPerMin: 600 },
+      body: { holderId: 'sdk-fast', consumedUsd: 0.01, spendRateUsdPerMin: 600 },
     });
-    expect(greedy.body.grantedUsd).toBeCloseTo(0.2, 9);
+    expect(greedy.body.grantedUsd).toBeCloseTo(0.04, 9);
+    // Spending its whole $0.04 earns it at most 4 × $0.04 = $0.16 of headroom: room grows with spend.
+    const backed = await api('POST /v1/budget/lease', {
+      key,
+      body: { holderId: 'sdk-fast', consumedUsd: 0.04, spendRateUsdPerMin: 600 },
+    });
+    expect(backed.body.grantedUsd).toBeCloseTo(0.16, 9);
   });
 
   it('counts reported spend, answers exhausted with Retry-After to the end of the day once nothing fits', async () => {
     const key = await capped('org_full', 0.05);
-    // $1.50/min = $0.025/s × 2 s: the whole fair share, $0.025
-    await api('POST /v1/budget/lease', { key, body: { holderId: 'sdk-a', spendRateUsdPerMin: 1.5 } });
+    // a $0.015 need + the $0.01 headroom: the whole fair share, $0.025
+    await api('POST /v1/budget/lease', { key, body: { holderId: 'sdk-a', needUsd: 0.015 } });
     await h.services.budgetLeases.correctSettled({ kind: 'organization', orgId: 'org_full' }, 25_000_000);
     const full = await api('POST /v1/budget/lease', { key, body: { holderId: 'sdk-a', consumedUsd: 0.025 } });
     expect(full.body).toMatchObject({
@@ -129,8 +139,8 @@ describe('POST /v1/budget/lease', () => {
 
   it('keeps covering calls the holder still has in flight (reservedUsd) on top of the headroom', async () => {
     const key = await capped('org_inflight', 1);
-    // $7.80/min = $0.13/s × 2 s = $0.26 granted; then two calls worth $0.25 are in flight
-    await api('POST /v1/budget/lease', { key, body: { holderId: 'sdk-f', spendRateUsdPerMin: 7.8 } });
+    // a $0.25 need + $0.01 = $0.26 granted; then two calls worth $0.25 are in flight
+    await api('POST /v1/budget/lease', { key, body: { holderId: 'sdk-f', needUsd: 0.25 } });
     const res = await api('POST /v1/budget/lease', {
       key,
       body: { holderId: 'sdk-f', reservedUsd: 0.25 },
@@ -201,10 +211,10 @@ describe('POST /v1/budget/lease', () => {
 describe('POST /v1/budget/lease/release and the admission panel', () => {
   it('returns the unused slice, settles the spend, and GET /v1/budget shows it', async () => {
     const key = await capped('org_release', 0.3);
-    await api('POST /v1/budget/lease', { key, body: { holderId: 'sdk-r', spendRateUsdPerMin: 3 } });
+    await api('POST /v1/budget/lease', { key, body: { holderId: 'sdk-r', needUsd: 0.09 } });
     const during = await api('GET /v1/budget', { key });
     expect(budgetStatusSchema.safeParse(during.body).success).toBe(true);
-    // $3/min = $0.05/s × 2 s = $0.10 leased, nothing settled yet
+    // a $0.09 need + $0.01 = $0.10 leased, nothing settled yet
     expect(during.body.admission.day).toEqual({
       capUsd: 0.3,
       settledUsd: 0,
@@ -230,7 +240,7 @@ describe('lease abuse (issue 19)', () => {
   it('binds a holder to the key that took it: another key of the organization cannot report for it', async () => {
     const owner = await capped('org_bound', 1);
     const other = (await h.createKey('org_bound', 'other')).apiKey;
-    await api('POST /v1/budget/lease', { key: owner, body: { holderId: 'sdk-own', spendRateUsdPerMin: 3 } });
+    await api('POST /v1/budget/lease', { key: owner, body: { holderId: 'sdk-own', needUsd: 0.09 } });
     const forged = await api('POST /v1/budget/lease/release', {
       key: other,
       body: { holderId: 'sdk-own', consumedUsd: 0.1 },
@@ -250,9 +260,9 @@ describe('lease abuse (issue 19)', () => {
     });
     expect(forged.status).toBe(200);
     const park = await api('POST /v1/budget/lease', { key, body: { holderId: 'y', reservedUsd: 100_000 } });
-    expect(park.body).toMatchObject({ exhausted: false, grantedUsd: 0.01 }); // nothing of the $100,000
+    expect(park.body).toMatchObject({ exhausted: false, grantedUsd: 0 }); // nothing of the $100,000
     // A holder granted $0.10 reports $3: $0.10 counts.
-    await api('POST /v1/budget/lease', { key, body: { holderId: 'z', spendRateUsdPerMin: 3 } });
+    await api('POST /v1/budget/lease', { key, body: { holderId: 'z', needUsd: 0.09 } });
     await api('POST /v1/budget/lease/release', { key, body: { holderId: 'z', consumedUsd: 3 } });
     const panel = await api('GET /v1/budget', { key });
     expect(panel.body.admission.day.settledUsd).toBe(0.1);
@@ -270,6 +280,27 @@ describe('lease abuse (issue 19)', () => {
     const huge = await api('POST /v1/budget/lease', { key, body: { holderId: 'sdk-1', reservedUsd: 1e9 } });
     expect(huge.status).toBe(400);
     expect(JSON.stringify(huge.body)).toMatch(/reservedUsd/);
+  });
+
+  it('a key minting holders that claim nothing parks nothing (the acceptance walk’s jam)', async () => {
+    const key = await capped('org_jam', 0.1);
+    // The walk: fresh holders declaring $99,999/min and reporting nothing each took half the free room,
+    // and lapsed as spent: 24 of them left $0.0025 of $0.10 without a single provider call.
+    for (let i = 0; i < 16; i++) {
+      if (i === 10) h.setNow(NOW + 2_000); // past the key's burst of lease calls
+      const res = await api('POST /v1/budget/lease', {
+        key,
+        body: { holderId: `p2-${i}`, consumedUsd: 0, spendRateUsdPerMin: 99_999 },
+      });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ capped: true, exhausted: false, grantedUsd: 0 });
+    }
+    h.setNow(NOW);
+    const panel = await api('GET /v1/budget', { key });
+    expect(panel.body.admission.day).toMatchObject({ leasedUsd: 0, settledUsd: 0 });
+    // A real call still gets its worst case and the minimum headroom.
+    const real = await api('POST /v1/budget/lease', { key, body: { holderId: 'sdk-real', needUsd: 0.05 } });
+    expect(real.body).toMatchObject({ exhausted: false, grantedUsd: 0.06 });
   });
 
   it('bounds new holders per key and day with a clear 429, and rate-limits the lease routes per key', async () => {

@@ -12,7 +12,7 @@
  */
 import { budgetScopesFor, type BudgetScope } from '../../../core/admission/budget-scopes';
 import { LEASE_SCOPES } from '../../../core/keys';
-import { periodsAt, type HeldSlice } from '../../../core/leases/lease-state';
+import { DEFAULT_LEASE_POLICY, periodsAt, type HeldSlice } from '../../../core/leases/lease-state';
 import { nanosToUsd, usdToNanos } from '../../../core/pricing';
 import { formatZodIssues } from '../../../core/schemas';
 import {
@@ -49,6 +49,9 @@ function requireProgram(principal: Principal): Principal & { kind: 'program' } {
   }
   return principal;
 }
+
+/** How many times the spend a report settles may its declared rate size the holder's headroom. */
+export const RATE_BACKING = 4;
 
 function rateLimit(services: Services, keyId: string): void {
   const taken = services.leaseRouteLimiter.take(keyId, services.now());
@@ -154,6 +157,16 @@ export const takeBudgetLease: Route = {
     const granted = held?.sliceNanos ?? 0;
     const consumedNanos = Math.min(usdToNanos(body.consumedUsd), granted);
     const reservedNanos = Math.min(usdToNanos(body.reservedUsd), granted - consumedNanos);
+    // The declared spend rate sizes the headroom only as far as the spend this report settles backs it:
+    // the headroom (rate × cover time, at least minCoverSeconds) is then at most RATE_BACKING × that spend,
+    // which is charged anyway. Taken at its word, a fresh holder declaring a huge rate got half the free
+    // room, and a key minting holders parked the whole day's cap in slices that lapsed as spent, spending
+    // nothing. An SDK's rate is its reported spend over the time since its last report, so this binds
+    // only a holder that spent it in under half a second.
+    const rateNanosPerSecond = Math.min(
+      usdToNanos(body.spendRateUsdPerMin) / 60,
+      (RATE_BACKING * consumedNanos) / DEFAULT_LEASE_POLICY.minCoverSeconds,
+    );
     const writer = recordWriter(services, program, body.holderId, record);
     let journaledHeld = held;
     const tracker: WriteTracker = {
@@ -174,7 +187,12 @@ export const takeBudgetLease: Route = {
             reservations: reservedNanos > 0 ? 1 : 0,
             // The SDK's calls waiting for room (their worst cases): granted on top, or the answer is exhausted.
             needNanos: usdToNanos(body.needUsd),
-            rateNanosPerSecond: usdToNanos(body.spendRateUsdPerMin) / 60,
+            rateNanosPerSecond,
+            // Nothing spent, reserved or needed: no headroom. A slice is granted for calls, and a key minting
+            // holders that claim nothing would otherwise park room by the cent until lapses charged it all.
+            ...(consumedNanos === 0 && reservedNanos === 0 && usdToNanos(body.needUsd) === 0
+              ? { minHeadroomNanos: 0 }
+              : {}),
             held,
           },
           {},
