@@ -410,7 +410,12 @@ export function planLease(
     ? null
     : settledLeavesNoRoom
       ? periodEndMs(tightestRoom, nowMs)
-      : Math.max(nowMs + 1_000, Math.min(f.nextLapseMs ?? nowMs + policy.minCoverSeconds * 1000, ttlEnd));
+      : // Room held by live slices and calls in flight comes back as calls settle and active holders renew
+        // (every minCoverSeconds), at the latest when the first live bucket lapses: retry at the earliest.
+        Math.max(
+          nowMs + 1_000,
+          Math.min(f.nextLapseMs ?? Number.POSITIVE_INFINITY, nowMs + policy.minCoverSeconds * 1000, ttlEnd),
+        );
   return {
     delta: { add, atMost },
     grant: {
