@@ -145,6 +145,25 @@ describe('POST /api/guardrails/enforce', () => {
     expect(await h.services.flags.get(orgItem, Date.now())).toBeUndefined();
   });
 
+  it('scope organization names no key: the caller’s organization, and no other', async () => {
+    const res = await enforce({ ...push, scope: 'organization' }, tokenA);
+    expect(res).toMatchObject({ status: 200, body: { action: 'SUSPENDED', scope: 'organization' } });
+    const orgItem = orgFlagItemKey(flagKeyFor(keyA.prefix, h.pepper));
+    expect(await h.services.flags.get(orgItem, Date.now())).toMatchObject({ orgId: 'org_a' });
+    expect(
+      await h.services.flags.get(orgFlagItemKey(flagKeyFor(keyB.prefix, h.pepper)), Date.now()),
+    ).toBeUndefined();
+    expect(await enforce({ action: 'ACTIVE', scope: 'organization' }, tokenA)).toMatchObject({
+      status: 200,
+      body: { action: 'RESUMED' },
+    });
+    expect(await h.services.flags.get(orgItem, Date.now())).toBeUndefined();
+    // A key or session scope still needs its key.
+    const keyless = await enforce({ ...push, scope: 'key' }, tokenA);
+    expect(keyless.status).toBe(400);
+    expect(keyless.body.error.problems[0].path).toBe('apiKey');
+  });
+
   it('THROTTLED lives 30 minutes', async () => {
     const res = await enforce(
       { ...push, apiKey: keyA.apiKey, action: 'THROTTLED', mode: 'throttle' },

@@ -43,11 +43,16 @@ export function createEnforceHandler(deps: EnforceDeps) {
     const owned = await Promise.all(
       named.filter((id) => id !== undefined).map((id) => (id ? services.keys.get(id) : undefined)),
     );
+    const anyNamed = owned.length > 0;
     const key = owned.at(-1);
-    if (!key || owned.some((k) => k?.orgId !== person.orgId))
+    if (anyNamed && (!key || owned.some((k) => k?.orgId !== person.orgId)))
       throw httpErrors.forbidden('the caller does not own this API key');
+    // Without a key named (scope organization only, enforced by the schema) the caller's organization.
+    const orgId = key?.orgId ?? person.orgId;
     const target =
-      req.scope === undefined ? undefined : flagTarget(req.scope, key.publicId, req.sessionId ?? null);
+      req.scope === undefined
+        ? undefined
+        : flagTarget(req.scope, key?.publicId ?? null, req.sessionId ?? null);
 
     const narrow = target !== undefined && target.scope !== 'organization';
     await requireRole(
@@ -61,7 +66,7 @@ export function createEnforceHandler(deps: EnforceDeps) {
     const now = services.now();
     const enforcement = await enforcementDeps(services);
     if (req.action === 'ACTIVE') {
-      const cleared = await clearFlags(enforcement, key.orgId, now, target);
+      const cleared = await clearFlags(enforcement, orgId, now, target);
       await recordChange(services, person, {
         action: 'flag.cleared',
         target: where.scope,
@@ -70,7 +75,7 @@ export function createEnforceHandler(deps: EnforceDeps) {
       });
       deps.metrics.addMetric('FlagsCleared', MetricUnit.Count, 1);
       deps.logger.info('flags cleared', {
-        orgId: key.orgId,
+        orgId,
         scope: req.scope ?? 'all',
         cleared,
         by: person.sub,
@@ -80,7 +85,7 @@ export function createEnforceHandler(deps: EnforceDeps) {
     const result = await pushFlag(
       enforcement,
       {
-        orgId: key.orgId,
+        orgId,
         ...(target ? { target } : {}),
         action: req.action,
         triggerType: req.triggerType,
@@ -105,7 +110,7 @@ export function createEnforceHandler(deps: EnforceDeps) {
     });
     deps.metrics.addMetric('FlagsPushed', MetricUnit.Count, 1);
     deps.logger.info('flag pushed', {
-      orgId: key.orgId,
+      orgId,
       scope: result.scope,
       action: req.action,
       triggerType: req.triggerType,
