@@ -8,6 +8,7 @@
  * The guard is one instance (the edge); the relay runs as a pool of Lambda-like containers, each its own
  * lease holder with its own caches and spool (relay-pool.ts, design decision 14).
  */
+import { answerMalformedRequests } from '../runtime/client-error';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { PriceRegistry } from '../../core/pricing';
@@ -356,6 +357,7 @@ export async function createLocalProxy(options: LocalProxyOptions): Promise<Loca
     else void guard.check(key, session).then((decision) => proceed(req, res, decision));
   };
   const http1 = createServer({ keepAliveTimeout: 65_000, noDelay: true }, onRequest);
+  answerMalformedRequests(http1);
   // HTTP/2 without TLS on the same port, for the AWS SDK's Bedrock client (local/runtime/h2c.ts).
   const { front: server, http2: h2 } = dualProtocolServer(http1, onRequest);
   const sockets = new Set<Socket>();

@@ -1,5 +1,6 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request as httpRequest, type OutgoingHttpHeaders } from 'node:http';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -365,6 +366,32 @@ describe('startHttpGateway', () => {
     expect(response.status).toBe(200);
     expect(json(response)).toEqual(issuer.jwks);
   });
+
+  it.each([
+    ['a control byte in a header value', 'x-note: a\x7fb\r\n', 400, 'malformed_request'],
+    ['a non-ASCII header name', 'x-n\u00e9: v\r\n', 400, 'malformed_request'],
+    ['headers past the limit', `x-big: ${'a'.repeat(20_000)}\r\n`, 431, 'headers_too_large'],
+  ])(
+    'answers a request the HTTP parser refuses (%s) with JSON, not a bare 400',
+    async (_name, header, status, code) => {
+      const port = Number(new URL(gateway.url).port);
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => {
+          socket.write(
+            Buffer.from(`GET /v1/health HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\n${header}\r\n`, 'latin1'),
+          );
+        });
+        let data = '';
+        socket.on('data', (chunk: Buffer) => (data += chunk.toString('utf8')));
+        socket.on('end', () => resolve(data));
+        socket.on('error', reject);
+      });
+      expect(answer.startsWith(`HTTP/1.1 ${status} `)).toBe(true);
+      expect(answer).toMatch(/content-type: application\/json/);
+      const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { error: { code: string } };
+      expect(body.error.code).toBe(code);
+    },
+  );
 
   describe('static site', () => {
     it.each([

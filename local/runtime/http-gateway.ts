@@ -8,6 +8,7 @@
  * served from the same origin), no throttling, no 30-second integration timeout, and only loopback
  * `Host` values are answered (421 otherwise: DNS rebinding, see ./loopback-host).
  */
+import { answerMalformedRequests } from './client-error';
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -194,6 +195,8 @@ export async function startHttpGateway(options: HttpGatewayOptions = {}): Promis
       sendJson(response, 500, { message: 'Internal Server Error' });
     });
   });
+
+  answerMalformedRequests(server);
 
   // Set once listening; every request arrives after that.
   let hosts: ReadonlySet<string> = new Set();
