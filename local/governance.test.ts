@@ -253,3 +253,54 @@ describe('ingest-only keys', () => {
     expect(await res.json()).toEqual({ enforcement: { blocked: false, flags: [] } });
   });
 });
+
+describe('taking back forged spend (issue 19, acceptance walk)', () => {
+  it('a correction reaches layer 1 too: once resumed, the organization is not suspended again by the forged spend', async () => {
+    const admin = await stack.issueIdToken('org_forged', 'owner'); // the first person: its admin
+    expect(
+      (await call(admin, 'PUT', '/v1/budget', { budget: { dailyLimitUsd: 5, action: 'block' } })).status,
+    ).toBe(200);
+    const key = (await call(admin, 'POST', '/v1/keys', { name: 'ingest', scopes: ['ingest'] })).body
+      .apiKey as string;
+    const ingest = async (eventId: string, completionTokens: number) => {
+      const res = await fetch(`${stack.apiUrl}/api/ingest`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          apiKey: key,
+          events: [
+            {
+              eventId,
+              model: 'gpt-4o-mini',
+              provider: 'openai',
+              usage: { prompt_tokens: 10, completion_tokens: completionTokens },
+            },
+          ],
+        }),
+      });
+      expect(res.status).toBe(200);
+      await stack.drain();
+    };
+    const suspended = async () =>
+      ((await call(admin, 'GET', '/v1/flags')).body.flags as Json[]).filter(
+        (f) => f.scope === 'organization' && f.state === 'SUSPENDED',
+      );
+    // $12 of calls that never happened (19.99M output tokens of gpt-4o-mini at $0.60/MTok): over the $5 cap.
+    await ingest('evt_forged', 19_990_000);
+    expect(await suspended()).toEqual([expect.objectContaining({ triggerType: 'budget_daily_hard' })]);
+
+    const corrected = await call(admin, 'POST', '/v1/budget/settled/correct', {
+      deltaUsd: -100, // more than was forged: the figure stops at zero
+      reason: 'forged telemetry from a leaked ingest key',
+    });
+    expect(corrected.status).toBe(200);
+    expect(corrected.body.settledUsd.after.day).toBe(0);
+    expect(
+      (await call(admin, 'POST', '/api/guardrails/enforce', { action: 'ACTIVE', scope: 'organization' }))
+        .status,
+    ).toBe(200);
+    // The next real call is recorded; layer 1 counts it from the corrected figure, under the cap.
+    await ingest('evt_real', 100);
+    expect(await suspended()).toEqual([]);
+  });
+});

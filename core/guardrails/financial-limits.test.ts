@@ -1,5 +1,11 @@
+import fc from 'fast-check';
 import { applyEvent, prepareEvent } from './engine';
-import { financialBlockState, financialLimitsLayer, FLAG_TTL_MS } from './financial-limits';
+import {
+  correctedFinancialSpend,
+  financialBlockState,
+  financialLimitsLayer,
+  FLAG_TTL_MS,
+} from './financial-limits';
 import { MS_PER_DAY } from './periods';
 import { makeEvent, policyWith, runEngine, runLayer, T0, trippedAt } from './test-support';
 import type { GuardrailEvent } from './types';
@@ -197,5 +203,50 @@ describe('financialBlockState', () => {
     const { verdicts } = runEngine(events, caps);
     // Assess: each leaked call re-emits the hard stop (the consumer rewrites the flag)
     expect(verdicts.filter((v) => v.triggerType === 'budget_daily_hard')).toHaveLength(6);
+  });
+});
+
+describe('correctedFinancialSpend (an admin taking back forged spend)', () => {
+  const now = Date.parse('2026-11-26T10:00:00.000Z');
+  const day = Math.floor(now / 86_400_000);
+  const month = 2026 * 12 + 10;
+  const base = {
+    day,
+    month,
+    daySpendNanos: 0,
+    monthSpendNanos: 0,
+    daySoftAlerted: false,
+    monthSoftAlerted: false,
+  };
+
+  it('applies a signed amount to the current day and month, never below zero', () => {
+    fc.assert(
+      fc.property(
+        fc.nat({ max: 1e15 }),
+        fc.nat({ max: 1e15 }),
+        fc.integer({ min: -2e15, max: 2e15 }),
+        (dayNanos, extra, delta) => {
+          const state = { ...base, daySpendNanos: dayNanos, monthSpendNanos: dayNanos + extra };
+          const after = correctedFinancialSpend(state, delta, now);
+          expect(after.daySpendNanos).toBe(Math.max(0, dayNanos + delta));
+          expect(after.monthSpendNanos).toBe(Math.max(0, dayNanos + extra + delta));
+        },
+      ),
+    );
+    // The boundary: taking back exactly what was counted leaves zero.
+    expect(
+      correctedFinancialSpend({ ...base, daySpendNanos: 12e9, monthSpendNanos: 12e9 }, -12e9, now),
+    ).toMatchObject({
+      daySpendNanos: 0,
+      monthSpendNanos: 0,
+    });
+  });
+
+  it('leaves a period layer 1 is no longer counting alone (yesterday’s figure is replaced at the next call)', () => {
+    const yesterday = { ...base, day: day - 1, daySpendNanos: 5e9, monthSpendNanos: 9e9 };
+    expect(correctedFinancialSpend(yesterday, -5e9, now)).toMatchObject({
+      daySpendNanos: 5e9,
+      monthSpendNanos: 4e9,
+    });
   });
 });

@@ -293,3 +293,26 @@ export function financialBlockState(
     flagTtlMs: max(1, min(FLAG_TTL_MS[action], resetsAt - now)),
   };
 }
+
+/**
+ * Layer 1's spend after an admin's correction of settled spend (`POST /v1/budget/settled/correct`, e.g.
+ * forged telemetry taken back): the signed amount applies to the day and month layer 1 is counting if
+ * they are the current ones (a correction of an earlier period has nothing to undo here), never below
+ * zero. Without it, layer 1 kept the forged spend and suspended the organization again on its next call.
+ *
+ * @example correctedFinancialSpend({ day: 20414, month: 670, daySpendNanos: 5e9, … }, -4e9, now)
+ * // { …, daySpendNanos: 1e9, monthSpendNanos: … − 4e9 }
+ */
+export function correctedFinancialSpend(
+  state: FinancialLimitsState,
+  deltaNanos: number,
+  nowMs: number,
+): FinancialLimitsState {
+  const apply = (spend: number) => Math.min(MAX_NANOS, Math.max(0, spend + deltaNanos));
+  return {
+    ...state,
+    daySpendNanos: state.day === utcDayIndex(nowMs) ? apply(state.daySpendNanos) : state.daySpendNanos,
+    monthSpendNanos:
+      state.month === utcMonthIndex(nowMs) ? apply(state.monthSpendNanos) : state.monthSpendNanos,
+  };
+}

@@ -29,6 +29,7 @@ export { GUARDRAIL_LAYERS, LAYER_IDS } from './layers';
 export type { LayerPolicies, LayerRegistry, LayerStates } from './layers';
 export {
   FLAG_TTL_MS,
+  correctedFinancialSpend,
   financialBlockState,
   financialLimitsLayer,
   financialLimitsPolicySchema,

@@ -111,7 +111,7 @@ export function createGuardrailConsumer(deps: GuardrailConsumerDeps) {
       logger.error('guardrail layers failed (passed open)', { layers: result.failedLayers });
 
     await applyVerdicts(orgId, seq, envelope.events[0], result.verdicts, result.state, policy);
-    const saved = await services.guardrailState.put(orgId, result.state, seq, stored.lastSeq);
+    const saved = await services.guardrailState.put(orgId, result.state, seq, stored.lastSeq, stored.rev);
     if (!saved) throw new Error(`guardrail state of ${orgId} changed under us; retrying the record`);
   };
 

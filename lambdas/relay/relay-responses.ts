@@ -26,8 +26,8 @@ export function refuseOverBudget(
       ? {
           // Room is only held by other slices or calls in flight (or the budget store is unreachable).
           message:
-            `Budget busy: what is left under the organization's ${label} hard cap${cap} is held by calls ` +
-            `in flight; retry in ${d.retryAfterSeconds} s.`,
+            `Budget busy: what is left under the organization's ${label} hard cap${cap} is held by other ` +
+            `containers' slices and calls in flight; retry in ${d.retryAfterSeconds} s.`,
           type: 'budget_busy',
           code: `budget_${label}_held`,
         }

@@ -193,7 +193,7 @@ export function blockedResponse(reason: BlockReason, nowMs: number): Response {
     retryAfter = reason.retryAfterSeconds;
   } else if (reason.retryAfterSeconds !== null && reason.retryable === true) {
     // The relay's `budget_busy`: what is left is held by calls in flight, and comes back as they settle.
-    message = `Spendguard: what is left under the organization's hard budget cap is held by calls in flight; retry in ${reason.retryAfterSeconds} s. The provider was not called.`;
+    message = `Spendguard: what is left under the organization's hard budget cap is held by other processes' slices and calls in flight; retry in ${reason.retryAfterSeconds} s. The provider was not called.`;
     code = 'budget_busy';
     type = 'budget_busy';
     retryAfter = reason.retryAfterSeconds;

@@ -11,6 +11,7 @@
  * `POST /v1/budget/settled/correct`: an admin's audited correction of settled spend.
  */
 import { budgetScopesFor, type BudgetScope } from '../../../core/admission/budget-scopes';
+import { correctedFinancialSpend, reviveOrgState } from '../../../core/guardrails';
 import { LEASE_SCOPES } from '../../../core/keys';
 import { DEFAULT_LEASE_POLICY, periodsAt, type HeldSlice } from '../../../core/leases/lease-state';
 import { nanosToUsd, usdToNanos } from '../../../core/pricing';
@@ -264,6 +265,14 @@ export const correctSettledSpend: Route = {
       orgScope(principal.orgId),
       deltaNanos,
     );
+    // Layer 1 counts the pipeline's spend on its own: it takes the same correction, or it would suspend
+    // the organization again at its next call (the pipeline's record of the forged calls stays).
+    const now = services.now();
+    await services.guardrailState.update(principal.orgId, (stored) => {
+      const state = reviveOrgState(stored);
+      const financialLimits = correctedFinancialSpend(state.layers.financialLimits, deltaNanos, now);
+      return { ...state, layers: { ...state.layers, financialLimits } };
+    });
     // The audit log is the one record of a correction (who, when, why, before and after; issue 21).
     const entry = await services.audit.record(principal.orgId, {
       action: 'settled_spend.corrected',
