@@ -132,6 +132,12 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`Spendguard failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  const inUse = (err as NodeJS.ErrnoException | undefined)?.code === 'EADDRINUSE';
+  const hint = inUse
+    ? ' (another program listens there: stop it, or start with --port N and --proxy-port N)'
+    : '';
+  process.stderr.write(
+    `Spendguard failed to start: ${err instanceof Error ? err.message : String(err)}${hint}\n`,
+  );
   process.exit(1);
 });
