@@ -49,10 +49,13 @@ describe('budgetConfigSchema', () => {
     ['a misspelt limit', { dailyLimitUSD: 5, action: 'block' }, 'dailyLimitUSD'],
     ['a negative limit', { dailyLimitUsd: -1, action: 'block' }, 'dailyLimitUsd'],
     ['an unknown action', { action: 'kill' }, 'action'],
-    ['no action', { dailyLimitUsd: 5 }, 'action'],
     ['a limit as a string', { monthlyLimitUsd: '100', action: 'warn' }, 'monthlyLimitUsd'],
   ])('rejects %s', (_name, input, path) => {
     expect(issuesOf(input).map((i) => i.path)).toEqual([path]);
+  });
+
+  it('takes a limit without an action as a blocking one, as the SDK’s budget option does', () => {
+    expect(budgetConfigSchema.parse({ dailyLimitUsd: 5 })).toEqual({ dailyLimitUsd: 5, action: 'block' });
   });
 });
 

@@ -39,7 +39,7 @@ export const budgetConfigSchema = z
     monthlyLimitUsd: limit('Hard cap on spend per UTC calendar month.', 1000).optional(),
     dailySoftLimitUsd: limit('Soft cap per UTC day: a warning only.', 40).optional(),
     monthlySoftLimitUsd: limit('Soft cap per UTC calendar month: a warning only.', 800).optional(),
-    action: budgetActionSchema,
+    action: budgetActionSchema.default('block'),
     allowDeferredBilling: z
       .boolean({ error: expected('true or false') })
       .meta({
@@ -72,7 +72,7 @@ export const clientBudgetOptionSchema = z
   .strictObject({
     dailyLimitUsd: limit('Cap on spend per day, as the library counts it.', 50).optional(),
     monthlyLimitUsd: limit('Cap on spend per month, as the library counts it.', 1000).optional(),
-    action: budgetActionSchema,
+    action: budgetActionSchema.default('block'),
   })
   .meta({ description: 'The budget option of initServiceAuto (spec 1.4).' });
 export type ClientBudgetOption = z.infer<typeof clientBudgetOptionSchema>;
