@@ -563,8 +563,13 @@ describe('planLease', () => {
 
   it('shrinks the slice to the call itself near the cap', () => {
     const { grant } = planLease({}, req, caps, t, undefined, { day: 293_000_000 });
-    // spare = 7,000,000 − 6,000,000 = 1,000,000; fair share 500,000
-    expect(grant.sliceNanos).toBe(6_500_000);
+    // spare = 7,000,000 − 6,000,000 = 1,000,000: less than one more call of this size, so no headroom
+    expect(grant.sliceNanos).toBe(6_000_000);
+    // With room for a few more such calls, headroom is half of what is left after the next one.
+    const roomier = planLease({}, req, caps, t, undefined, { day: 270_000_000 }).grant;
+    // spare = 30,000,000 − 6,000,000 = 24,000,000; 18,000,000 once the next such call fits; the headroom
+    // is min(the 10,000,000 minimum, half of that = 9,000,000) = 9,000,000
+    expect(roomier.sliceNanos).toBe(15_000_000);
   });
 
   it('adds unleased spend to what holders reported (one accounting, issue 18.2)', () => {
@@ -592,7 +597,8 @@ describe('planLease', () => {
       settledLeavesNoRoom: true,
       retryAtMs: Date.UTC(2026, 10, 24),
     });
-    const other = planLease({}, { ...req, holderId: 'b', needNanos: 290_000_000 }, caps, t);
+    // b's call leaves 4,000,000: less than req's 6,000,000 need, held only by b's live slice.
+    const other = planLease({}, { ...req, holderId: 'b', needNanos: 296_000_000 }, caps, t);
     const after = applyDelta({}, other.delta) as CounterReading;
     const busy = planLease(after, req, caps, t).grant;
     expect(busy).toMatchObject({ exhausted: true, settledLeavesNoRoom: false });

@@ -379,7 +379,12 @@ export function planLease(
       Math.round(nanos(req.rateNanosPerSecond) * coverSeconds),
       nanos(req.wantNanos),
     );
-    slice = reserved + need + Math.min(byRate, Math.floor(spare / (2 * liveHolders)));
+    // Headroom comes out of what is left once every live holder's next call of this size fits: near the
+    // cap, slices shrink to the call itself, so holders busy with one call each (Lambda containers)
+    // do not park the room other holders' calls need (acceptance walk: room for 4.5 calls, 4 concurrent
+    // 8 s calls, 1 admitted). Far from the cap `need × holders` is small beside `spare`.
+    const unclaimed = Math.max(0, spare - need * liveHolders);
+    slice = reserved + need + Math.min(byRate, Math.floor(unclaimed / (2 * liveHolders)));
   }
   const bucketEndMs = Math.ceil(expiresAtMs / BUCKET_MS) * BUCKET_MS;
   const reservations = reserved > 0 ? Math.max(1, nanos(req.reservations)) : 0;

@@ -159,14 +159,17 @@ describe('POST /v1/budget/lease', () => {
     const key = await capped('org_need', 0.1);
     const granted = await api('POST /v1/budget/lease', {
       key,
-      body: { holderId: 'sdk-n', needUsd: 0.06 },
+      body: { holderId: 'sdk-n', needUsd: 0.03 },
     });
-    // the $0.06 need + the default $0.01 headroom
-    expect(granted.body).toMatchObject({ exhausted: false, grantedUsd: 0.07 });
-    // $0.03 left beside sdk-n's slice: a $0.04 need does not fit, nothing is granted
+    // the $0.03 need + the default $0.01 headroom ($0.07 left, $0.04 once another $0.03 call fits)
+    expect(granted.body).toMatchObject({ exhausted: false, grantedUsd: 0.04 });
+    // $0.06 left: a $0.05 need fits whole, without headroom (the $0.01 left would not hold another)
+    const exact = await api('POST /v1/budget/lease', { key, body: { holderId: 'sdk-m', needUsd: 0.05 } });
+    expect(exact.body).toMatchObject({ exhausted: false, grantedUsd: 0.05 });
+    // $0.01 left beside both slices: a $0.02 need does not fit, nothing is granted
     const refused = await api('POST /v1/budget/lease', {
       key,
-      body: { holderId: 'sdk-m', needUsd: 0.04 },
+      body: { holderId: 'sdk-o', needUsd: 0.02 },
     });
     expect(refused.body).toMatchObject({ exhausted: true, grantedUsd: 0 });
   });
@@ -298,9 +301,9 @@ describe('lease abuse (issue 19)', () => {
     h.setNow(NOW);
     const panel = await api('GET /v1/budget', { key });
     expect(panel.body.admission.day).toMatchObject({ leasedUsd: 0, settledUsd: 0 });
-    // A real call still gets its worst case and the minimum headroom.
+    // A real call still gets its worst case (the whole $0.10 is free; no headroom beyond one more such call).
     const real = await api('POST /v1/budget/lease', { key, body: { holderId: 'sdk-real', needUsd: 0.05 } });
-    expect(real.body).toMatchObject({ exhausted: false, grantedUsd: 0.06 });
+    expect(real.body).toMatchObject({ exhausted: false, grantedUsd: 0.05 });
   });
 
   it('bounds new holders per key and day with a clear 429, and rate-limits the lease routes per key', async () => {
