@@ -48,10 +48,17 @@ export function ensureDashboardBuilt(root: string): boolean {
   const wanted = dashboardSourceHash(root);
   if (dashboardIsBuilt(root, wanted)) return false;
   // vite empties dist first, so an interrupted build leaves no stamp and is redone next time.
-  execFileSync('npm', ['run', 'build', '--silent', '-w', '@spendguard/dashboard'], {
-    cwd: root,
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  const npmArgs = ['run', 'build', '--silent', '-w', '@spendguard/dashboard'];
+  // Under npm (install's `prepare`, `npm start`, `npm test`) its own CLI script, run by this Node: no
+  // `npm` on PATH needed, and on Windows no `npm.cmd`, which execFile cannot start without a shell.
+  const npmCli = process.env.npm_execpath;
+  const viaNode = npmCli !== undefined && /\.c?js$/.test(npmCli);
+  const windows = process.platform === 'win32';
+  execFileSync(
+    viaNode ? process.execPath : windows ? 'npm.cmd' : 'npm',
+    viaNode ? [npmCli, ...npmArgs] : npmArgs,
+    { cwd: root, stdio: ['ignore', 'ignore', 'inherit'], shell: !viaNode && windows },
+  );
   writeFileSync(stamp, wanted);
   return true;
 }
