@@ -386,6 +386,14 @@ describe('v1 API', () => {
       monthlyLimitUsd: null,
       action: 'warn',
     });
+    // GET's whole answer (spend, admission, layer info…) written back unchanged is accepted too.
+    const whole = (await api(req('GET /v1/budget', { token: tokenB }))).body;
+    const again = await api(req('PUT /v1/budget', { token: tokenB, body: whole }));
+    expect(again.status).toBe(200);
+    expect(again.body.budget).toEqual(whole.budget);
+    // A misspelt member is still refused.
+    const typo = await api(req('PUT /v1/budget', { token: tokenB, body: { ...whole, budgett: {} } }));
+    expect(typo.status).toBe(400);
     // People-only routes refuse API keys.
     expect((await api(req('GET /v1/keys', { key: keyA.apiKey }))).status).toBe(401);
   });

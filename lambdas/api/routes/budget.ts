@@ -159,23 +159,36 @@ function settingsOf(config: { budget: unknown; policy: unknown } | undefined) {
   return { budget: config?.budget ?? {}, policy: config?.policy ?? {} };
 }
 
+/** What `GET /v1/budget` shows beside the budget and the policy: read-only, dropped from a `PUT`. */
+const READ_ONLY_MEMBERS = ['spend', 'remaining', 'status', 'flag', 'updatedAt', 'admission'];
+
 /**
- * `GET /v1/budget` shows an unset limit as null; `PUT` takes that back as "no limit", so a budget read
- * and written back unchanged is accepted. Only the four limits: null elsewhere stays an error.
+ * A budget read with `GET /v1/budget` and written back unchanged is accepted: its read-only members
+ * (the spend, the admission panel, `policy.layerInfo`) are dropped, and an unset limit, shown as null, is
+ * "no limit". Only those: any other unknown member or null stays an error, since a misspelt limit
+ * silently ignored would be a budget nobody enforces.
  */
-function withoutNullLimits(body: unknown): unknown {
-  const budget = (body as { budget?: unknown } | null)?.budget;
-  if (typeof budget !== 'object' || budget === null || Array.isArray(budget)) return body;
+function writableOf(body: unknown): unknown {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
+  const out: Record<string, unknown> = { ...(body as Record<string, unknown>) };
+  for (const name of READ_ONLY_MEMBERS) delete out[name];
+  const policy = out.policy;
+  if (typeof policy === 'object' && policy !== null && !Array.isArray(policy) && 'layerInfo' in policy) {
+    const { layerInfo: _shown, ...rest } = policy as Record<string, unknown>;
+    out.policy = rest;
+  }
+  const budget = out.budget;
+  if (typeof budget !== 'object' || budget === null || Array.isArray(budget)) return out;
   const limits = new Set(['dailyLimitUsd', 'monthlyLimitUsd', 'dailySoftLimitUsd', 'monthlySoftLimitUsd']);
   const kept = Object.entries(budget).filter(([name, value]) => !(limits.has(name) && value === null));
-  return { ...(body as object), budget: Object.fromEntries(kept) };
+  return { ...out, budget: Object.fromEntries(kept) };
 }
 
 export const putBudget: Route = {
   auth: 'person',
   role: 'admin',
   handle: async ({ event, principal, services, logger }) => {
-    const parsed = putBudgetRequestSchema.safeParse(withoutNullLimits(parseJsonBody(event)));
+    const parsed = putBudgetRequestSchema.safeParse(writableOf(parseJsonBody(event)));
     if (!parsed.success) throw httpErrors.badRequest('invalid budget update', formatZodIssues(parsed.error));
     const current = await services.config.get(principal.orgId);
     const budget = parsed.data.budget ?? current?.budget ?? {};
