@@ -56,7 +56,7 @@ export async function appBundleBreakdown(): Promise<{
     minifyIdentifiers: true,
   });
   const text = marked.outputFiles[0]!.text;
-  const parts = text.split(/^(?=\/\/ (?:\.\.\/)*(?:sdk|core|node_modules)\/)/m);
+  const parts = text.split(/^(?=\/\/ (?:\.\.\/)*(?:sdk|src|core|node_modules)\/)/m);
   const whole = gzip(text);
   const marginal = new Map<string, number>();
   for (let i = 0; i < parts.length; i++) {
