@@ -117,11 +117,15 @@ export default async function admissionBench(): Promise<void> {
         createdAt: new Date().toISOString(),
         revokedAt: null,
       });
-      await services.config.put(orgId, {
-        budget: { dailyLimitUsd: 0.3, action: 'block' },
-        policy: {},
-        updatedAt: new Date().toISOString(),
-      });
+      await services.config.put(
+        orgId,
+        {
+          budget: { dailyLimitUsd: 0.3, action: 'block' },
+          policy: {},
+          updatedAt: new Date().toISOString(),
+        },
+        0,
+      );
       const client = new OpenAI({
         apiKey: 'sk-bench',
         baseURL: `${proxy.url}/openai/v1`,

@@ -302,6 +302,39 @@ describe('kill scopes (enforcement endpoint, GET /v1/flags, key creation)', () =
     ]);
   });
 
+  it('concurrent PUT /v1/budget merges keep every field, and the audit log chains each before to an after', async () => {
+    const admin = await issuer.issueIdToken({ sub: 'dora', email: 'd@example.com', orgId: 'org_merge' });
+    // Four admins at once, each changing a different layer: a read-merge-write without a revision check
+    // lets the last writer drop the other three changes.
+    const changes = [
+      { identicalLoop: { scope: 'key' } },
+      { rpsBurst: { scope: 'organization' } },
+      { contextGrowth: { enabled: false } },
+      { premiumConcentration: { enabled: false } },
+    ];
+    const results = await Promise.all(
+      changes.map((layers) => api(req('PUT /v1/budget', { token: admin, body: { policy: { layers } } }))),
+    );
+    expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    const layers = (await api(req('GET /v1/budget', { token: admin }))).body.policy.layers;
+    expect([
+      layers.identicalLoop.scope,
+      layers.rpsBurst.scope,
+      layers.contextGrowth.enabled,
+      layers.premiumConcentration.enabled,
+    ]).toEqual(['key', 'organization', false, false]);
+
+    const audit = await api(req('GET /v1/audit', { token: admin, query: { action: 'budget.updated' } }));
+    const entries = audit.body.entries as { before: { policy: object }; after: { policy: object } }[];
+    expect(entries).toHaveLength(4);
+    // Each change replaced what the one before it wrote: the befores are {} and three of the afters.
+    const afters = entries.map((e) => JSON.stringify(e.after.policy));
+    const befores = entries.map((e) => JSON.stringify(e.before.policy));
+    expect(befores.filter((b) => b === '{}')).toHaveLength(1);
+    for (const b of befores.filter((x) => x !== '{}')) expect(afters).toContain(b);
+    expect(new Set(befores).size).toBe(4);
+  });
+
   it('allowDeferredBilling: PUT /v1/budget sets it, GET shows it (false by default), a non-boolean is a 400', async () => {
     const before = (await api(req('GET /v1/budget', { token }))).body.budget;
     expect(before.allowDeferredBilling).toBe(false);

@@ -135,11 +135,15 @@ describe('guardrail consumer', () => {
   it('warns at the soft cap (ledger warning + notification) and suspends every key at the hard cap, naming the key that sent the events', async () => {
     const key = await h.createKey('org_budget');
     const other = await h.createKey('org_budget');
-    await h.services.config.put('org_budget', {
-      budget: { dailySoftLimitUsd: 0.01, dailyLimitUsd: 0.02, action: 'block' },
-      policy: {},
-      updatedAt: new Date(T0).toISOString(),
-    });
+    await h.services.config.put(
+      'org_budget',
+      {
+        budget: { dailySoftLimitUsd: 0.01, dailyLimitUsd: 0.02, action: 'block' },
+        policy: {},
+        updatedAt: new Date(T0).toISOString(),
+      },
+      0,
+    );
     // gpt-4o: 1000 in + 500 out = $0.0075 per call (published $2.50 / $10 per MTok).
     const call = (i: number) => ({
       seq: String(3000 + i),
@@ -204,11 +208,15 @@ describe('guardrail consumer', () => {
 
     const wide = await h.createKey('org_wide');
     const bystander = await h.createKey('org_wide');
-    await h.services.config.put('org_wide', {
-      budget: {},
-      policy: { identicalLoop: { scope: 'organization' } },
-      updatedAt: new Date(T0).toISOString(),
-    });
+    await h.services.config.put(
+      'org_wide',
+      {
+        budget: {},
+        policy: { identicalLoop: { scope: 'organization' } },
+        updatedAt: new Date(T0).toISOString(),
+      },
+      0,
+    );
     await consumer()(loop('org_wide', wide.publicId, 6000, 'agent-9'), context);
     const bystanderOrgItem = orgFlagItemKey(flagKeyFor(bystander.prefix, h.pepper));
     expect(await h.services.flags.get(bystanderOrgItem, T0 + 5000)).toMatchObject({

@@ -16,11 +16,15 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 async function cap(orgId: string, dailyLimitUsd: number): Promise<void> {
-  await h.services.config.put(orgId, {
-    budget: { dailyLimitUsd, action: 'block' },
-    policy: {},
-    updatedAt: new Date(NOW).toISOString(),
-  });
+  await h.services.config.put(
+    orgId,
+    {
+      budget: { dailyLimitUsd, action: 'block' },
+      policy: {},
+      updatedAt: new Date(NOW).toISOString(),
+    },
+    0,
+  );
 }
 
 const request = (holderId: string, needNanos: number) => ({

@@ -51,11 +51,15 @@ afterAll(async () => {
 
 async function orgWithCap(orgId: string): Promise<OpenAI> {
   const key = await h.createKey(orgId);
-  await h.services.config.put(orgId, {
-    budget: { dailyLimitUsd: CAP_USD, action: 'block' },
-    policy: {},
-    updatedAt: new Date(h.services.now()).toISOString(),
-  });
+  await h.services.config.put(
+    orgId,
+    {
+      budget: { dailyLimitUsd: CAP_USD, action: 'block' },
+      policy: {},
+      updatedAt: new Date(h.services.now()).toISOString(),
+    },
+    0,
+  );
   // The client's default retries stay on: x-should-retry: false must stop them.
   return new OpenAI({
     apiKey: 'sk-test',
@@ -166,11 +170,15 @@ describe('budget admission through the local proxy', () => {
 
   it('admits everything, with no lease item, when the organization has no block cap', async () => {
     const key = await h.createKey('org_uncapped');
-    await h.services.config.put('org_uncapped', {
-      budget: { dailyLimitUsd: 0.000001, action: 'warn' },
-      policy: {},
-      updatedAt: new Date(h.services.now()).toISOString(),
-    });
+    await h.services.config.put(
+      'org_uncapped',
+      {
+        budget: { dailyLimitUsd: 0.000001, action: 'warn' },
+        policy: {},
+        updatedAt: new Date(h.services.now()).toISOString(),
+      },
+      0,
+    );
     const client = new OpenAI({
       apiKey: 'sk-test',
       baseURL: `${proxy.url}/openai/v1`,

@@ -63,11 +63,15 @@ async function api(routeKey: string, opts: { key?: string; token?: string; body?
 
 async function capped(orgId: string, dailyLimitUsd: number) {
   const key = await h.createKey(orgId);
-  await h.services.config.put(orgId, {
-    budget: { dailyLimitUsd, action: 'block' },
-    policy: {},
-    updatedAt: new Date(NOW).toISOString(),
-  });
+  await h.services.config.put(
+    orgId,
+    {
+      budget: { dailyLimitUsd, action: 'block' },
+      policy: {},
+      updatedAt: new Date(NOW).toISOString(),
+    },
+    0,
+  );
   return key.apiKey;
 }
 
@@ -180,11 +184,15 @@ describe('POST /v1/budget/lease', () => {
     expect((await api('POST /v1/budget/lease', { key, body })).body).not.toHaveProperty(
       'allowDeferredBilling',
     );
-    await h.services.config.put('org_deferred', {
-      budget: { dailyLimitUsd: 1, action: 'block', allowDeferredBilling: true },
-      policy: {},
-      updatedAt: new Date(NOW).toISOString(),
-    });
+    await h.services.config.put(
+      'org_deferred',
+      {
+        budget: { dailyLimitUsd: 1, action: 'block', allowDeferredBilling: true },
+        policy: {},
+        updatedAt: new Date(NOW).toISOString(),
+      },
+      1,
+    );
     const res = await api('POST /v1/budget/lease', { key, body: { ...body, holderId: 'sdk-2' } });
     expect(res.body).toMatchObject({ capped: true, allowDeferredBilling: true });
     expect(budgetLeaseResponseSchema.safeParse(res.body).success).toBe(true);

@@ -10,13 +10,14 @@ import type { AdmissionPeriodView, BudgetPeriod, CapsNanos } from '../../../core
 import { periodsOf, aggregateSk } from '../../../core/ledger/aggregate-deltas';
 import { nanosToUsd } from '../../../core/pricing';
 import { formatZodIssues } from '../../../core/schemas';
-import { putBudgetRequestSchema } from '../../../core/schemas/api';
+import { putBudgetRequestSchema, type PutBudgetRequest } from '../../../core/schemas/api';
 import { capsSwitchedOff, liftedCaps } from '../../../core/governance/risky-changes';
 import { grantsAny } from '../../../core/keys/scopes';
 import { alertRiskyChange, recordChange } from '../../shared/audit';
 import { enforcementFor } from '../../shared/enforcement-state';
 import { httpErrors, json, parseJsonBody } from '../../shared/http';
 import type { Services } from '../../shared/services';
+import { OrgConfigConflictError, type OrgConfig } from '../../shared/stores/org-config-store';
 import { flagViews } from '../views';
 import type { Route } from './types';
 
@@ -190,28 +191,10 @@ export const putBudget: Route = {
   handle: async ({ event, principal, services, logger }) => {
     const parsed = putBudgetRequestSchema.safeParse(writableOf(parseJsonBody(event)));
     if (!parsed.success) throw httpErrors.badRequest('invalid budget update', formatZodIssues(parsed.error));
-    const current = await services.config.get(principal.orgId);
-    const budget = parsed.data.budget ?? current?.budget ?? {};
-    let policy = current?.policy ?? {};
-    if (parsed.data.policy) {
-      const merged = { ...(policy as Record<string, unknown>) };
-      for (const [id, section] of Object.entries(parsed.data.policy.layers)) {
-        merged[id] = { ...((merged[id] as Record<string, unknown> | undefined) ?? {}), ...section };
-      }
-      const checked = guardrailPolicySchema.safeParse(merged);
-      if (!checked.success) {
-        throw httpErrors.badRequest(
-          'invalid guardrail policy',
-          formatZodIssues(checked.error).map((p) => ({ ...p, path: `policy.layers.${p.path}` })),
-        );
-      }
-      policy = merged;
-    }
-    await services.config.put(principal.orgId, {
-      budget,
-      policy,
-      updatedAt: new Date(services.now()).toISOString(),
-    });
+    // Read, merge, write under the revision read: a concurrent PUT that landed in between makes the
+    // write fail, and the merge is redone on what it wrote (its policy fields kept, its budget replaced
+    // as a later PUT replaces it), so the audit's `before` is what this change really replaced.
+    const { current, budget, policy } = await writeMerged(services, principal.orgId, parsed.data);
     await recordChange(services, principal, {
       action: 'budget.updated',
       before: settingsOf(current),
@@ -224,3 +207,52 @@ export const putBudget: Route = {
     return json(200, await budgetStatus(services, principal.orgId));
   },
 };
+
+/** Attempts at the read-merge-write before a 409: each lost race means another admin's write landed. */
+const WRITE_ATTEMPTS = 5;
+
+/** Merges the update into the stored settings and writes them, redoing the merge after a lost race. */
+async function writeMerged(
+  services: Services,
+  orgId: string,
+  update: PutBudgetRequest,
+): Promise<{ current: OrgConfig | undefined; budget: unknown; policy: unknown }> {
+  for (let attempt = 1; ; attempt++) {
+    const current = await services.config.get(orgId);
+    const budget = update.budget ?? current?.budget ?? {};
+    const policy = update.policy
+      ? mergedPolicy(current?.policy, update.policy.layers)
+      : (current?.policy ?? {});
+    try {
+      await services.config.put(
+        orgId,
+        { budget, policy, updatedAt: new Date(services.now()).toISOString() },
+        current?.rev ?? 0,
+      );
+      return { current, budget, policy };
+    } catch (err) {
+      if (!(err instanceof OrgConfigConflictError)) throw err;
+      if (attempt === WRITE_ATTEMPTS) {
+        throw httpErrors.conflict(
+          'the budget was changed by several writes at once; read it again and retry',
+        );
+      }
+    }
+  }
+}
+
+/** The stored policy with each named layer's fields replaced, checked whole. */
+function mergedPolicy(stored: unknown, layers: Record<string, Record<string, unknown>>): unknown {
+  const merged = { ...((stored ?? {}) as Record<string, unknown>) };
+  for (const [id, section] of Object.entries(layers)) {
+    merged[id] = { ...((merged[id] as Record<string, unknown> | undefined) ?? {}), ...section };
+  }
+  const checked = guardrailPolicySchema.safeParse(merged);
+  if (!checked.success) {
+    throw httpErrors.badRequest(
+      'invalid guardrail policy',
+      formatZodIssues(checked.error).map((p) => ({ ...p, path: `policy.layers.${p.path}` })),
+    );
+  }
+  return merged;
+}

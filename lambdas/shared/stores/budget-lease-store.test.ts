@@ -55,11 +55,13 @@ function container(): { store: DynamoBudgetLeaseStore; leases: BudgetLeases } {
 }
 
 async function cap(orgId: string, dailyLimitUsd: number): Promise<void> {
-  await new DynamoOrgConfigStore(table).put(orgId, {
-    budget: { dailyLimitUsd, action: 'block' },
-    policy: {},
-    updatedAt: new Date(NOW).toISOString(),
-  });
+  const store = new DynamoOrgConfigStore(table);
+  const read = (await store.get(orgId))?.rev ?? 0;
+  await store.put(
+    orgId,
+    { budget: { dailyLimitUsd, action: 'block' }, policy: {}, updatedAt: new Date(NOW).toISOString() },
+    read,
+  );
 }
 
 /** The counter as the code before the move left it: in the organization's partition. */
