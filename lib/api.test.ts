@@ -131,4 +131,10 @@ describeWithHandlers('SpendguardApi', () => {
       });
     }
   });
+
+  it('tells enforce how long a kill takes to reach every guard: their 1 s cache plus 1 s for the replica regions', () => {
+    expect(resource(s.template, idAt(s.template, 'Api/Enforce')).Properties).toMatchObject({
+      Environment: { Variables: { FLAG_PROPAGATION_MS: '2000' } },
+    });
+  });
 });

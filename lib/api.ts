@@ -10,6 +10,7 @@ import type * as cognito from 'aws-cdk-lib/aws-cognito';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { itemKeys } from '../lambdas/shared/item-keys';
+import { flagPropagationMs } from '../lambdas/shared/flag-propagation';
 import type { SpendguardData } from './data';
 import { type FunctionDefaults, SpendguardFunction } from './function';
 import { acknowledge } from './nag';
@@ -129,6 +130,11 @@ export class SpendguardApi extends Construct {
     // Writes: the audit entry of every push and clear, the owner claim of an organization's first person.
     data.bindDataPutsTo(this.enforceFunction, [itemKeys.auditPk('*'), itemKeys.owner('*').pk]);
     data.bindFlagsTable(this.enforceFunction, ['PutItem', 'Query', 'DeleteItem']);
+    // A push answers once the flag is in force at every guard: their cache, plus replication to replicas.
+    this.enforceFunction.addEnvironment(
+      'FLAG_PROPAGATION_MS',
+      String(flagPropagationMs(data.flagsTableRegions.length > 1)),
+    );
     secrets.bindPepper(this.enforceFunction);
     bindCognito(this.enforceFunction);
 

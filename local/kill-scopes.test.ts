@@ -171,6 +171,28 @@ describe('kill scopes through the local proxy', () => {
     expect(again.slice(refusedAgain - 1).every((s) => s === 429)).toBe(true);
   });
 
+  it('a kill pushed through the enforcement endpoint refuses the very next call, and a Resume lets the very next one through (spec 3, 1.5)', async () => {
+    const org = await organization('org_scope_kill_now');
+    const a = await org.newKey();
+    // Warms every guard's cached "no flag" for the key: the kill must still stop the next call.
+    expect(await statusOf(a.apiKey, 'task', 'first step')).toBe(200);
+    const kill = {
+      apiKey: a.apiKey,
+      scope: 'key',
+      action: 'SUSPENDED',
+      triggerType: 'manual',
+      observedValue: 0,
+      thresholdValue: 0,
+      mode: 'hard_stop',
+    };
+    expect((await call('POST', '/api/guardrails/enforce', kill, org.auth)).status).toBe(200);
+    expect(await statusOf(a.apiKey, 'task', 'second step')).toBe(429);
+    expect(await statusOf(a.apiKey, 'task', 'third step')).toBe(429);
+    const resume = { apiKey: a.apiKey, scope: 'key', action: 'ACTIVE' };
+    expect((await call('POST', '/api/guardrails/enforce', resume, org.auth)).status).toBe(200);
+    expect(await statusOf(a.apiKey, 'task', 'fourth step')).toBe(200);
+  });
+
   it('a burst (layer 4) stops that key only', async () => {
     const org = await organization('org_scope_burst');
     const a = await org.newKey();

@@ -9,8 +9,8 @@
  * Scopes (design decision 13): `scope` is `organization` (the default: every key), `key` (the key named by
  * `keyId`, else by `apiKey`) or `session` (that key's `sessionId`). A clear with a `scope` clears exactly
  * that scope; a clear without one clears every flag of the organization, as spec 4.2 did. `keyId` may
- * stand in for `apiKey` (the dashboard's Sessions view names keys by public id). With `scope:
- * "organization"` neither is needed: the organization is the caller's.
+ * stand in for `apiKey` (the dashboard's Sessions view names keys by public id). At organization scope
+ * (named or by default) neither is needed: the organization is the caller's.
  * @module
  */
 import { z } from 'zod';
@@ -56,8 +56,13 @@ function checkTarget(
   },
   ctx: z.core.$RefinementCtx,
 ): void {
-  // An organization-scope flag names no key: the caller's ID token says which organization.
-  if (req.apiKey === undefined && req.keyId === undefined && req.scope !== 'organization') {
+  // An organization-scope flag (the default scope) names no key: the caller's ID token says which
+  // organization. A key or session scope needs the key.
+  if (
+    req.apiKey === undefined &&
+    req.keyId === undefined &&
+    (req.scope === 'key' || req.scope === 'session')
+  ) {
     ctx.addIssue({
       code: 'custom',
       path: ['apiKey'],

@@ -69,12 +69,18 @@ async function api(event: APIGatewayProxyEventV2) {
   const res = (await handler(event, ctx)) as APIGatewayProxyStructuredResultV2;
   return { status: res.statusCode, body: JSON.parse(res.body ?? 'null') as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
 }
+/** The waits the enforcement handler asked for (the harness clock stands still: each is the whole wait). */
+const sleeps: number[] = [];
 async function enforce(body: unknown, token?: string) {
   const handler = createEnforceHandler({
     services: h.services,
     idTokens,
     logger: h.logger,
     metrics: h.metrics,
+    sleep: (ms) => {
+      sleeps.push(ms);
+      return Promise.resolve();
+    },
   });
   const res = (await handler(
     req('POST /api/guardrails/enforce', { token, body }),
@@ -162,6 +168,16 @@ describe('POST /api/guardrails/enforce', () => {
     const keyless = await enforce({ ...push, scope: 'key' }, tokenA);
     expect(keyless.status).toBe(400);
     expect(keyless.body.error.problems[0].path).toBe('apiKey');
+  });
+
+  it('a push answers once the flag is in force at every guard (their 1 s cache waited out); a clear at once', async () => {
+    sleeps.length = 0;
+    const pushed = await enforce({ ...push, apiKey: keyA.apiKey, scope: 'key' }, tokenA);
+    expect(pushed.status).toBe(200);
+    expect(sleeps).toEqual([1000]);
+    const clear = await enforce({ apiKey: keyA.apiKey, scope: 'key', action: 'ACTIVE' }, tokenA);
+    expect(clear.status).toBe(200);
+    expect(sleeps).toEqual([1000]);
   });
 
   it('THROTTLED lives 30 minutes', async () => {
@@ -351,12 +367,20 @@ describe('kill scopes (enforcement endpoint, GET /v1/flags, key creation)', () =
     await api(req('PUT /v1/budget', { token, body: { budget: before } }));
   });
 
-  it('400 for session scope without a session, and for neither apiKey nor keyId', async () => {
+  it('400 for session scope without a session, and for key scope with neither apiKey nor keyId', async () => {
     const noSession = await enforce({ ...push, scope: 'session', keyId: k1.publicId }, token);
     expect(noSession.status).toBe(400);
     expect(noSession.body.error.problems.map((p: { path: string }) => p.path)).toEqual(['sessionId']);
-    const noKey = await enforce({ action: 'ACTIVE' }, token);
+    const noKey = await enforce({ action: 'ACTIVE', scope: 'key' }, token);
     expect(noKey.body.error.problems.map((p: { path: string }) => p.path)).toEqual(['apiKey']);
+  });
+
+  it('without a key and without a scope, a push and a clear are the organization’s (the default scope)', async () => {
+    const pushed = await enforce({ ...push }, token);
+    expect(pushed).toMatchObject({ status: 200, body: { action: 'SUSPENDED', scope: 'organization' } });
+    const cleared = await enforce({ action: 'ACTIVE' }, token);
+    expect(cleared).toMatchObject({ status: 200, body: { action: 'RESUMED' } });
+    expect((await api(req('GET /v1/flags', { token }))).body.flags).toEqual([]);
   });
 });
 

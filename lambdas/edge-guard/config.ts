@@ -4,6 +4,7 @@
  * with a JSON literal through esbuild's `define` (see {@link esbuildDefineFor}).
  */
 import { DEFAULT_THROTTLE_POLICY, type ThrottlePolicy } from './throttle';
+import { FLAG_CACHE_TTL_MS } from '../shared/flag-propagation';
 
 /** The guard's baked-in configuration. */
 export interface EdgeGuardConfig {
@@ -86,7 +87,7 @@ export function parseEdgeGuardConfig(raw: unknown): EdgeGuardConfig {
     homeRegion: str('homeRegion'),
     pepperSecretArn: str('pepperSecretArn'),
     pepperSecretRegion: typeof c.pepperSecretRegion === 'string' ? c.pepperSecretRegion : 'us-east-1',
-    cacheTtlMs: num('cacheTtlMs', 1000),
+    cacheTtlMs: num('cacheTtlMs', FLAG_CACHE_TTL_MS),
     cacheMaxEntries: num('cacheMaxEntries', 10_000),
     lookupTimeoutMs: num('lookupTimeoutMs', 1000),
     throttle: { capacity, refillIntervalMs },

@@ -119,7 +119,7 @@ describe('EdgeGuard', () => {
     expect(calls).toBe(2);
   });
 
-  it('reuses a lookup within the cache TTL (positive and negative) and reads again after it', async () => {
+  it('reuses a negative lookup within the cache TTL and reads again after it; a flag is read on every call', async () => {
     let now = Date.UTC(2026, 10, 22);
     const { guard, flags, key, suspend } = setup({ now: () => now });
     // negative
@@ -135,10 +135,35 @@ describe('EdgeGuard', () => {
     now += 1;
     expect((await guard.check(key.apiKey)).action).toBe('respond');
     expect(flags.reads).toBe(2);
-    // positive
+    // positive: read again, never answered from memory alone
     now += 500;
+    expect(guard.checkCached(key.apiKey)).toBeUndefined();
     expect((await guard.check(key.apiKey)).action).toBe('respond');
-    expect(flags.reads).toBe(2);
+    expect(flags.reads).toBe(3);
+  });
+
+  it('sees a Resume on the very next call (spec 1.5: cleared at once)', async () => {
+    let now = Date.UTC(2026, 10, 22);
+    const { guard, flags, key, flagKey, suspend } = setup({ now: () => now });
+    suspend();
+    expect((await guard.check(key.apiKey)).action).toBe('respond');
+    flags.items.delete(flagKey);
+    now += 1;
+    expect(await guard.check(key.apiKey)).toEqual({ action: 'forward' });
+    // and "no flag" is cached again from there
+    expect(guard.checkCached(key.apiKey)).toEqual({ action: 'forward' });
+  });
+
+  it('keeps a flag through a failed re-read for the rest of its TTL, then fails open', async () => {
+    let now = Date.UTC(2026, 10, 22);
+    const { guard, flags, key, suspend } = setup({ now: () => now });
+    suspend();
+    expect((await guard.check(key.apiKey)).action).toBe('respond');
+    flags.fail = true;
+    now += 999;
+    expect(await guard.check(key.apiKey)).toMatchObject({ action: 'respond', reason: 'suspended' });
+    now += 1;
+    expect(await guard.check(key.apiKey)).toEqual({ action: 'forward', failOpen: 'store_error' });
   });
 
   it('shares one read between concurrent misses', async () => {
@@ -170,11 +195,8 @@ describe('EdgeGuard', () => {
     expect(await guard.check(key.apiKey, 'agent-8')).toEqual({ action: 'forward' });
     expect(await guard.check(key.apiKey)).toEqual({ action: 'forward' });
     expect(flags.reads).toBe(3);
-    // Warm: every pair answers from memory, synchronously.
-    expect(guard.checkCached(key.apiKey, 'agent-7')).toMatchObject({
-      action: 'respond',
-      reason: 'suspended',
-    });
+    // Warm: every unflagged pair answers from memory, synchronously; the flagged one is read again.
+    expect(guard.checkCached(key.apiKey, 'agent-7')).toBeUndefined();
     expect(guard.checkCached(key.apiKey, ['agent-8'])).toEqual({ action: 'forward' });
     expect(guard.checkCached(key.apiKey, '')).toEqual({ action: 'forward' });
     expect(flags.reads).toBe(3);

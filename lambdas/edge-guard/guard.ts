@@ -16,6 +16,7 @@ import {
   type GuardDecision,
 } from './decide';
 import { FlagCache } from './flag-cache';
+import { FLAG_CACHE_TTL_MS } from '../shared/flag-propagation';
 import { noopMetrics, type MetricsSink } from './metrics';
 import type { KeyedTokenBuckets } from '../../core/rate-limit/token-bucket';
 import { throttleBuckets, type ThrottlePolicy } from './throttle';
@@ -50,7 +51,8 @@ export interface EdgeGuardOptions {
   readonly lookupTimeoutMs?: number;
 }
 
-export const DEFAULT_GUARD_CACHE_TTL_MS = 1000;
+/** The guards' cache lifetime, which the enforcement call's wait is derived from (flag-propagation.ts). */
+export const DEFAULT_GUARD_CACHE_TTL_MS = FLAG_CACHE_TTL_MS;
 
 /**
  * Decides, before any provider contact, whether a request may go on.

@@ -6,6 +6,7 @@ import { API_KEY_PREFIX, isApiKeyPrefix, parseApiKey } from '../../core/keys';
 import { enforceRequestSchema, formatZodIssues } from '../../core/schemas';
 import { recordChange, requireRole } from '../shared/audit';
 import { clearFlags, enforcementDeps, flagTarget, pushFlag } from '../shared/enforcement';
+import { flagPropagationMs } from '../shared/flag-propagation';
 import { httpErrors, json, parseJsonBody } from '../shared/http';
 import { httpErrorHandler } from '../shared/middleware/http-error-handler';
 import { requirePerson } from '../shared/principal';
@@ -16,6 +17,13 @@ export interface EnforceDeps {
   idTokens: IdTokenVerifier;
   logger: Logger;
   metrics: Metrics;
+  /**
+   * How long a kill takes to be in force at every guard (flag-propagation.ts); a push answers after it.
+   * @default flagPropagationMs(false): the guards' cache lifetime, one table without replicas
+   */
+  flagPropagationMs?: number;
+  /** Waits `ms` (tests replace it). */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 /**
@@ -26,9 +34,15 @@ export interface EnforceDeps {
  * key's secret. Order: token (401) → body (400) → ownership (403) → role (403 `role_required`): a
  * `member` may push and clear at key or session scope, organization scope (also a clear of everything)
  * is `admin`'s (core/roles). Every push and clear is audited (`flag.set`, `flag.cleared`).
+ *
+ * A push answers once the flag is in force at every guard (it waits out their "no flag" cache and, in
+ * AWS, replication): a call made after the answer meets the kill. A clear answers at once: guards read a
+ * flag again on every call it meets.
  */
 export function createEnforceHandler(deps: EnforceDeps) {
   const { services } = deps;
+  const propagationMs = deps.flagPropagationMs ?? flagPropagationMs(false);
+  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
 
   const handle = async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
     const person = await requirePerson(event, deps.idTokens, services);
@@ -95,6 +109,7 @@ export function createEnforceHandler(deps: EnforceDeps) {
       },
       now,
     );
+    const written = services.now();
     await recordChange(services, person, {
       action: 'flag.set',
       target: result.scope,
@@ -116,6 +131,10 @@ export function createEnforceHandler(deps: EnforceDeps) {
       triggerType: req.triggerType,
       by: person.sub,
     });
+    // Measured from the end of the write (a guard read that began before it may hold "no flag" until
+    // TTL after it); the audit entry above already took part of the wait.
+    const waited = services.now() - written;
+    if (propagationMs > waited) await sleep(propagationMs - waited);
     return json(200, {
       success: true,
       action: result.action,

@@ -14,6 +14,8 @@ export const handler = createEnforceHandler({
   idTokens: idTokenVerifierFromEnvironment(),
   logger,
   metrics,
+  // Set by the stack from its replica regions (lib/api.ts); absent: the guards' cache lifetime alone.
+  ...(process.env.FLAG_PROPAGATION_MS ? { flagPropagationMs: Number(process.env.FLAG_PROPAGATION_MS) } : {}),
 })
   .use(logMetrics(metrics))
   .use(originVerifyFromEnvironment(metrics));
