@@ -165,11 +165,16 @@ export class SpendguardEdge extends Construct {
       defaults,
     });
     // Budget admission (docs/admission.md): GetItem keys, org config and the budget counter; Query the day /
-    // month aggregates. Writes: the budget counter only, by conditional ADD (UpdateItem), in the counter's
-    // own partition `BUDGET#ORG#<orgId>` (issue 21: IAM cannot narrow a grant by sort key, so the counter
-    // has a partition no other item shares; config, rates and profile stay out of reach).
+    // month aggregates. Writes: the budget counter, by conditional ADD (UpdateItem), in the counter's own
+    // partition `BUDGET#ORG#<orgId>` (issue 21: IAM cannot narrow a grant by sort key, so the counter has a
+    // partition no other item shares; config, rates and profile stay out of reach), and the shared loop
+    // runs in theirs, `LOOPRUN#ORG#<orgId>` (layer 2 in line).
     data.bindDataTable(this.relayFunction, ['GetItem', 'Query']);
-    data.bindDataPutsTo(this.relayFunction, [itemKeys.budgetCounter('*').pk], ['UpdateItem']);
+    data.bindDataPutsTo(
+      this.relayFunction,
+      [itemKeys.budgetCounter('*').pk, itemKeys.loopRun('*', '', '').pk],
+      ['UpdateItem'],
+    );
     // The kill flags, checked again at the origin (issue 19.5): one BatchGetItem per key and session a second.
     data.bindFlagsTable(this.relayFunction, ['BatchGetItem']);
     secrets.bindPepper(this.relayFunction);

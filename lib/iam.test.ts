@@ -149,7 +149,7 @@ describeWithHandlers('least-privilege IAM', () => {
     // The relay updates the budget counter only (its own partition: BUDGET#ORG#<orgId>), never puts, and
     // cannot write the organization's config, rates or profile (ORG#<orgId>), API keys (KEY#…), ledger
     // entries (ORG#…#LEDGER) or any other partition's items (see the pattern test below).
-    ['Edge/Relay', 'dynamodb:UpdateItem', ['BUDGET#ORG#*']],
+    ['Edge/Relay', 'dynamodb:UpdateItem', ['BUDGET#ORG#*', 'LOOPRUN#ORG#*']],
     ['Api/Enforce', 'dynamodb:PutItem', ['ORG#*#AUDIT', 'ORG#*#OWNER']],
   ])('%s: %s on Data limited by partition key (dynamodb:LeadingKeys %j)', (fn, action, partitions) => {
     const roleId = idAt(s.template, `${fn}Support/Role`);

@@ -350,6 +350,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     priceRegistry: registry,
     orgConfig: services.config,
     trips: services.trips,
+    loopRuns: services.loopRuns,
     ...(options.relayConcurrency !== undefined ? { relayConcurrency: options.relayConcurrency } : {}),
   });
   const proxyUrl = proxy.url;

@@ -69,6 +69,11 @@ export class FairLruTable<E> {
     return true;
   }
 
+  /** The ids `owner` holds, least recently set first. */
+  idsOf(owner: number): number[] {
+    return [...(this.byOwner.get(owner)?.keys() ?? [])];
+  }
+
   /** Removes every entry of `owner`. */
   deleteOwner(owner: number): void {
     const ids = this.byOwner.get(owner);

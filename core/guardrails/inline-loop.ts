@@ -84,6 +84,8 @@ interface Run {
   readonly switches: number;
   /** End of the hold this run put (0: none). */
   readonly holdUntil: number;
+  /** The count at which the shared run last knew this one (0: never): later calls are untold. */
+  readonly shared: number;
 }
 
 interface HoldEntry extends InlineHold {
@@ -116,9 +118,41 @@ const keyHoldId = (orgId: string, keyId: string): number => hash53(`${orgId}\u00
 const sessionHoldId = (orgId: string, keyId: string, sessionId: string): number =>
   hash53(`${orgId}\u0000${keyId}\u0000${sessionId}`, 14);
 
+/** A run as the containers' shared store knows it: key and model hashed, and its request. */
+export interface SharedRunId {
+  readonly run: string;
+  readonly fingerprint: number;
+}
+
+/**
+ * The identity of a call's run among every container's (the shared run store's key): its key and model
+ * hashed, and the request's identity (the fingerprint's first 52 bits, as the pipeline's). Undefined
+ * without a body fingerprint.
+ */
+export function sharedRunOf(
+  call: Pick<InlineLoopCall, 'orgId' | 'keyId' | 'model' | 'fingerprint'>,
+): SharedRunId | undefined {
+  if (!hasBodyFingerprint(call.fingerprint)) return undefined;
+  const model = label(call.model);
+  return {
+    run: runIdOf(call.orgId, call.keyId, model).toString(36),
+    fingerprint: fingerprintHash(call.fingerprint, model, 0),
+  };
+}
+
 /** Whether a policy makes the relay count and refuse at all (hard_stop only: the other modes never refuse). */
 export function inlineLoopApplies(policy: InlineLoopPolicy): boolean {
   return policy.enabled && policy.mode === 'hard_stop';
+}
+
+/** Whether a call of request `fp` continues `run`: same request, within the idle reset, its hold not ended. */
+function continues(run: Run, fp: number, policy: InlineLoopPolicy, now: number): boolean {
+  return (
+    run.fingerprint === fp &&
+    (policy.resetAfterIdleMs === 0 || now - run.lastTs <= policy.resetAfterIdleMs) &&
+    // A run whose hold has ended starts again: the flag, or the person who resumed it, took over.
+    (run.holdUntil === 0 || now < run.holdUntil)
+  );
 }
 
 /**
@@ -173,11 +207,33 @@ export class InlineLoopTable {
   }
 
   /**
+   * Whether this call repeats this container's run of its key and model (same request, within the idle
+   * reset, its hold not ended), and how many of the run's calls, this one included, the containers'
+   * shared run has not been told of; undefined when it does not repeat. Reads only.
+   */
+  repeatOf(call: InlineLoopCall, policy: InlineLoopPolicy, now: number): { unshared: number } | undefined {
+    if (!inlineLoopApplies(policy) || !hasBodyFingerprint(call.fingerprint)) return undefined;
+    const model = label(call.model);
+    const prev = this.runs.get(runIdOf(call.orgId, call.keyId, model));
+    if (prev === undefined || !continues(prev, fingerprintHash(call.fingerprint, model, 0), policy, now)) {
+      return undefined;
+    }
+    return { unshared: min(prev.count + 1, MAX_COUNT) - prev.shared };
+  }
+
+  /**
    * Counts a call the relay forwards (the pipeline will count its event). Returns the hold it puts when
    * the run reaches `consecutive` (the pipeline's verdict call), else undefined. A call without a body
    * fingerprint restarts the run: the pipeline gives it another identity (model + prompt tokens).
+   * `sharedCount` is the run's count over every container (the shared run this call was added to, when
+   * it was): the run counts at least that, and the hold goes by it.
    */
-  observe(call: InlineLoopCall, policy: InlineLoopPolicy, now: number): InlineHold | undefined {
+  observe(
+    call: InlineLoopCall,
+    policy: InlineLoopPolicy,
+    now: number,
+    sharedCount?: number,
+  ): InlineHold | undefined {
     if (!inlineLoopApplies(policy)) return undefined;
     const model = label(call.model);
     const session = sessionOf(call.sessionId);
@@ -190,13 +246,11 @@ export class InlineLoopTable {
     // The pipeline's identity: the first 52 bits of the fingerprint.
     const fp = fingerprintHash(call.fingerprint, model, 0);
     const stream = streamHash(call.keyId, session, model);
-    const sameRun =
-      prev !== undefined &&
-      prev.fingerprint === fp &&
-      (policy.resetAfterIdleMs === 0 || now - prev.lastTs <= policy.resetAfterIdleMs) &&
-      // A run whose hold has ended starts again: the flag, or the person who resumed it, took over.
-      (prev.holdUntil === 0 || now < prev.holdUntil);
-    const count = sameRun ? min(prev.count + 1, MAX_COUNT) : 1;
+    const sameRun = prev !== undefined && continues(prev, fp, policy, now);
+    const local = sameRun ? min(prev.count + 1, MAX_COUNT) : 1;
+    const count = sharedCount === undefined ? local : min(Math.max(local, sharedCount), MAX_COUNT);
+    // After a shared count, the run is even with the shared one: only later calls are untold.
+    const shared = sharedCount === undefined ? (sameRun ? prev.shared : 0) : count;
     const switches = sameRun ? min(prev.switches + (prev.stream === stream ? 0 : 1), MAX_COUNT) : 0;
     const owner = ownerOfKey(call.orgId, call.keyId);
     let hold: InlineHold | undefined;
@@ -223,20 +277,25 @@ export class InlineLoopTable {
       // An organization's hold is its own owner: no key's holds can push it out.
       this.holds.set(holdId, scope === 'organization' ? holdId : owner, { ...hold, until: holdUntil });
     }
-    this.runs.set(id, owner, { fingerprint: fp, count, lastTs: now, stream, switches, holdUntil });
+    this.runs.set(id, owner, { fingerprint: fp, count, lastTs: now, stream, switches, holdUntil, shared });
     return hold;
   }
 
   /**
    * Ends the holds that cover a key (its own, its sessions', its organization's) and restarts its runs:
    * the relay has seen a flag refuse the key, so the pipeline has taken over, and what a person does with
-   * that flag (resume) must not meet a count from before it.
+   * that flag (resume) must not meet a count from before it. Returns the runs it ended, so that their
+   * shared runs can start again too.
    */
-  release(caller: Pick<InlineLoopCaller, 'orgId' | 'keyId'>): void {
+  release(caller: Pick<InlineLoopCaller, 'orgId' | 'keyId'>): SharedRunId[] {
     const owner = ownerOfKey(caller.orgId, caller.keyId);
+    const released = this.runs
+      .idsOf(owner)
+      .map((id) => ({ run: id.toString(36), fingerprint: (this.runs.get(id) as Run).fingerprint }));
     this.runs.deleteOwner(owner);
     this.holds.deleteOwner(owner);
     this.holds.deleteOwner(orgHoldId(caller.orgId));
+    return released;
   }
 
   private activeHold(id: number, now: number): HoldEntry | undefined {

@@ -34,7 +34,9 @@ export type MetricName =
   /** The relay's in-line loop check began a hold (issue 19.6). Dimension `Scope`. docs/guardrails.md */
   | 'RelayLoopHold'
   /** The relay refused a call under an in-line loop hold (the flag's 429). Dimension `Scope`. */
-  | 'RelayLoopRefused';
+  | 'RelayLoopRefused'
+  /** The shared loop run could not be added to (store error or over 300 ms): the container's own count decided. */
+  | 'RelayLoopSharedFailed';
 
 /** Where counters go: EMF lines in Lambda, memory in tests and in the local proxy. */
 export interface MetricsSink {

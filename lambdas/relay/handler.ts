@@ -77,6 +77,9 @@ function buildRelay(): Relay {
     loops: new InlineLoopCheck({
       policies: new OrgPolicyCache({ config: services.config }),
       verdicts: new TripLogVerdicts(services.trips),
+      // The runs every container adds to: a tight loop lands on a new container while the last one
+      // finishes its invocation, so each container alone sees only some of its calls.
+      shared: services.loopRuns,
       metrics,
     }),
     // One lease holder per container: its slices live in memory between invocations (docs/admission.md).

@@ -5,12 +5,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { flagKeyFor, generateApiKey, hashApiKey } from '../../core/keys';
-import { MemoryApiKeyStore, MemoryEventSink } from '../../local/proxy/memory-stores';
+import { MemoryApiKeyStore, MemoryEventSink, MemoryLoopRunStore } from '../../local/proxy/memory-stores';
 import { startMockProviders, type MockProviders } from '../../local/mock-providers';
 import { EdgeGuard, type FlagSource } from '../edge-guard/guard';
 import { MemoryMetrics } from '../edge-guard/metrics';
 import { ApiKeyAuthenticator } from '../shared/api-key-auth';
 import type { OrgConfig } from '../shared/stores/org-config-store';
+import type { LoopRunStore } from '../shared/stores/loop-run-store';
 import type { FlagRecord } from '../shared/stores/flag-store';
 import { InlineLoopCheck, VERDICT_LOOKUP_INTERVAL_MS } from './loop-check';
 import { TripLogVerdicts } from './loop-verdicts';
@@ -113,7 +114,7 @@ class Trips {
   }
 }
 
-function relayWith(configs: Configs, flags?: Flags, trips?: Trips) {
+function relayWith(configs: Configs, flags?: Flags, trips?: Trips, shared?: LoopRunStore) {
   clock = T0;
   const now = () => clock;
   const metrics = new MemoryMetrics();
@@ -128,6 +129,7 @@ function relayWith(configs: Configs, flags?: Flags, trips?: Trips) {
       now,
       metrics,
       ...(trips ? { verdicts: new TripLogVerdicts(trips) } : {}),
+      ...(shared ? { shared } : {}),
     }),
     ...(flags ? { flags: new EdgeGuard({ flags, pepper: async () => PEPPER, now, cacheTtlMs: 0 }) } : {}),
   });
@@ -184,6 +186,72 @@ describe('the relay’s in-line loop check (issue 19.6)', () => {
     expect((await call(relay, keyA.apiKey, 'calm', 'something else')).status).toBe(429);
     // the policy was read once: no store round trip per call
     expect(configs.reads).toBe(1);
+  });
+
+  /** A tight loop as Lambda spreads it: each call lands on the container that is not finishing the last one. */
+  async function alternating(containers: Relay[], n: number): Promise<number[]> {
+    const statuses: number[] = [];
+    for (let i = 0; i < n; i++) {
+      statuses.push((await call(containers[i % containers.length]!, keyA.apiKey, `attempt-${i}`)).status);
+      clock += 5;
+    }
+    return statuses;
+  }
+
+  it('a loop spread over two containers is refused from the 5th call, as on one, when they share the run', async () => {
+    const configs = new Configs();
+    const store = new MemoryLoopRunStore();
+    const a = relayWith(configs, undefined, undefined, store);
+    const b = relayWith(configs, undefined, undefined, store);
+    const statuses = await alternating([a.relay, b.relay], 12);
+    expect(firstRefused(statuses)).toBe(5);
+    expect(statuses.slice(4).every((s) => s === 429)).toBe(true);
+    expect(mock.requests()).toHaveLength(4);
+    // Only calls that repeat a container's own run write: calls 3, 4 and 5, and none after the holds.
+    expect(store.writes).toBe(3);
+  });
+
+  it('three containers: refused by the 6th call; each container alone would let 4 of its own through', async () => {
+    const shared = new MemoryLoopRunStore();
+    const withShared = [0, 1, 2].map(() => relayWith(new Configs(), undefined, undefined, shared).relay);
+    expect(firstRefused(await alternating(withShared, 15))).toBe(6);
+    const alone = [0, 1, 2].map(() => relayWith(new Configs()).relay);
+    expect(firstRefused(await alternating(alone, 15))).toBe(13);
+  });
+
+  it('after the pipeline took over and a Resume, a loop spread over two containers is counted from zero again', async () => {
+    const trips = new Trips();
+    const store = new MemoryLoopRunStore();
+    const a = relayWith(new Configs(), undefined, trips, store);
+    const b = relayWith(new Configs(), undefined, trips, store);
+    expect(firstRefused(await alternating([a.relay, b.relay], 8))).toBe(5);
+    // The pipeline flagged; a person resumes; the flag caches have expired: both holds end on their next
+    // call, 1 s after the loop's last call (within the shared run's 2 s idle window).
+    trips.trip(keyA.publicId, clock - 200);
+    clock += 1_000;
+    const again: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      again.push((await call([a.relay, b.relay][i % 2]!, keyA.apiKey, `resumed-${i}`)).status);
+      clock += 5;
+    }
+    // Without the shared run starting again, the third call would meet the count that stopped the loop.
+    expect(again).toEqual([200, 200, 200, 200, 429, 429]);
+  });
+
+  it('distinct requests never touch the shared run, and a store that fails leaves each container its own count', async () => {
+    const store = new MemoryLoopRunStore();
+    const a = relayWith(new Configs(), undefined, undefined, store);
+    for (let i = 0; i < 6; i++) expect((await call(a.relay, keyA.apiKey, 's', `step ${i}`)).status).toBe(200);
+    expect(store.writes).toBe(0);
+
+    const failing: LoopRunStore = {
+      add: () => Promise.reject(new Error('throttled')),
+      reset: () => Promise.reject(new Error('throttled')),
+    };
+    const b = relayWith(new Configs(), undefined, undefined, failing);
+    const statuses = await loop(b.relay, 6);
+    expect(firstRefused(statuses)).toBe(5);
+    expect(b.metrics.get('RelayLoopSharedFailed')).toBe(3);
   });
 
   it('answers exactly what the guard answers for the key-scope token_loop_identical flag the pipeline writes', async () => {

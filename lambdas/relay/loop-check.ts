@@ -13,6 +13,9 @@ import {
   inlineLoopApplies,
   InlineLoopTable,
   DEFAULT_INLINE_LIMITS,
+  sharedRunOf,
+  type InlineLoopCall,
+  type SharedRunId,
   type InlineHold,
   type InlineLoopCaller,
   type InlineLoopLimits,
@@ -23,6 +26,7 @@ import { noopMetrics, type MetricsSink } from '../edge-guard/metrics';
 import { DEFAULT_GUARD_CACHE_TTL_MS } from '../edge-guard/guard';
 import { FLAG_TTL_SECONDS } from '../shared/enforcement';
 import type { FlagRecord } from '../shared/stores/flag-store';
+import type { LoopRunStore } from '../shared/stores/loop-run-store';
 import type { OrgPolicySource } from './org-policy-cache';
 import type { LoopVerdictSource } from './loop-verdicts';
 
@@ -48,7 +52,23 @@ export interface InlineLoopCheckOptions {
    * lasts its 10 s unless the relay's own flag check sees the flag.
    */
   readonly verdicts?: LoopVerdictSource;
+  /**
+   * The runs every container adds to. A call that repeats this container's run is added to the shared
+   * run before it is forwarded, and refused when the shared count is past the layer's threshold: a tight
+   * loop lands on a new container while the last one finishes its invocation, so each container alone
+   * sees only some of its calls. Without it, the count is this container's alone.
+   */
+  readonly shared?: LoopRunStore;
 }
+
+/**
+ * The shared run bridges the containers a tight loop is spread over while the pipeline's verdict is on
+ * its way (about 2 s): a loop slower than this lands on the most recently used container, idle again by
+ * then, whose own count sees every call.
+ */
+export const SHARED_RUN_IDLE_MS = 2000;
+/** A shared-run write slower than this leaves the call to this container's own count. */
+const SHARED_RUN_TIMEOUT_MS = 300;
 
 /** A held call asks the pipeline's trip log at most this often per hold (a loop refused fast asks once). */
 export const VERDICT_LOOKUP_INTERVAL_MS = 500;
@@ -83,19 +103,25 @@ export class InlineLoopCheck {
   }
 
   /**
-   * Whether a call may go on: refused while a hold covers its organization, key or session; else a hook
-   * that counts it once forwarded. Synchronous once the organization's policy is cached (the hot path
-   * costs no microtask); never rejects (any failure lets the call through uncounted).
+   * Whether a call may go on: refused while a hold covers its organization, key or session, or when it
+   * repeats this container's run and the shared run is past the threshold; else a hook that counts it
+   * once forwarded. `fingerprint`: the body's, when it is known before forwarding (only then is the
+   * shared run asked). Synchronous once the organization's policy is cached, unless the call repeats a
+   * run (the hot path costs no microtask); never rejects (any failure lets the call through uncounted).
    */
-  enter(caller: InlineLoopCaller, model: string | null): LoopGate | Promise<LoopGate> {
+  enter(
+    caller: InlineLoopCaller,
+    model: string | null,
+    fingerprint?: string | null,
+  ): LoopGate | Promise<LoopGate> {
     try {
       const now = this.now();
       const hold = this.table.holdOf(caller, now);
       if (hold !== undefined) {
         const ask = this.opts.verdicts !== undefined && this.mayAsk(caller, hold, now);
-        return ask ? this.askPipeline(caller, model, hold) : this.refuse(caller, hold);
+        return ask ? this.askPipeline(caller, model, hold, fingerprint) : this.refuse(caller, hold);
       }
-      return this.pass(caller, model);
+      return this.pass(caller, model, fingerprint);
     } catch {
       return PASS_UNCOUNTED;
     }
@@ -126,6 +152,7 @@ export class InlineLoopCheck {
     caller: InlineLoopCaller,
     model: string | null,
     hold: InlineHold,
+    fingerprint: string | null | undefined,
   ): Promise<LoopGate> {
     let timer: NodeJS.Timeout | undefined;
     try {
@@ -141,8 +168,8 @@ export class InlineLoopCheck {
         }),
       ]);
       if (at === undefined || this.now() - at < FLAG_PROPAGATION_MS) return this.refuse(caller, hold);
-      this.table.release(caller);
-      const gate = this.pass(caller, model);
+      await this.resetShared(caller, this.table.release(caller));
+      const gate = this.pass(caller, model, fingerprint);
       return gate instanceof Promise ? await gate : gate;
     } catch {
       return this.refuse(caller, hold);
@@ -151,16 +178,20 @@ export class InlineLoopCheck {
     }
   }
 
-  private pass(caller: InlineLoopCaller, model: string | null): LoopGate | Promise<LoopGate> {
+  private pass(
+    caller: InlineLoopCaller,
+    model: string | null,
+    fingerprint: string | null | undefined,
+  ): LoopGate | Promise<LoopGate> {
     try {
       const read = this.opts.policies.policyOf(caller.orgId);
       if (read instanceof Promise) {
         return read.then(
-          (policy) => this.gate(caller, model, policy),
+          (policy) => this.gate(caller, model, policy, fingerprint),
           () => PASS_UNCOUNTED,
         );
       }
-      return this.gate(caller, model, read);
+      return this.gate(caller, model, read, fingerprint);
     } catch {
       return PASS_UNCOUNTED;
     }
@@ -170,9 +201,69 @@ export class InlineLoopCheck {
     caller: InlineLoopCaller,
     model: string | null,
     policy: GuardrailPolicy | undefined,
-  ): LoopGate {
+    fingerprint: string | null | undefined,
+  ): LoopGate | Promise<LoopGate> {
     if (policy === undefined || !inlineLoopApplies(policy.identicalLoop)) return PASS_UNCOUNTED;
-    return { forwarded: (fingerprint) => this.count(caller, model, fingerprint, policy) };
+    if (this.opts.shared !== undefined && typeof fingerprint === 'string') {
+      const call: InlineLoopCall = { ...caller, model: model ?? '', fingerprint };
+      const repeat = this.table.repeatOf(call, policy.identicalLoop, this.now());
+      if (repeat !== undefined) return this.addShared(this.opts.shared, call, repeat.unshared, policy);
+    }
+    return { forwarded: (fp) => this.count(caller, model, fp, policy) };
+  }
+
+  /**
+   * Adds a repeated call (and this container's calls of the run the shared run has not been told of) to
+   * the shared run; refuses it when the shared count is past the threshold. A store that fails or is slow
+   * leaves the call to this container's count.
+   */
+  private async addShared(
+    shared: LoopRunStore,
+    call: InlineLoopCall,
+    calls: number,
+    policy: GuardrailPolicy,
+  ): Promise<LoopGate> {
+    const layer = policy.identicalLoop;
+    let total: number | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const id = sharedRunOf(call);
+      if (id !== undefined) {
+        const idleMs =
+          layer.resetAfterIdleMs > 0
+            ? Math.min(layer.resetAfterIdleMs, SHARED_RUN_IDLE_MS)
+            : SHARED_RUN_IDLE_MS;
+        total = await Promise.race([
+          shared.add({ orgId: call.orgId, keyId: call.keyId, ...id }, calls, this.now(), idleMs),
+          new Promise<undefined>((resolve) => {
+            timer = setTimeout(() => resolve(undefined), SHARED_RUN_TIMEOUT_MS);
+            timer.unref?.();
+          }),
+        ]);
+        if (total === undefined) this.metrics.count('RelayLoopSharedFailed');
+      }
+    } catch {
+      this.metrics.count('RelayLoopSharedFailed');
+      total = undefined;
+    } finally {
+      clearTimeout(timer);
+    }
+    try {
+      if (total !== undefined && total > layer.consecutive) {
+        // Past the verdict call already: this call is the one the pipeline's flag would refuse.
+        const hold = this.table.observe(call, layer, this.now(), total);
+        if (hold !== undefined) {
+          this.metrics.count('RelayLoopHold', { Scope: hold.scope });
+          return this.refuse(call, hold);
+        }
+      }
+    } catch {
+      // counting is best effort
+    }
+    return {
+      forwarded: (fp) =>
+        this.count(call, call.model, fp, policy, fp === call.fingerprint ? total : undefined),
+    };
   }
 
   /**
@@ -181,9 +272,36 @@ export class InlineLoopCheck {
    */
   flagSeen(caller: Pick<InlineLoopCaller, 'orgId' | 'keyId'>): void {
     try {
-      this.table.release(caller);
+      void this.resetShared(caller, this.table.release(caller));
     } catch {
       // holds end on their own
+    }
+  }
+
+  /**
+   * Starts the shared runs of the runs a release ended again from zero, so a loop resumed by a person
+   * is counted from its first call on every container, not from the count that stopped it. Best effort
+   * (bounded by the store timeout); never rejects.
+   */
+  private async resetShared(
+    caller: Pick<InlineLoopCaller, 'orgId' | 'keyId'>,
+    runs: readonly SharedRunId[],
+  ): Promise<void> {
+    const shared = this.opts.shared;
+    if (shared === undefined || runs.length === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        Promise.all(runs.map(({ run }) => shared.reset({ orgId: caller.orgId, keyId: caller.keyId, run }))),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, SHARED_RUN_TIMEOUT_MS);
+          timer.unref?.();
+        }),
+      ]);
+    } catch {
+      this.metrics.count('RelayLoopSharedFailed');
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -192,12 +310,14 @@ export class InlineLoopCheck {
     model: string | null,
     fingerprint: string | null,
     policy: GuardrailPolicy,
+    sharedCount?: number,
   ): void {
     try {
       const hold = this.table.observe(
         { ...caller, model: model ?? '', fingerprint },
         policy.identicalLoop,
         this.now(),
+        sharedCount,
       );
       if (hold !== undefined) this.metrics.count('RelayLoopHold', { Scope: hold.scope });
     } catch {

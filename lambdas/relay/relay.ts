@@ -165,7 +165,7 @@ export { decodableAcceptEncoding } from './accept-encoding';
 
 /** Bedrock request headers (`x-amzn-bedrock-service-tier`, guardrail, trace…) kept although `x-amzn-*` is dropped. */
 const BEDROCK_HEADERS = ['x-amzn-bedrock-'] as const;
-/** Bodies up to this size are fingerprinted while the upstream request is in flight. */
+/** Bodies up to this size are fingerprinted before forwarding (the loop check needs it); larger ones after. */
 const EARLY_FINGERPRINT_BYTES = 256 * 1024;
 
 /**
@@ -309,6 +309,16 @@ export class Relay {
       if (!read.ok) return reject(res, 400, 'invalid_request', read.message);
       let shape = read.shape;
       let counted: LoopCount | undefined;
+      // Small bodies are fingerprinted before anything is sent (tens of µs): the loop check compares the
+      // request with the runs the containers share before the provider is contacted.
+      let early: string | null | undefined;
+      if (req.body.byteLength > 0 && req.body.byteLength <= EARLY_FINGERPRINT_BYTES) {
+        try {
+          early = fingerprintOfRequest(flavor, req.body, route.endpoint);
+        } catch {
+          early = null;
+        }
+      }
       if (this.opts.loops !== undefined && check.principal !== undefined) {
         const entered = this.opts.loops.enter(
           {
@@ -317,6 +327,7 @@ export class Relay {
             sessionId: headerValue(req.headers, CONTEXT_HEADERS.sessionId),
           },
           shape.model,
+          early,
         );
         const gate = entered instanceof Promise ? await entered : entered;
         if (gate.refusal !== undefined) return respondAsGuard(res, gate.refusal);
@@ -351,7 +362,19 @@ export class Relay {
       }
       const call: CallProgress = { contacted: false };
       try {
-        return await this.forward(req, reply, route, check, startedAt, ticket, headers, call, shape, counted);
+        return await this.forward(
+          req,
+          reply,
+          route,
+          check,
+          startedAt,
+          ticket,
+          headers,
+          call,
+          shape,
+          counted,
+          early,
+        );
       } catch (err) {
         // Every path after admission settles (issue 19.3): nothing sent upstream releases the reservation,
         // a call that may have reached the provider keeps its worst case. Settling is idempotent.
@@ -407,6 +430,8 @@ export class Relay {
     call: CallProgress,
     shape: CallShape,
     counted: LoopCount | undefined,
+    /** The body's fingerprint when it was taken before forwarding (small bodies), else undefined. */
+    early: string | null | undefined,
   ): Promise<RelayOutcome> {
     const { entry, upstream } = route;
     // Usage must stay readable (issue 19.4): ask only for codings the usage tap decodes.
@@ -618,10 +643,13 @@ export class Relay {
       stopListening = req.onClientGone?.(onAbort);
       if (settled) return; // the client was gone already
       send(true);
-      // The provider takes far longer to answer than this takes: fingerprint small bodies while waiting
-      // (large ones after the response, so they never delay a fast first byte).
+      // Small bodies were fingerprinted before admission; large ones are after the response, so they
+      // never delay a fast first byte.
       if (req.body.byteLength <= EARLY_FINGERPRINT_BYTES) {
-        fingerprint = fingerprintOfRequest(requestFlavorOf(entry, route.endpoint), req.body, route.endpoint);
+        fingerprint =
+          early !== undefined
+            ? early
+            : fingerprintOfRequest(requestFlavorOf(entry, route.endpoint), req.body, route.endpoint);
         // Counted now, before the answer: the client's next call must meet the hold this one may put.
         counted?.(fingerprint);
       }

@@ -36,6 +36,15 @@ export const itemKeys = {
    * not exist yet, to carry the day's and month's figures over (budget-lease-store.ts).
    */
   legacyBudgetCounter: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: 'BUDGET#COUNTER' }),
+  /**
+   * The identical-call run of one key and model that the relay's containers share (lambdas/relay
+   * loop-check.ts). A partition kind of its own, like the budget counter's, so the relay's write grant
+   * (`LOOPRUN#ORG#*`) matches nothing else. `run` is the run's hash (key and model).
+   */
+  loopRun: (orgId: string, keyId: string, run: string) => ({
+    pk: `LOOPRUN#ORG#${orgId}`,
+    sk: `${keyId}#${run}`,
+  }),
   /** One SDK lease holder: the key it is bound to and the slice the counter holds for it. */
   leaseHolder: (orgId: string, holderId: string) => ({ pk: `ORG#${orgId}#LEASEHOLDER`, sk: holderId }),
   /** Lease holders registered per key in one UTC day (bounds holders per key and per organization). */

@@ -27,6 +27,7 @@ import { DynamoForecastStore, type ForecastStore } from './stores/forecast-store
 import { DynamoGuardrailStateStore, type GuardrailStateStore } from './stores/guardrail-state-store';
 import { DynamoLedgerStore, type LedgerStore } from './stores/ledger-store';
 import { DynamoOrgConfigStore, type OrgConfigStore } from './stores/org-config-store';
+import { DynamoLoopRunStore, type LoopRunStore } from './stores/loop-run-store';
 import { DynamoOrgStore, type OrgStore } from './stores/org-store';
 import { DynamoOrgOwnerStore, type OrgOwnerStore } from './stores/org-owner-store';
 import { DynamoReconciliationStore, type ReconciliationStore } from './stores/reconciliation-store';
@@ -73,6 +74,8 @@ export interface Services {
   leaseHolders: LeaseHolderRegistry;
   /** Per-key rate limit of the lease routes (in each API container). */
   leaseRouteLimiter: KeyedTokenBuckets;
+  /** The identical-call runs the relay's containers share (layer 2 in line). */
+  loopRuns: LoopRunStore;
   now: () => number;
 }
 
@@ -108,6 +111,7 @@ export function createServices(w: ServiceWiring): Services {
     keys,
     flags: new DynamoFlagStore({ doc: w.doc, tableName: w.flagsTable }),
     ledger: new DynamoLedgerStore(data),
+    loopRuns: new DynamoLoopRunStore(data),
     aggregates,
     dedupe: new DynamoEventDedupeStore(data),
     config,

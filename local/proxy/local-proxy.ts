@@ -32,6 +32,7 @@ import type { ApiKeyStore } from '../../lambdas/shared/stores/api-key-store';
 import type { PricingRatesStore } from '../../lambdas/shared/stores/pricing-rates-store';
 import type { FlagStore } from '../../lambdas/shared/stores/flag-store';
 import type { OrgConfigStore } from '../../lambdas/shared/stores/org-config-store';
+import type { LoopRunStore } from '../../lambdas/shared/stores/loop-run-store';
 import type { TripLog } from '../../lambdas/shared/stores/trip-log';
 import { TripLogVerdicts } from '../../lambdas/relay/loop-verdicts';
 import { InlineLoopCheck } from '../../lambdas/relay/loop-check';
@@ -103,6 +104,11 @@ export interface LocalProxyOptions {
    * (then a Resume ends the hold at once). Without it a hold lasts its 10 s.
    */
   readonly trips?: Pick<TripLog, 'recent'>;
+  /**
+   * The identical-call runs the relay containers share: a tight loop spread over several containers is
+   * counted whole (lambdas/relay/loop-check.ts). Without it each container counts alone.
+   */
+  readonly loopRuns?: LoopRunStore;
   /** Relay containers at most (the relay's reserved concurrency; one call per container). @default 100 */
   readonly relayConcurrency?: number;
   /** An idle relay container is recycled after this long, ms. @default 10 min */
@@ -220,6 +226,7 @@ export async function createLocalProxy(options: LocalProxyOptions): Promise<Loca
         now,
         metrics,
         ...(options.trips !== undefined ? { verdicts: new TripLogVerdicts(options.trips) } : {}),
+        ...(options.loopRuns !== undefined ? { shared: options.loopRuns } : {}),
       }),
       ...(admission !== undefined ? { admission } : {}),
       ...(options.orgConfig !== undefined

@@ -6,6 +6,7 @@
 import type { EventEnvelope } from '../../core/events/telemetry-event';
 import type { EventSink } from '../../lambdas/shared/event-sink';
 import type { ApiKeyRecord, ApiKeyStore } from '../../lambdas/shared/stores/api-key-store';
+import type { LoopRunKey, LoopRunStore } from '../../lambdas/shared/stores/loop-run-store';
 import {
   isExpired,
   mayReplace,
@@ -119,5 +120,27 @@ export class MemoryEventSink implements EventSink {
 
   clear(): void {
     this.envelopes.length = 0;
+  }
+}
+
+/** The shared loop runs in memory (tests of several relay containers in one process). */
+export class MemoryLoopRunStore implements LoopRunStore {
+  readonly runs = new Map<string, { fp: number; count: number; lastTs: number }>();
+  writes = 0;
+
+  add(key: LoopRunKey, calls: number, nowMs: number, idleMs: number): Promise<number> {
+    this.writes++;
+    const id = `${key.orgId}\u0000${key.keyId}\u0000${key.run}`;
+    const run = this.runs.get(id);
+    const goesOn = run !== undefined && run.fp === key.fingerprint && run.lastTs >= nowMs - idleMs;
+    const count = goesOn ? run.count + calls : calls;
+    this.runs.set(id, { fp: key.fingerprint, count, lastTs: nowMs });
+    return Promise.resolve(count);
+  }
+
+  reset(key: Omit<LoopRunKey, 'fingerprint'>): Promise<void> {
+    const run = this.runs.get(`${key.orgId}\u0000${key.keyId}\u0000${key.run}`);
+    if (run !== undefined) run.count = 0;
+    return Promise.resolve();
   }
 }
