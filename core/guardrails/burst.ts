@@ -74,7 +74,7 @@ export function advanceBurstRing(
   return { ring: next, inWindow };
 }
 
-export const rpsBurstLayer: GuardrailLayer<RpsBurstState, RpsBurstPolicy> = {
+export const rpsBurstLayer: GuardrailLayer<RpsBurstState, RpsBurstPolicy, 'rpsBurst'> = {
   id: 'rpsBurst',
   ordinal: 4,
   name: 'RPS Burst Protection',

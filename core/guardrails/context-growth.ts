@@ -150,7 +150,7 @@ export function linearIncrements(
   return spread <= max(cfg.maxSpreadRatio * mean, cfg.spreadToleranceTokens) ? { mean, spread } : null;
 }
 
-export const contextGrowthLayer: GuardrailLayer<ContextGrowthState, ContextGrowthPolicy> = {
+export const contextGrowthLayer: GuardrailLayer<ContextGrowthState, ContextGrowthPolicy, 'contextGrowth'> = {
   id: 'contextGrowth',
   ordinal: 3,
   name: 'Smart Loop Detector',

@@ -29,7 +29,6 @@ import type {
   Verdict,
   VerdictScope,
 } from './types';
-import type { GuardrailPolicy } from './policy';
 
 // Math functions bound once: a global lookup per call costs ~300 ns inside Jest's vm sandbox.
 const { max, min } = Math;
@@ -97,7 +96,11 @@ function capVerdict(
   };
 }
 
-export const financialLimitsLayer: GuardrailLayer<FinancialLimitsState, FinancialLimitsPolicy> = {
+export const financialLimitsLayer: GuardrailLayer<
+  FinancialLimitsState,
+  FinancialLimitsPolicy,
+  'financialLimits'
+> = {
   id: 'financialLimits',
   ordinal: 1,
   name: 'Financial Limits',
@@ -253,7 +256,7 @@ export interface FinancialBlockState {
  */
 export function financialBlockState(
   state: { layers: { financialLimits: FinancialLimitsState } },
-  policy: Pick<GuardrailPolicy, 'financialLimits'>,
+  policy: { readonly financialLimits: FinancialLimitsPolicy },
   now: number,
 ): FinancialBlockState {
   const s = state.layers.financialLimits;

@@ -100,7 +100,7 @@ function describeSession(event: LayerEvent): string {
     : `key ${event.event.keyId}, model ${event.event.model} (no session id)`;
 }
 
-export const identicalLoopLayer: GuardrailLayer<IdenticalLoopState, IdenticalLoopPolicy> = {
+export const identicalLoopLayer: GuardrailLayer<IdenticalLoopState, IdenticalLoopPolicy, 'identicalLoop'> = {
   id: 'identicalLoop',
   ordinal: 2,
   name: 'Dumb Loop Detector',

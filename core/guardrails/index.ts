@@ -6,6 +6,7 @@ export type {
   GuardrailMode,
   LayerEvent,
   LayerId,
+  LayerPolicyView,
   StepResult,
   TriggerType,
   Verdict,
@@ -24,6 +25,7 @@ export {
   stateLimitsPolicySchema,
 } from './policy';
 export type { GuardrailPolicy, GuardrailPolicyInput } from './policy';
+export type { StateLimitsPolicy } from './state-limits';
 export { GuardrailError } from './errors';
 export { GUARDRAIL_LAYERS, LAYER_IDS } from './layers';
 export type { LayerPolicies, LayerRegistry, LayerStates } from './layers';

@@ -32,7 +32,7 @@ export interface LayerPolicies {
   premiumConcentration: PremiumConcentrationPolicy;
 }
 
-export type LayerRegistry = { readonly [K in LayerId]: GuardrailLayer<LayerStates[K], LayerPolicies[K]> };
+export type LayerRegistry = { readonly [K in LayerId]: GuardrailLayer<LayerStates[K], LayerPolicies[K], K> };
 
 export const GUARDRAIL_LAYERS: LayerRegistry = Object.freeze({
   financialLimits: financialLimitsLayer,

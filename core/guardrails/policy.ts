@@ -13,16 +13,9 @@ import { STATE_BYTES_LIMIT } from './limits';
 import { premiumConcentrationPolicySchema } from './premium-concentration';
 import { rpsBurstPolicySchema } from './burst';
 import { maxStateBytes } from './state';
+import { stateLimitsPolicySchema } from './state-limits';
 
-/** Bounds of the state and of event time, shared by the layers. */
-export const stateLimitsPolicySchema = z.object({
-  /** Session streams tracked per organization by layers 2 and 3 (LRU by last call). */
-  maxSessions: z.int().min(1).max(1024).default(128),
-  /** API keys tracked per organization by layer 4 (LRU by last request). */
-  maxKeys: z.int().min(1).max(1024).default(64),
-  /** Event times more than this ahead of `now` are clamped to `now + maxClockSkewMs`. */
-  maxClockSkewMs: z.int().min(0).max(86_400_000).default(300_000),
-});
+export { stateLimitsPolicySchema } from './state-limits';
 
 const policySectionsSchema = z.object({
   financialLimits: financialLimitsPolicySchema.prefault({}),

@@ -52,7 +52,8 @@ export interface PremiumConcentrationState {
 
 export const premiumConcentrationLayer: GuardrailLayer<
   PremiumConcentrationState,
-  PremiumConcentrationPolicy
+  PremiumConcentrationPolicy,
+  'premiumConcentration'
 > = {
   id: 'premiumConcentration',
   ordinal: 5,

@@ -9,8 +9,8 @@
  * 400 KB item limit.
  */
 import { GUARDRAIL_LAYERS, LAYER_IDS } from './layers';
-import type { LayerStates } from './layers';
-import type { GuardrailPolicy } from './policy';
+import type { LayerPolicies, LayerStates } from './layers';
+import type { StateLimitsPolicy } from './state-limits';
 import { isSequenceNumber, MAX_SEQUENCE_DIGITS } from './sequence';
 
 export interface OrgGuardrailState {
@@ -40,7 +40,7 @@ export function initialOrgState(): OrgGuardrailState {
  * Upper bound of `JSON.stringify(state).length` for any state reachable under `policy`
  * (sequence numbers up to 132 digits included).
  */
-export function maxStateBytes(policy: GuardrailPolicy): number {
+export function maxStateBytes(policy: LayerPolicies & { readonly limits: StateLimitsPolicy }): number {
   let bytes = JSON.stringify({ v: 1, lastSeq: '9'.repeat(MAX_SEQUENCE_DIGITS), layers: {} }).length;
   for (const id of LAYER_IDS)
     bytes += JSON.stringify(id).length + 2 + GUARDRAIL_LAYERS[id].maxStateBytes(policy);

@@ -5,7 +5,7 @@ import { DEFAULT_POLICY } from './policy';
 import type { GuardrailPolicy } from './policy';
 import { initialOrgState } from './state';
 import type { OrgGuardrailState } from './state';
-import type { GuardrailEvent, GuardrailLayer, Verdict } from './types';
+import type { GuardrailEvent, LayerEvent, StepResult, Verdict } from './types';
 
 /** 2026-04-09 12:00:00 UTC. */
 export const T0 = Date.UTC(2026, 3, 9, 12);
@@ -45,8 +45,12 @@ export function deepFreeze<T>(value: T): T {
 }
 
 /** Runs one layer alone over events; returns the verdicts of each event (index-aligned) and the last state. */
-export function runLayer<S, P>(
-  layer: GuardrailLayer<S, P>,
+export function runLayer<S>(
+  // Any layer fits: a whole policy holds the section each layer reads.
+  layer: {
+    initialState(): S;
+    step(state: S, event: LayerEvent, policy: GuardrailPolicy, now: number): StepResult<S>;
+  },
   events: GuardrailEvent[],
   policy: GuardrailPolicy = DEFAULT_POLICY,
 ): { state: S; verdicts: Verdict[][] } {

@@ -3,7 +3,7 @@
  * every layer implements. The engine is pure: time (`now`, ms since epoch) comes in as an
  * argument, state goes in and comes out as plain JSON.
  */
-import type { GuardrailPolicy } from './policy';
+import type { StateLimitsPolicy } from './state-limits';
 
 /**
  * One priced provider call, as the guardrail consumer sees it. The backend maps both the SDK
@@ -132,11 +132,20 @@ export interface StepResult<S> {
 export const NO_VERDICTS: readonly Verdict[] = Object.freeze([]);
 
 /**
+ * What a layer reads of an organization's policy: its own section, under its id, and the shared
+ * `limits`. A whole `GuardrailPolicy` is one. A layer sees no other layer's section, so the layers do
+ * not depend on the policy that is assembled from them.
+ */
+export type LayerPolicyView<Id extends LayerId, P> = { readonly [K in Id]: P } & {
+  readonly limits: StateLimitsPolicy;
+};
+
+/**
  * One guardrail layer: a pure step plus the metadata the registry, the docs and the
  * dashboard read. A step never throws and never mutates the state it is given.
  */
-export interface GuardrailLayer<S, P> {
-  readonly id: LayerId;
+export interface GuardrailLayer<S, P, Id extends LayerId> {
+  readonly id: Id;
   /** 1–5, the spec's layer number. */
   readonly ordinal: number;
   readonly name: string;
@@ -147,9 +156,9 @@ export interface GuardrailLayer<S, P> {
   /** Whether the step still runs (tracking only, no verdicts) while the layer is disabled. */
   readonly tracksWhenDisabled: boolean;
   /** The layer's section of an organization's policy. */
-  policyOf(policy: GuardrailPolicy): P & { enabled: boolean };
+  policyOf(policy: LayerPolicyView<Id, P>): P & { enabled: boolean };
   initialState(): S;
-  step(state: S, event: LayerEvent, policy: GuardrailPolicy, now: number): StepResult<S>;
+  step(state: S, event: LayerEvent, policy: LayerPolicyView<Id, P>, now: number): StepResult<S>;
   /** Upper bound of `JSON.stringify(state).length` under this policy. */
-  maxStateBytes(policy: GuardrailPolicy): number;
+  maxStateBytes(policy: LayerPolicyView<Id, P>): number;
 }

@@ -8,7 +8,7 @@
  * the decoder (its `error` says why) and the bytes that follow are ignored.
  */
 import { EventStreamCodec } from '@smithy/eventstream-codec';
-import type { BedrockStreamEvent, EventStreamDecoder } from './bedrock';
+import type { BedrockStreamEvent, EventStreamDecoder } from './types';
 
 /** Largest message accepted (Bedrock's chunks are a few kB; the AWS SDK's own limit is 16 MiB). */
 export const MAX_EVENT_MESSAGE_BYTES = 16 * 1024 * 1024;

@@ -29,7 +29,16 @@ import { asCount, asObject, asString, field, tryParseJson, type JsonObject } fro
 import { fail, makeUsage, ok, providerError, requestJson } from './normalize';
 import { openaiUsage, readOpenAIUsage } from './openai';
 import { StreamTally } from './stream';
-import type { NormalizedUsage, UsageContext, UsageParser, UsageResult, UsageStream } from './types';
+import type {
+  EventStreamDecoder,
+  NormalizedUsage,
+  UsageContext,
+  UsageParser,
+  UsageResult,
+  UsageStream,
+} from './types';
+
+export type { BedrockStreamEvent, EventStreamDecoder } from './types';
 
 /** `/model/<id>/<operation>`; the id is URL-encoded when it is an ARN. */
 const MODEL_PATH =
@@ -217,28 +226,6 @@ export function bedrockUsageFromHeaders(
   return fields === undefined
     ? undefined
     : makeUsage({ ...fields, model, serviceTier: header('x-amzn-bedrock-service-tier') ?? null });
-}
-
-/** A decoded event-stream message, as the AWS codec (or the AWS SDK) hands it over. */
-export interface BedrockStreamEvent {
-  /** `:message-type`: `event`, `exception` or `error`. */
-  readonly messageType: string;
-  /** `:event-type` (`metadata`, `contentBlockDelta`, `chunk`, …) or `:exception-type`. */
-  readonly eventType: string;
-  /** The payload, parsed JSON (an object), or its raw bytes. */
-  readonly payload: unknown;
-}
-
-/**
- * Splits an event-stream byte stream into decoded messages. Implemented over `@smithy/eventstream-codec`
- * in `bedrock-event-stream.ts`; never throws from `push` (a corrupt stream is reported by `error`).
- */
-export interface EventStreamDecoder {
-  push(chunk: Uint8Array): readonly BedrockStreamEvent[];
-  /** Why decoding stopped (a CRC mismatch, a message over the size bound), or undefined. */
-  readonly error: string | undefined;
-  /** Bytes of an incomplete message left at the end, 0 for a cleanly ended stream. */
-  readonly pending: number;
 }
 
 function decodeBase64Json(bytes: unknown): JsonObject | undefined {

@@ -1,5 +1,3 @@
-import type { EventStreamDecoder } from './bedrock';
-
 /**
  * The normalized token usage of one provider call, whatever the provider's own format.
  *
@@ -53,6 +51,28 @@ export type UsageResult = { ok: true; usage: NormalizedUsage } | { ok: false; re
  * Must not throw; a counter that throws is ignored for that text and the ratio is used.
  */
 export type TokenCounter = (text: string) => number;
+
+/** A decoded event-stream message, as the AWS codec (or the AWS SDK) hands it over. */
+export interface BedrockStreamEvent {
+  /** `:message-type`: `event`, `exception` or `error`. */
+  readonly messageType: string;
+  /** `:event-type` (`metadata`, `contentBlockDelta`, `chunk`, …) or `:exception-type`. */
+  readonly eventType: string;
+  /** The payload, parsed JSON (an object), or its raw bytes. */
+  readonly payload: unknown;
+}
+
+/**
+ * Splits an event-stream byte stream into decoded messages. Implemented over `@smithy/eventstream-codec`
+ * in `bedrock-event-stream.ts`; never throws from `push` (a corrupt stream is reported by `error`).
+ */
+export interface EventStreamDecoder {
+  push(chunk: Uint8Array): readonly BedrockStreamEvent[];
+  /** Why decoding stopped (a CRC mismatch, a message over the size bound), or undefined. */
+  readonly error: string | undefined;
+  /** Bytes of an incomplete message left at the end, 0 for a cleanly ended stream. */
+  readonly pending: number;
+}
 
 /** What a parser may know about the request besides the response itself. All fields are optional. */
 export interface UsageContext {

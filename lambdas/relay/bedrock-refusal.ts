@@ -19,7 +19,7 @@
  * The Spendguard code (`budget_daily_hard`, `killed`, …) stays readable in `x-spendguard-error-code`.
  */
 
-import type { RelayResponder } from './relay';
+import type { RelayResponder } from './relay-transport';
 
 /** One response of Spendguard's own. */
 export interface OwnResponse {

@@ -6,7 +6,7 @@ import { nanosToUsd } from '../../core/pricing';
 import type { GuardResponse } from '../edge-guard/decide';
 import type { DeferredBilling } from '../../core/providers/request-shape';
 import type { AdmissionDecision } from './budget-admission';
-import type { RelayOutcome, RelayResponder } from './relay';
+import type { RelayOutcome, RelayResponder } from './relay-transport';
 
 export const JSON_TYPE = 'application/json';
 
