@@ -26,7 +26,7 @@ export type MetricName =
   /**
    * A forwarded call whose usage the relay could not read (over the size bound, undecodable, not JSON) or
    * only estimated (a stream without a usage frame): its reservation was settled at the worst case.
-   * Dimension `Reason`: `unread` or `estimated`. docs/proxy.md
+   * Dimension `Reason`: `unread`, `estimated`, or `abandoned` (the client left before the answer). docs/proxy.md
    */
   | 'RelayUsageUnread'
   /** The relay refused a request for a kill flag (the edge's lookup, repeated at the origin). Dimension `Reason`. */

@@ -357,6 +357,31 @@ describe('usage stays readable, and unread usage keeps the reservation (19.4)', 
     expect(metrics.get('RelayUsageUnread', { Reason: 'unread' })).toBe(1);
   });
 
+  it('keeps the reservation when the client leaves after the request reached the provider (18.8)', async () => {
+    const admission = new CountingAdmission();
+    const metrics = new MemoryMetrics();
+    const relay = relayWith(admission, { metrics });
+    const outcome = await relay.handle(
+      {
+        method: 'POST',
+        url: '/openai/v1/chat/completions',
+        // The provider takes 400 ms; the client gives up after 100: the provider still generates and bills.
+        headers: { 'service-api-key': apiKey, 'x-mock-latency-ms': '400' },
+        body: chat(),
+        onClientGone: (listener) => {
+          const timer = setTimeout(listener, 100);
+          return () => clearTimeout(timer);
+        },
+      },
+      new Collected().responder(),
+    );
+    relay.destroy();
+    expect(outcome.status).toBe(499);
+    expect(mock.requests()).toHaveLength(1);
+    expect(admission.settledWith).toEqual([null]);
+    expect(metrics.get('RelayUsageUnread', { Reason: 'abandoned' })).toBe(1);
+  });
+
   it('keeps the client’s other codings and drops only those it cannot decode', () => {
     expect(decodableAcceptEncoding(undefined)).toBeUndefined();
     expect(decodableAcceptEncoding('zstd')).toBe('identity');

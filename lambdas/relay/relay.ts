@@ -468,7 +468,15 @@ export class Relay {
       let stopListening: (() => void) | undefined;
       const onAbort = (): void => {
         upstreamReq?.destroy();
-        if (!responded) status = 499;
+        if (!responded) {
+          status = 499;
+          // The client left before the answer, but the provider has the request and bills what it
+          // generates: the hard cap keeps the call's worst case (issue 18.8), as for unread usage.
+          if (call.contacted) {
+            keepReservation = true;
+            this.metrics.count('RelayUsageUnread', { Reason: 'abandoned' });
+          }
+        }
         settle('cut', true);
       };
 

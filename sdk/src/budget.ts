@@ -199,13 +199,16 @@ export function blockedResponse(reason: BlockReason, nowMs: number): Response {
     retryAfter = reason.retryAfterSeconds;
     retry = true;
   } else if (reason.retryAfterSeconds !== null) {
-    message = "Spendguard: the organization's hard budget cap is reached; the provider was not called.";
+    message =
+      "Spendguard: this call's worst-case cost does not fit under the organization's hard budget cap; the provider was not called.";
     code = 'hard_cap';
     retryAfter = reason.retryAfterSeconds;
   } else {
     message =
       "Spendguard: waiting for this process's share of the organization's budget took too long; retry in 1 s.";
     code = 'budget_lease_pending';
+    // Retryable, so not the final `budget_exceeded`: the relay's retryable type.
+    type = 'budget_busy';
     retryAfter = 1;
     retry = true;
   }

@@ -614,8 +614,12 @@ export class Call {
   onFailure(err: unknown): void {
     if (this.done) return;
     this.done = true;
-    // No response: nothing billed as far as the SDK can tell (a provider bills what it answered).
-    this.lease?.settle(this.reservedNanos, 0);
+    // An application that gave up (abort, timeout) after the request left: the provider has it and bills
+    // what it generates, so the cap keeps the worst case (issue 18.8, as the relay does). A network
+    // failure got no answer: nothing billed as far as the SDK can tell.
+    const name = (err as { name?: unknown } | null)?.name;
+    const abandoned = name === 'AbortError' || name === 'TimeoutError';
+    this.lease?.settle(this.reservedNanos, abandoned ? this.reservedNanos : 0);
     this.client.log.debug(`call to ${this.facts.provider.id} failed before a response`, describe(err));
   }
 

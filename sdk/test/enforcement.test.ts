@@ -252,6 +252,32 @@ describe('EnforcementState', () => {
     expect(state.refusal('any', NOW + 1)).not.toBeNull();
   });
 
+  it('lease refusals: only the final one is budget_exceeded; the two the client should retry are budget_busy', async () => {
+    const answer = async (reason: Parameters<typeof blockedResponse>[0]) => {
+      const res = blockedResponse(reason, NOW);
+      const body = (await res.json()) as { error: { type: string; code: string; message: string } };
+      return [res.headers.get('x-should-retry'), body.error.type, body.error.code, body.error.message];
+    };
+    expect(await answer({ kind: 'lease', retryAfterSeconds: 3600 })).toEqual([
+      'false',
+      'budget_exceeded',
+      'hard_cap',
+      expect.stringContaining("worst-case cost does not fit under the organization's hard budget cap"),
+    ]);
+    expect(await answer({ kind: 'lease', retryAfterSeconds: 2, retryable: true })).toEqual([
+      'true',
+      'budget_busy',
+      'budget_busy',
+      expect.any(String),
+    ]);
+    expect(await answer({ kind: 'lease', retryAfterSeconds: null })).toEqual([
+      'true',
+      'budget_busy',
+      'budget_lease_pending',
+      expect.any(String),
+    ]);
+  });
+
   it('THROTTLED: one call per 6 s per throttled scope, answered with a retryable rate_limited 429', async () => {
     expect(DEFAULT_THROTTLE_POLICY).toEqual({ capacity: 1, refillIntervalMs: THROTTLE_INTERVAL_MS });
     const state = new EnforcementState(null);

@@ -112,6 +112,34 @@ describe('a capped budget', () => {
     expect(ingest.settledNanos()).toBeLessThanOrEqual(50_000_000);
   }, 15_000);
 
+  it('a call the application aborts after it left keeps its worst case (the provider bills it); a refused connection settles at 0', async () => {
+    ingest.leaseCapUsd = 10;
+    ingest.sliceUsd = 1;
+    const abandoned = (async (_url: unknown, init?: RequestInit) => {
+      // The provider has the request; the application gives up before the answer.
+      await new Promise((_, reject) =>
+        init?.signal?.addEventListener('abort', () =>
+          reject(new DOMException('This operation was aborted', 'AbortError')),
+        ),
+      );
+      return new Response();
+    }) as typeof fetch;
+    const f = tracked(abandoned);
+    await client().settle();
+    const controller = new AbortController();
+    const pending = f(OPENAI_URL, { ...chatInit(), signal: controller.signal });
+    await sleep(20);
+    controller.abort();
+    await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
+    const refusedConnection = (() =>
+      Promise.reject(
+        Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNREFUSED' } }),
+      )) as typeof fetch;
+    await expect(tracked(refusedConnection)(OPENAI_URL, chatInit())).rejects.toThrow('fetch failed');
+    await shutdown({ timeoutMs: 2000 });
+    expect(ingest.settledNanos()).toBe(WORST_NANOS);
+  });
+
   it('sends the worst cases in flight (reservedUsd) and of waiting calls (needUsd)', async () => {
     ingest.leaseCapUsd = 10;
     ingest.sliceUsd = 0.001; // smaller than one worst case: every call asks room for itself
