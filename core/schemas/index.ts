@@ -28,6 +28,7 @@ export {
 export { proxyEventSchema, type ProxyEvent, type ProxyEventInput } from './proxy-event';
 export {
   MAX_INGEST_EVENTS,
+  ingestBatchOf,
   ingestEventSchema,
   ingestRequestSchema,
   ingestResponseSchema,

@@ -1,5 +1,6 @@
 import { formatZodIssues } from './issues';
-import { ingestRequestSchema, ingestResponseSchema } from './ingest';
+import fc from 'fast-check';
+import { ingestBatchOf, ingestRequestSchema, ingestResponseSchema } from './ingest';
 
 /** The sample of spec 2.3 / 4.1. */
 const sample = {
@@ -128,6 +129,39 @@ describe('ingestRequestSchema', () => {
     expect((parsed.events[0]!.usage as Record<string, unknown>).admin).toBeUndefined();
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(Object.prototype.hasOwnProperty.call(Object.prototype, 'polluted')).toBe(false);
+  });
+});
+
+describe('ingestBatchOf (spec 4.1: "a single event or a batch")', () => {
+  const [event] = sample.events;
+
+  it('makes an event sent on its own a batch of one', () => {
+    expect(ingestRequestSchema.parse(ingestBatchOf({ apiKey: sample.apiKey, ...event }))).toEqual(sample);
+  });
+
+  it('reads an optional member sent as null as absent, and leaves a required one null (a 400 at its path)', () => {
+    const nulls = { ...event, timestamp: null, eventId: null, featureId: null };
+    expect(ingestRequestSchema.parse(ingestBatchOf({ apiKey: sample.apiKey, events: [nulls] }))).toEqual({
+      apiKey: sample.apiKey,
+      events: [{ model: 'gpt-4o', usage: event!.usage }],
+    });
+    expect(issuesOf(ingestBatchOf({ apiKey: sample.apiKey, events: [{ ...event, model: null }] }))).toEqual([
+      { path: 'events[0].model', message: expect.any(String) as unknown },
+    ]);
+  });
+
+  it('changes nothing else: a batch without nulls, and what is neither (left to the schema)', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const isBatchOrEvent =
+          typeof value === 'object' &&
+          value !== null &&
+          !Array.isArray(value) &&
+          ('events' in value || 'model' in value || 'usage' in value);
+        if (!isBatchOrEvent) expect(ingestBatchOf(value)).toBe(value);
+      }),
+    );
+    expect(ingestBatchOf(sample)).toEqual(sample);
   });
 });
 

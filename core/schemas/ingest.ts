@@ -86,6 +86,35 @@ export const ingestRequestSchema = z
   .meta({ description: 'Body of POST /api/ingest.' });
 export type IngestRequest = z.infer<typeof ingestRequestSchema>;
 
+/** Optional event members a client may send as null ("not set"), as JSON serializers often write them. */
+const NULLABLE_EVENT_MEMBERS = ['timestamp', 'eventId', 'featureId', 'projectId', 'sessionId', 'provider'];
+
+/**
+ * The body of `POST /api/ingest` in its batch form: spec 4.1 ingests "a single event or a batch", so an
+ * event sent on its own (`{apiKey, model, usage, …}`, no `events`) is a batch of one; and an optional
+ * member sent as null is absent. Anything else is returned as it came, for the schema to judge.
+ */
+export function ingestBatchOf(body: unknown): unknown {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
+  const record = body as Record<string, unknown>;
+  let batch: Record<string, unknown> = record;
+  if (!('events' in record) && ('model' in record || 'usage' in record)) {
+    const { apiKey, ...event } = record;
+    batch = { ...(apiKey === undefined ? {} : { apiKey }), events: [event] };
+  }
+  if (!Array.isArray(batch.events)) return batch;
+  return {
+    ...batch,
+    events: batch.events.map((event: unknown) =>
+      typeof event === 'object' && event !== null && !Array.isArray(event)
+        ? Object.fromEntries(
+            Object.entries(event).filter(([k, v]) => !(v === null && NULLABLE_EVENT_MEMBERS.includes(k))),
+          )
+        : event,
+    ),
+  };
+}
+
 export const ingestResponseSchema = z
   .strictObject({
     status: z.literal('ok'),

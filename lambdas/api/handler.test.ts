@@ -451,6 +451,18 @@ describe('v1 API', () => {
     // A misspelt member is still refused.
     const typo = await api(req('PUT /v1/budget', { token: tokenB, body: { ...whole, budgett: {} } }));
     expect(typo.status).toBe(400);
+    // The budget's members at the top level, as spec 1.4 names them, are the budget.
+    const flat = await api(
+      req('PUT /v1/budget', { token: tokenB, body: { dailyLimitUsd: 11.5, action: 'block' } }),
+    );
+    expect(flat.status).toBe(200);
+    expect(flat.body.budget).toMatchObject({ dailyLimitUsd: 11.5, monthlyLimitUsd: null, action: 'block' });
+    // …but not beside a `budget` member: which one was meant is unknown.
+    const both = await api(
+      req('PUT /v1/budget', { token: tokenB, body: { budget: { dailyLimitUsd: 3 }, dailyLimitUsd: 4 } }),
+    );
+    expect(both.status).toBe(400);
+    expect(both.body.error.problems.map((p: { path: string }) => p.path)).toEqual(['dailyLimitUsd']);
     // People-only routes refuse API keys.
     expect((await api(req('GET /v1/keys', { key: keyA.apiKey }))).status).toBe(401);
   });

@@ -90,6 +90,12 @@ describe('POST /api/ingest', () => {
     expect(JSON.stringify(puts)).not.toContain(keyA);
   });
 
+  it('ingests a single event sent on its own (spec 4.1: "a single event or a batch")', async () => {
+    const res = await call(request('/api/ingest', JSON.stringify({ apiKey: keyA, ...ingestEvent(7) })));
+    expect(res).toMatchObject({ status: 200, body: { status: 'ok', count: 1 } });
+    expect(puts[0]![0]).toMatchObject({ orgId: 'org_a', events: [{ eventId: 'evt_7', inputTokens: 107 }] });
+  });
+
   it.each([
     [
       'too many events',

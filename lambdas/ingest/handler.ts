@@ -4,7 +4,12 @@ import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { fromClientEvent, fromIngestEvent } from '../../core/events/from-wire';
 import type { EventEnvelope, TelemetryEvent } from '../../core/events/telemetry-event';
-import { clientEventBatchSchema, formatZodIssues, ingestRequestSchema } from '../../core/schemas';
+import {
+  clientEventBatchSchema,
+  formatZodIssues,
+  ingestBatchOf,
+  ingestRequestSchema,
+} from '../../core/schemas';
 import { enforcementFor } from '../shared/enforcement-state';
 import { KeyedTokenBuckets } from '../../core/rate-limit/token-bucket';
 import { SinkUnavailableError } from '../shared/event-sink';
@@ -92,7 +97,7 @@ export function createIngestHandler(deps: IngestDeps) {
         metrics.addMetric('ClientDroppedEvents', MetricUnit.Count, parsed.data.droppedEvents);
       }
     } else {
-      const parsed = ingestRequestSchema.safeParse(body);
+      const parsed = ingestRequestSchema.safeParse(ingestBatchOf(body));
       if (!parsed.success)
         throw httpErrors.badRequest('invalid ingest request', formatZodIssues(parsed.error));
       telemetry = parsed.data.events.map((e) => fromIngestEvent(e, receivedAt, () => crypto.randomUUID()));

@@ -11,6 +11,7 @@ import { periodsOf, aggregateSk } from '../../../core/ledger/aggregate-deltas';
 import { nanosToUsd } from '../../../core/pricing';
 import { formatZodIssues } from '../../../core/schemas';
 import { putBudgetRequestSchema, type PutBudgetRequest } from '../../../core/schemas/api';
+import { budgetConfigSchema } from '../../../core/schemas/budget';
 import { capsSwitchedOff, liftedCaps } from '../../../core/governance/risky-changes';
 import { grantsAny } from '../../../core/keys/scopes';
 import { alertRiskyChange, recordChange } from '../../shared/audit';
@@ -160,6 +161,9 @@ function settingsOf(config: { budget: unknown; policy: unknown } | undefined) {
   return { budget: config?.budget ?? {}, policy: config?.policy ?? {} };
 }
 
+/** The members of `budget` (core/schemas/budget.ts). */
+const BUDGET_MEMBERS: ReadonlySet<string> = new Set(Object.keys(budgetConfigSchema.shape));
+
 /** What `GET /v1/budget` shows beside the budget and the policy: read-only, dropped from a `PUT`. */
 const READ_ONLY_MEMBERS = ['spend', 'remaining', 'status', 'flag', 'updatedAt', 'admission'];
 
@@ -172,6 +176,15 @@ const READ_ONLY_MEMBERS = ['spend', 'remaining', 'status', 'flag', 'updatedAt', 
 function writableOf(body: unknown): unknown {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
   const out: Record<string, unknown> = { ...(body as Record<string, unknown>) };
+  // The budget's own members at the top level (spec 1.4 names `dailyLimitUsd`, `monthlyLimitUsd` and
+  // `action` so) are the budget, when no `budget` member is sent: `{dailyLimitUsd: 5}` sets a $5 cap.
+  if (!('budget' in out)) {
+    const flat = Object.keys(out).filter((name) => BUDGET_MEMBERS.has(name));
+    if (flat.length > 0) {
+      out.budget = Object.fromEntries(flat.map((name) => [name, out[name]]));
+      for (const name of flat) delete out[name];
+    }
+  }
   for (const name of READ_ONLY_MEMBERS) delete out[name];
   const policy = out.policy;
   if (typeof policy === 'object' && policy !== null && !Array.isArray(policy) && 'layerInfo' in policy) {
