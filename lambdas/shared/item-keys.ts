@@ -47,8 +47,8 @@ export const itemKeys = {
   }),
   /** One SDK lease holder: the key it is bound to and the slice the counter holds for it. */
   leaseHolder: (orgId: string, holderId: string) => ({ pk: `ORG#${orgId}#LEASEHOLDER`, sk: holderId }),
-  /** Lease holders registered per key in one UTC day (bounds holders per key and per organization). */
-  leaseHolderCount: (orgId: string, day: string) => ({ pk: `ORG#${orgId}`, sk: `LEASEHOLDERS#${day}` }),
+  /** Lease holders registered per key in one UTC hour (bounds holders per key and per organization). */
+  leaseHolderCount: (orgId: string, window: string) => ({ pk: `ORG#${orgId}`, sk: `LEASEHOLDERS#${window}` }),
   /** Latest forecast. */
   forecast: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: 'FORECAST' }),
   /** Latest reconciliation against the providers' own reports. */

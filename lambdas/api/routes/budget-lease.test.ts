@@ -11,7 +11,7 @@ import {
 } from '../../../test/backend-harness';
 import type { IdTokenVerifier } from '../../shared/services';
 import { createApiHandler } from '../handler';
-import { LEASE_HOLDERS_PER_KEY_PER_DAY } from './budget-lease';
+import { holderWindowAt, LEASE_HOLDERS_PER_KEY_PER_HOUR } from './budget-lease';
 
 const NOW = Date.parse('2026-11-22T10:00:00.000Z');
 const ctx = createLambdaContext({ functionName: 'api' });
@@ -58,7 +58,11 @@ async function api(routeKey: string, opts: { key?: string; token?: string; body?
     version: 'test',
   });
   const res = (await handler(event(routeKey, opts), ctx)) as APIGatewayProxyStructuredResultV2;
-  return { status: res.statusCode, body: JSON.parse(res.body ?? 'null') as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+  return {
+    status: res.statusCode,
+    headers: res.headers ?? {},
+    body: JSON.parse(res.body ?? 'null') as Record<string, any>, // eslint-disable-line @typescript-eslint/no-explicit-any
+  };
 }
 
 async function capped(orgId: string, dailyLimitUsd: number) {
@@ -240,7 +244,7 @@ describe('POST /v1/budget/lease/release and the admission panel', () => {
       key,
       body: { holderId: 'sdk-r', consumedUsd: 0.042 },
     });
-    expect(released).toEqual({ status: 200, body: { released: true } });
+    expect(released).toMatchObject({ status: 200, body: { released: true } });
     const after = await api('GET /v1/budget', { key });
     expect(after.body.admission.day).toMatchObject({ settledUsd: 0.042, leasedUsd: 0, holders: 0 });
     expect(after.body.admission.month).toMatchObject({ settledUsd: 0.042, leasedUsd: 0 });
@@ -314,22 +318,24 @@ describe('lease abuse (issue 19)', () => {
     expect(real.body).toMatchObject({ exhausted: false, grantedUsd: 0.05 });
   });
 
-  it('bounds new holders per key and day with a clear 429, and rate-limits the lease routes per key', async () => {
+  it('bounds new holders per key and hour with a clear 429 until the hour ends, and rate-limits the lease routes per key', async () => {
     const key = await capped('org_flood', 1);
     const publicId = key.split('_')[1]?.slice(0, 12) ?? '';
-    // The key already registered its daily bound of holders (as a flood of distinct ids would).
-    for (let i = 0; i < LEASE_HOLDERS_PER_KEY_PER_DAY; i++) {
+    // The key already registered this hour's bound of holders (as a flood of distinct ids would).
+    for (let i = 0; i < LEASE_HOLDERS_PER_KEY_PER_HOUR; i++) {
       await h.services.leaseHolders.register(
         'org_flood',
         publicId,
-        '2026-11-22',
-        LEASE_HOLDERS_PER_KEY_PER_DAY,
+        holderWindowAt(NOW),
+        LEASE_HOLDERS_PER_KEY_PER_HOUR,
         1e6,
       );
     }
     const flood = await api('POST /v1/budget/lease', { key, body: { holderId: 'one-too-many' } });
     expect(flood.status).toBe(429);
-    expect(flood.body.error.message).toMatch(/too many lease holders/);
+    expect(flood.body.error.message).toMatch(/too many new lease holders this hour/);
+    // 10:00 now: room again at 11:00, not at midnight.
+    expect(Number(flood.headers['retry-after'])).toBe(3600);
     // Another key of the organization is unaffected.
     const other = (await h.createKey('org_flood', 'other')).apiKey;
     expect((await api('POST /v1/budget/lease', { key: other, body: { holderId: 'fine' } })).status).toBe(200);

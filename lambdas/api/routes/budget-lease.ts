@@ -13,7 +13,7 @@
 import { budgetScopesFor, type BudgetScope } from '../../../core/admission/budget-scopes';
 import { correctedFinancialSpend, reviveOrgState } from '../../../core/guardrails';
 import { LEASE_SCOPES } from '../../../core/keys';
-import { DEFAULT_LEASE_POLICY, periodsAt, type HeldSlice } from '../../../core/leases/lease-state';
+import { DEFAULT_LEASE_POLICY, type HeldSlice } from '../../../core/leases/lease-state';
 import { nanosToUsd, usdToNanos } from '../../../core/pricing';
 import { formatZodIssues } from '../../../core/schemas';
 import {
@@ -29,13 +29,23 @@ import { enforcementFor } from '../../shared/enforcement-state';
 import { httpErrors, json, parseJsonBody } from '../../shared/http';
 import type { Principal } from '../../shared/principal';
 import type { Services } from '../../shared/services';
-import type { LeaseHolderRecord } from '../../shared/stores/budget-lease-store';
+import type { HolderWindow, LeaseHolderRecord } from '../../shared/stores/budget-lease-store';
 import type { Route } from './types';
 
-/** New holders a key may register in one UTC day (an SDK process is one holder; a cold start is a new one). */
-export const LEASE_HOLDERS_PER_KEY_PER_DAY = 500;
-/** New holders an organization may register in one UTC day, all keys together. */
-export const LEASE_HOLDERS_PER_ORG_PER_DAY = 5_000;
+/**
+ * New holders a key may register in one UTC hour (an SDK process is one holder; a Lambda cold start is a
+ * new one). Per hour, not per day: a fleet recycling its containers all day must never run out, while a
+ * key that floods holder ids is still bounded (each holder item expires; none is listed in the counter).
+ */
+export const LEASE_HOLDERS_PER_KEY_PER_HOUR = 500;
+/** New holders an organization may register in one UTC hour, all keys together. */
+export const LEASE_HOLDERS_PER_ORG_PER_HOUR = 5_000;
+
+/** The UTC hour new holders are counted in. */
+export function holderWindowAt(nowMs: number): HolderWindow {
+  const start = Math.floor(nowMs / 3_600_000) * 3_600_000;
+  return { id: new Date(start).toISOString().slice(0, 13), endMs: start + 3_600_000 };
+}
 /** The holder record outlives its last write by this long (TTL; the counter keeps its slice regardless). */
 const HOLDER_RECORD_TTL_S = 2 * 86_400;
 
@@ -76,19 +86,19 @@ async function holderFor(
 ): Promise<{ record: LeaseHolderRecord | undefined; held: HeldSlice | null }> {
   const record = await services.leaseHolders.get(program.orgId, holderId);
   if (record === undefined) {
-    const day = periodsAt(services.now()).day;
+    const window = holderWindowAt(services.now());
     const ok = await services.leaseHolders.register(
       program.orgId,
       program.keyId,
-      day,
-      LEASE_HOLDERS_PER_KEY_PER_DAY,
-      LEASE_HOLDERS_PER_ORG_PER_DAY,
+      window,
+      LEASE_HOLDERS_PER_KEY_PER_HOUR,
+      LEASE_HOLDERS_PER_ORG_PER_HOUR,
     );
     if (!ok) {
-      const retry = Math.max(1, Math.ceil((periodsAt(services.now()).dayEndMs - services.now()) / 1000));
+      const retry = Math.max(1, Math.ceil((window.endMs - services.now()) / 1000));
       throw httpErrors.tooManyRequests(
-        `too many lease holders today for this key (at most ${LEASE_HOLDERS_PER_KEY_PER_DAY}) or organization ` +
-          `(at most ${LEASE_HOLDERS_PER_ORG_PER_DAY}); reuse a holder id per process`,
+        `too many new lease holders this hour for this key (at most ${LEASE_HOLDERS_PER_KEY_PER_HOUR}) or ` +
+          `organization (at most ${LEASE_HOLDERS_PER_ORG_PER_HOUR}); reuse a holder id per process`,
         retry,
       );
     }

@@ -52,15 +52,27 @@ export interface LeaseHolderRecord {
 }
 
 /** SDK lease holders: binding to a key, and the bound on holders per key and per organization. */
+/** The window new lease holders are counted in. */
+export interface HolderWindow {
+  readonly id: string;
+  readonly endMs: number;
+}
+
 export interface LeaseHolderRegistry {
   get(orgId: string, holderId: string): Promise<LeaseHolderRecord | undefined>;
   /** Writes the record if its stored `seq` is still `expectedSeq` (undefined: must not exist). */
   put(orgId: string, record: LeaseHolderRecord, expectedSeq: number | undefined): Promise<boolean>;
   /**
-   * Counts a new holder of `keyId` in `day`.
-   * @returns false when the key already has `maxPerKey` holders that day, or the organization `maxPerOrg`
+   * Counts a new holder of `keyId` in `window` (its id, e.g. the UTC hour `2026-11-26T05`, and its end).
+   * @returns false when the key already has `maxPerKey` holders in that window, or the organization `maxPerOrg`
    */
-  register(orgId: string, keyId: string, day: string, maxPerKey: number, maxPerOrg: number): Promise<boolean>;
+  register(
+    orgId: string,
+    keyId: string,
+    window: HolderWindow,
+    maxPerKey: number,
+    maxPerOrg: number,
+  ): Promise<boolean>;
 }
 
 const NUMBER_ATTR = /^[csl][DM]#|^[bnrq]#/;
@@ -294,7 +306,7 @@ export class DynamoBudgetLeaseStore implements BudgetLeaseStore, LeaseHolderRegi
   async register(
     orgId: string,
     keyId: string,
-    day: string,
+    window: HolderWindow,
     maxPerKey: number,
     maxPerOrg: number,
   ): Promise<boolean> {
@@ -302,7 +314,7 @@ export class DynamoBudgetLeaseStore implements BudgetLeaseStore, LeaseHolderRegi
       await this.table.doc.send(
         new UpdateCommand({
           TableName: this.table.tableName,
-          Key: itemKeys.leaseHolderCount(orgId, day),
+          Key: itemKeys.leaseHolderCount(orgId, window.id),
           UpdateExpression: 'ADD #k :one, #t :one SET expiresAt = if_not_exists(expiresAt, :exp)',
           ConditionExpression:
             '(attribute_not_exists(#k) OR #k < :mk) AND (attribute_not_exists(#t) OR #t < :mo)',
@@ -311,7 +323,7 @@ export class DynamoBudgetLeaseStore implements BudgetLeaseStore, LeaseHolderRegi
             ':one': 1,
             ':mk': maxPerKey,
             ':mo': maxPerOrg,
-            ':exp': Math.floor(Date.parse(`${day}T00:00:00Z`) / 1000) + 2 * 86_400,
+            ':exp': Math.floor(window.endMs / 1000) + 86_400,
           },
         }),
       );
@@ -405,11 +417,11 @@ export class MemoryBudgetLeaseStore implements BudgetLeaseStore, LeaseHolderRegi
   register(
     orgId: string,
     keyId: string,
-    day: string,
+    window: HolderWindow,
     maxPerKey: number,
     maxPerOrg: number,
   ): Promise<boolean> {
-    const k = `${orgId}\u0000${day}`;
+    const k = `${orgId}\u0000${window.id}`;
     const m = this.counts.get(k) ?? new Map<string, number>();
     this.counts.set(k, m);
     const perKey = m.get(keyId) ?? 0;
