@@ -36,6 +36,10 @@ describe('detectProvider', () => {
     ['https://api.deepseek.com/chat/completions', 'deepseek'],
     ['https://api.deepseek.com/v1/chat/completions', 'deepseek'],
     ['https://api.x.ai/v1/chat/completions', 'xai'],
+    // Bedrock's OpenAI-compatible endpoints, which OpenAI's client calls through fetch
+    ['https://bedrock-runtime.us-west-2.amazonaws.com/openai/v1/chat/completions', 'bedrock'],
+    ['https://bedrock-mantle.eu-central-1.api.aws/v1/chat/completions', 'bedrock'],
+    ['https://BEDROCK-RUNTIME.us-east-1.amazonaws.com./openai/v1/chat/completions', 'bedrock'],
   ])('%s → %s', (url, id) => {
     expect(detectProvider(url)?.id).toBe(id);
     expect(detectProvider(new URL(url))?.id).toBe(id);
@@ -57,6 +61,11 @@ describe('detectProvider', () => {
     'https://my-company.openai.azure.com/openai/deployments/gpt-4o/chat/completions',
     'http://localhost:11434/api/chat',
     'http://localhost:8000/v1/chat/completions',
+    // Bedrock's runtime operations (the AWS SDK's, recorded by instrumentAwsClient), and look-alikes
+    'https://bedrock-runtime.us-east-1.amazonaws.com/model/anthropic.claude-3-haiku/converse',
+    'https://bedrock-runtime.us-east-1.amazonaws.com.evil.example/openai/v1/chat/completions',
+    'https://bedrock-mantle.us-east-1.api.aws.evil/v1/chat/completions',
+    'https://bedrock.us-east-1.amazonaws.com/openai/v1/chat/completions',
     // not absolute URLs
     '/v1/chat/completions',
     'api.openai.com/v1/chat/completions',

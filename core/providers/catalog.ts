@@ -50,6 +50,9 @@ for (const entry of PROVIDERS) {
   }
 }
 
+/** Entries that recognise URLs of varying host names (a region in the name), asked after the host map. */
+const BY_URL = PROVIDERS.filter((p) => p.detectsUrl !== undefined);
+
 /** The entry with this id, or undefined. */
 export function getProvider(id: string): ProviderEntry<ProviderId> | undefined {
   return BY_ID.get(id);
@@ -87,8 +90,9 @@ export function detectProvider(url: string | URL): ProviderEntry<ProviderId> | u
   } else {
     return undefined;
   }
-  const candidates = BY_HOST.get(normalizeHost(host));
-  if (candidates === undefined) return undefined;
+  const normalized = normalizeHost(host);
+  const candidates = BY_HOST.get(normalized);
+  if (candidates === undefined) return BY_URL.find((entry) => entry.detectsUrl?.(normalized, path));
   for (const entry of candidates) {
     if (matchesPath(entry, path)) return entry;
   }

@@ -25,6 +25,11 @@ export interface ProviderSpec<Id extends string = string> {
   readonly pathPrefixes: readonly string[];
   /** Whether `detectProvider` recognises the provider from a request URL (the SDK's automatic mode). */
   readonly autoDetect: boolean;
+  /**
+   * For providers whose host names vary (a region in the name): whether a URL's host and path are theirs,
+   * asked by `detectProvider` when no listed host matched. Only URLs the SDK sees through `fetch`.
+   */
+  readonly detectsUrl?: (host: string, path: string) => boolean;
   /** Origin the proxy forwards to by default, without a trailing slash. */
   readonly upstreamBaseUrl: string;
   /** Default request body shape. */

@@ -124,6 +124,11 @@ export { decodableAcceptEncoding } from './accept-encoding';
 
 /** Bedrock request headers (`x-amzn-bedrock-service-tier`, guardrail, trace…) kept although `x-amzn-*` is dropped. */
 const BEDROCK_HEADERS = ['x-amzn-bedrock-'] as const;
+/** Whether an Authorization header is an AWS Signature Version 4 (IAM credentials, not a Bedrock API key). */
+function isSigV4(authorization: string | readonly string[] | undefined): boolean {
+  const value = Array.isArray(authorization) ? authorization[0] : authorization;
+  return typeof value === 'string' && value.trimStart().startsWith('AWS4-HMAC-SHA256');
+}
 /** Bodies up to this size are fingerprinted before forwarding (the loop check needs it); larger ones after. */
 const EARLY_FINGERPRINT_BYTES = 256 * 1024;
 
@@ -262,6 +267,18 @@ export class Relay {
       );
       const problem = requestProblem(headers, route.upstream.prefix + route.rest);
       if (problem !== undefined) return reject(res, 400, 'invalid_request', problem.message);
+      if (route.entry.id === 'bedrock' && isSigV4(req.headers.authorization)) {
+        // The signature covers the host and path the client signed (the proxy's), so Bedrock would refuse
+        // it after a round trip; say why now, and where such clients go.
+        return reject(
+          res,
+          400,
+          'sigv4_not_proxyable',
+          'This request is signed with AWS SigV4, whose signature covers the proxy host, so Bedrock would reject it. ' +
+            'Through the proxy use a Bedrock API key (AWS_BEARER_TOKEN_BEDROCK, or the client token option); ' +
+            'for IAM credentials (SigV4) use the SDK path: instrumentAwsClient(new BedrockRuntimeClient(…)) from @service/sdk.',
+        );
+      }
       // The one parse of the request: admission, forwarding and the event all read it (issue 19.2).
       const flavor = requestFlavorOf(route.entry, route.endpoint);
       const read = callShapeOf(req.body, route.endpoint, requestShapeReaderOf(route.entry, flavor));

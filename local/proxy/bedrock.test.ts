@@ -141,6 +141,41 @@ it('a killed key is refused in the AWS shape, not retried, before the provider',
   expect(bedrock.requests().length).toBe(before);
 });
 
+it('a client signing with IAM credentials (SigV4) is told, before Bedrock, to use a Bedrock API key or the SDK path', async () => {
+  const signed = new BedrockRuntimeClient({
+    region: 'us-east-1',
+    endpoint: `${h.proxy.url}/bedrock/us-east-1`,
+    credentials: {
+      accessKeyId: 'AKIAIOSFODNN7EXAMPLE',
+      secretAccessKey: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+    },
+  });
+  signed.middlewareStack.add(
+    (next) => (args) => {
+      (args.request as { headers: Record<string, string> }).headers['service-api-key'] = h.apiKey;
+      return next(args);
+    },
+    { step: 'build', name: 'spendguardKey' },
+  );
+  const before = bedrock.requests().length;
+  const err = await signed
+    .send(
+      new ConverseCommand({
+        modelId: 'us.anthropic.claude-haiku-4-5-20251001-v1:0',
+        messages: [{ role: 'user', content: [{ text: 'hi' }] }],
+      }),
+    )
+    .then(
+      () => undefined,
+      (e: unknown) =>
+        e as { name: string; message: string; $metadata: { httpStatusCode: number; attempts: number } },
+    );
+  expect(err).toMatchObject({ name: 'ValidationException', $metadata: { httpStatusCode: 400, attempts: 1 } });
+  expect(err!.message).toMatch(/SigV4.*instrumentAwsClient/);
+  expect(bedrock.requests().length).toBe(before);
+  signed.destroy();
+});
+
 it('a region that is not an AWS region is refused (no SSRF), in the AWS shape', async () => {
   const res = await fetch(`${h.proxy.url}/bedrock/evil.com%2F/model/x/converse`, {
     method: 'POST',

@@ -101,6 +101,23 @@ describe('initServiceAuto with the official clients', () => {
     expect(ingest.batches[0]?.headers['service-api-key']).toBe(TEST_API_KEY);
   });
 
+  it('records OpenAI’s client pointed at Bedrock’s OpenAI-compatible endpoint, with no provider option', async () => {
+    autoInit();
+    const openai = new OpenAI({
+      apiKey: 'bedrock-api-key',
+      baseURL: 'https://bedrock-runtime.us-west-2.amazonaws.com/openai/v1',
+      maxRetries: 0,
+    });
+    await openai.chat.completions.create({ model: 'openai.gpt-oss-120b-1:0', messages });
+    const [event] = await flushedEvents(1);
+    expect(event).toMatchObject({
+      provider: 'bedrock',
+      model: 'openai.gpt-oss-120b-1:0',
+      promptTokens: 21,
+      completionTokens: 12,
+    });
+  });
+
   it('records an OpenAI stream with include_usage, passing every chunk through', async () => {
     autoInit();
     const openai = new OpenAI({ apiKey: PROVIDER_KEY, maxRetries: 0 });

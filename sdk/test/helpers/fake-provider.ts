@@ -196,7 +196,8 @@ export async function startFakeProvider(): Promise<FakeProvider> {
   const route = (raw: string): string =>
     raw
       .replace(/^https:\/\/api\.openai\.com/, `${url}/openai`)
-      .replace(/^https:\/\/api\.anthropic\.com/, `${url}/anthropic`);
+      .replace(/^https:\/\/api\.anthropic\.com/, `${url}/anthropic`)
+      .replace(/^https:\/\/bedrock-runtime\.[a-z0-9-]+\.amazonaws\.com/, `${url}/bedrock`);
   const networkFetch = ((input: string | URL | Request, init?: RequestInit) => {
     if (typeof input === 'string') return realFetch(route(input), init);
     if (input instanceof URL) return realFetch(route(input.href), init);
