@@ -102,7 +102,9 @@ describe('the bundles', () => {
   // read by nothing, turned into comments.
   // Issue 22 asks for <= 27.8 KB; what the other 6.4 KB are and why they stay: docs/sdk.md,
   // "Bundle size". `npm run size -w sdk` prints the breakdown.
-  const GUARD_KB = 34.5;
+  // 34.5 KB (35,315 bytes, +297) with Bedrock's OpenAI-compatible endpoints auto-detected (issue 20), an
+  // abandoned call keeping its worst case (18.8) and the lease-pending refusal typed budget_busy (18.7).
+  const GUARD_KB = 35;
   it('stays within its size budget, minified and gzipped, for the functions an application imports', async () => {
     const result = await build(appBundleOptions(join(outdir, 'app.mjs')));
     const gz = gzipSync(result.outputFiles[0]!.contents, { level: 9 }).length;
