@@ -126,6 +126,11 @@ describe('POST /api/ingest', () => {
     expect(puts).toHaveLength(0);
   });
 
+  it('says where the key goes when it is missing (body member apiKey; header Service-API-Key on /v1/events)', async () => {
+    const res = await call(request('/api/ingest', JSON.stringify({ events: [ingestEvent(1)] })));
+    expect(res).toMatchObject({ status: 401, body: { error: { message: expect.stringMatching(/apiKey/) } } });
+  });
+
   it('lists every problem with the event index and field, and stores nothing of the batch', async () => {
     const events = [
       ingestEvent(0),

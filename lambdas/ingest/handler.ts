@@ -76,6 +76,13 @@ export function createIngestHandler(deps: IngestDeps) {
       : isRecord(body)
         ? body.apiKey
         : undefined;
+    if (typeof presented !== 'string' || presented.length === 0) {
+      throw httpErrors.unauthorized(
+        isClientForm
+          ? 'missing API key: send the organization API key (abn_…) in the Service-API-Key header'
+          : 'missing API key: send the organization API key (abn_…) as the body member apiKey',
+      );
+    }
     const principal = await services.apiKeys.require(presented, 'ingest');
     // After authentication: an unauthenticated caller cannot spend someone else's bucket.
     const admitted = buckets.take(principal.publicId, services.now());
