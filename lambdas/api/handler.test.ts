@@ -467,6 +467,11 @@ describe('v1 API', () => {
     expect((await api(req('GET /v1/keys', { key: keyA.apiKey }))).status).toBe(401);
   });
 
+  it('GET /v1/forecast with no forecast yet and no way to start one answers 200 with nothing, never a 5xx', async () => {
+    const res = await api(req('GET /v1/forecast', { token: tokenA }));
+    expect(res).toEqual({ status: 200, body: { computedAt: null, forecast: null } });
+  });
+
   it('validates the ledger query and budget updates with field paths', async () => {
     const bad = await api(req('GET /v1/ledger', { token: tokenA, query: { limit: '0', source: 'fax' } }));
     expect(bad.status).toBe(400);

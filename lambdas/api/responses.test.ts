@@ -363,14 +363,17 @@ describe('every GET route answers as the OpenAPI document says', () => {
     expect((await api('GET /v1/openapi.json')).body).toEqual(JSON.parse(JSON.stringify(doc)));
   });
 
-  it('GET /v1/forecast before any run: both members null', async () => {
+  it('GET /v1/forecast before any run computes the first forecast and answers it', async () => {
     const other = await issuer.issueIdToken({
       sub: 'x',
       email: 'x@example.com',
       orgId: 'org_conformance_empty',
     });
     const res = await api('GET /v1/forecast', { token: other });
-    expect(res.body).toEqual({ computedAt: null, forecast: null });
+    expect(res.body).toMatchObject({
+      computedAt: expect.any(String),
+      forecast: { horizons: expect.arrayContaining([expect.objectContaining({ p50Usd: 0, p99Usd: 0 })]) },
+    });
     expect(nonConformance('GET /v1/forecast', res)).toEqual([]);
   });
 });

@@ -125,6 +125,16 @@ export const forecastResponseSchema = z
   .strictObject({
     computedAt: timestamp('When the forecast was computed; null before the first run.').nullable(),
     forecast: forecastViewSchema.nullable(),
+    run: z
+      .strictObject({
+        runId: z.string(),
+        status: z.enum(['running', 'succeeded', 'failed']),
+      })
+      .optional()
+      .meta({
+        description:
+          'Only when no forecast existed: the run this request started, still running after 5 s (poll GET /v1/forecast/runs/{runId}) or failed.',
+      }),
   })
   .meta({ description: 'Response of GET /v1/forecast.' });
 export type ForecastResponse = z.infer<typeof forecastResponseSchema>;

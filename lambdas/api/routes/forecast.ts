@@ -1,15 +1,40 @@
 import { forecastRunPathSchema } from '../../../core/schemas/api';
 import { httpErrors, json } from '../../shared/http';
 import type { Route } from './types';
+import type { ForecastRun } from '../../forecast/runs';
 
-/** GET /v1/forecast: the latest stored Monte Carlo forecast (computed hourly, or on demand). */
+/** GET /v1/forecast: the latest stored Monte Carlo forecast (computed on a schedule, on demand, or by the first read). */
 export const getForecast: Route = {
   auth: 'any',
-  handle: async ({ principal, services }) => {
+  handle: async ({ principal, services, logger }, deps) => {
     const stored = await services.forecasts.get(principal.orgId);
-    return json(200, stored ?? { computedAt: null, forecast: null });
+    if (stored !== undefined) return json(200, stored);
+    // None yet (a new organization, before the schedule's first run): compute one now and wait for it a
+    // few seconds, so the first reader gets P50/P95/P99 rather than nothing; a longer run answers null
+    // with the run to poll.
+    const none = { computedAt: null, forecast: null };
+    let run: ForecastRun;
+    try {
+      run = await deps.forecastRuns.start(principal.orgId);
+    } catch (err) {
+      // The schedule computes it later; a reader is never failed for a forecast not yet made.
+      logger.warn('could not start a first forecast', { error: err as Error });
+      return json(200, none);
+    }
+    const deadline = Date.now() + FIRST_FORECAST_WAIT_MS;
+    let status = run.status;
+    while (status === 'running' && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, FIRST_FORECAST_POLL_MS));
+      status = (await deps.forecastRuns.get(principal.orgId, run.runId))?.status ?? 'failed';
+    }
+    const computed = status === 'succeeded' ? await services.forecasts.get(principal.orgId) : undefined;
+    return json(200, computed ?? { ...none, run: { runId: run.runId, status } });
   },
 };
+
+/** How long the first `GET /v1/forecast` of an organization waits for the forecast it starts. */
+const FIRST_FORECAST_WAIT_MS = 5_000;
+const FIRST_FORECAST_POLL_MS = 100;
 
 /**
  * POST /v1/forecast/run: starts a recomputation with the scheduled job's limits (the forecast state
