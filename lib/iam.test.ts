@@ -101,6 +101,7 @@ describeWithHandlers('least-privilege IAM', () => {
       sorted([
         `dynamodb:GetItem ${data()}`,
         `dynamodb:PutItem ${data()}`, // conditioned on the partition key: see the LeadingKeys test below
+        `dynamodb:UpdateItem ${data()}`, // the Resume times only (RESUME#ORG#<orgId>), same test
         `dynamodb:Query ${data()}`,
         `dynamodb:Query ${data()}/index/gsi1`,
         `dynamodb:PutItem ${flags()}`,
@@ -149,9 +150,15 @@ describeWithHandlers('least-privilege IAM', () => {
     // The relay updates the budget counter only (its own partition: BUDGET#ORG#<orgId>), never puts, and
     // cannot write the organization's config, rates or profile (ORG#<orgId>), API keys (KEY#…), ledger
     // entries (ORG#…#LEDGER) or any other partition's items (see the pattern test below).
-    ['Edge/Relay', 'dynamodb:UpdateItem', ['BUDGET#ORG#*', 'LOOPRUN#ORG#*']],
-    ['Api/Enforce', 'dynamodb:PutItem', ['ORG#*#AUDIT', 'ORG#*#OWNER']],
-  ])('%s: %s on Data limited by partition key (dynamodb:LeadingKeys %j)', (fn, action, partitions) => {
+    ['Edge/Relay', [['dynamodb:UpdateItem', ['BUDGET#ORG#*', 'LOOPRUN#ORG#*']]]],
+    [
+      'Api/Enforce',
+      [
+        ['dynamodb:PutItem', ['ORG#*#AUDIT', 'ORG#*#OWNER']],
+        ['dynamodb:UpdateItem', ['RESUME#ORG#*']],
+      ],
+    ],
+  ] as const)('%s: Data writes limited by partition key (dynamodb:LeadingKeys %j)', (fn, grants) => {
     const roleId = idAt(s.template, `${fn}Support/Role`);
     const policies = Object.values(s.template.findResources('AWS::IAM::Policy')) as Array<{
       Properties: {
@@ -166,12 +173,14 @@ describeWithHandlers('least-privilege IAM', () => {
       .flatMap((p) => p.Properties.PolicyDocument.Statement)
       .filter((st) => [st.Action].flat().some((a) => a === 'dynamodb:PutItem' || a === 'dynamodb:UpdateItem'))
       .filter((st) => JSON.stringify(st.Resource).includes(idAt(s.template, 'Data/Data')));
-    expect(puts).toEqual([
-      expect.objectContaining({
-        Action: action,
-        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': partitions } },
-      }),
-    ]);
+    expect(puts).toEqual(
+      grants.map(([action, partitions]) =>
+        expect.objectContaining({
+          Action: action,
+          Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': partitions } },
+        }),
+      ),
+    );
   });
 
   it("relay: its write pattern matches the budget counter's partition and no other, whatever the organization id", () => {

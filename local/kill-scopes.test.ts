@@ -209,6 +209,16 @@ describe('kill scopes through the local proxy', () => {
     expect(flags.body.flags).toEqual([
       expect.objectContaining({ scope: 'key', keyId: a.publicId, sessionId: null, triggerType: 'rps_burst' }),
     ]);
+
+    // Resume: the key goes on, and the requests that tripped it do not trip it again (the window starts
+    // at the Resume); only a new burst would.
+    const resume = { action: 'ACTIVE', scope: 'key', keyId: a.publicId };
+    expect((await call('POST', '/api/guardrails/enforce', resume, org.auth)).status).toBe(200);
+    for (let i = 0; i < 5; i++) expect(await statusOf(a.apiKey, `after-${i}`, `after step ${i}`)).toBe(200);
+    await stack.drain();
+    await afterGuardCache();
+    expect(await statusOf(a.apiKey, 'after-5', 'after step 5')).toBe(200);
+    expect((await call('GET', '/v1/flags', undefined, org.auth)).body.flags).toEqual([]);
   });
 
   it('a budget cap (layer 1) stops every key, including one created afterwards, and names the key that spent', async () => {

@@ -81,6 +81,18 @@ export function createEnforceHandler(deps: EnforceDeps) {
     const enforcement = await enforcementDeps(services);
     if (req.action === 'ACTIVE') {
       const cleared = await clearFlags(enforcement, orgId, now, target);
+      // The pipeline's burst and premium windows start again here, so the requests that tripped them do
+      // not trip them again on the next call (core/guardrails/resume.ts). A session's Resume leaves them:
+      // they count per key and per organization.
+      if (target === undefined || target.scope !== 'session') {
+        await services.resumes.record(
+          orgId,
+          target === undefined || target.scope === 'organization'
+            ? { scope: 'organization' }
+            : { scope: 'key', keyId: target.keyId as string },
+          now,
+        );
+      }
       await recordChange(services, person, {
         action: 'flag.cleared',
         target: where.scope,

@@ -132,6 +132,37 @@ describe('guardrail consumer', () => {
     expect(await h.services.trips.recent('org_redeliver', 10)).toHaveLength(1);
   });
 
+  it('after a Resume of the key, the burst window starts there: the next call does not trip it again, 11 new ones do', async () => {
+    const key = await h.createKey('org_resume_burst');
+    const burst = (from: number, n: number, at: number) =>
+      Array.from({ length: n }, (_, i) =>
+        telemetryEvent({ eventId: `r${from + i}`, ts: at + i * 100, inputTokens: 100 + (from + i) * 37 }),
+      );
+    let seq = 3000;
+    const send = (events: ReturnType<typeof burst>) =>
+      consumer()(
+        kinesisBatch([
+          { seq: String(seq++), envelope: envelopeOf('org_resume_burst', events, key.publicId) },
+        ]),
+        context,
+      );
+    const flagged = async () =>
+      (await h.services.flags.listByOrg('org_resume_burst', T0 + 10_000)).filter(
+        (f) => f.triggerType === 'rps_burst',
+      );
+    await send(burst(0, 11, T0));
+    expect(await flagged()).toHaveLength(1);
+
+    // A person resumes the key (the enforce function clears its flags and records the time).
+    for (const f of await flagged()) await h.services.flags.delete(f.flagKey);
+    await h.services.resumes.record('org_resume_burst', { scope: 'key', keyId: key.publicId }, T0 + 2_000);
+    await send(burst(11, 1, T0 + 3_000));
+    expect(await flagged()).toHaveLength(0);
+    // Ten more after the Resume are eleven in the window since it: a new burst, tripped again.
+    await send(burst(12, 10, T0 + 4_000));
+    expect(await flagged()).toHaveLength(1);
+  });
+
   it('warns at the soft cap (ledger warning + notification) and suspends every key at the hard cap, naming the key that sent the events', async () => {
     const key = await h.createKey('org_budget');
     const other = await h.createKey('org_budget');

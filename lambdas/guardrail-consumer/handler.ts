@@ -13,6 +13,7 @@ import {
   type Verdict,
 } from '../../core/guardrails';
 import { effectivePolicy, type BudgetCaps } from '../../core/guardrails/org-policy';
+import { RESUMABLE_LAYERS, sinceResumes } from '../../core/guardrails/resume';
 import { toLedgerEntry } from '../../core/ledger/ledger-entry';
 import { costOfEvent } from '../../core/ledger/event-cost';
 import { isPremiumModel, type CompiledOrgRates, type PriceRegistry } from '../../core/pricing';
@@ -106,7 +107,17 @@ export function createGuardrailConsumer(deps: GuardrailConsumerDeps) {
       .map(({ e, i }) =>
         toGuardrailEvent(e, eventSequenceNumber(recordSeq, i), envelope.keyId, orgId, registry, orgRates),
       );
-    const result = applyEvents(state, events, policy, services.now());
+    let result = applyEvents(state, events, policy, services.now());
+    if (result.verdicts.some((v) => RESUMABLE_LAYERS.has(v.layer))) {
+      // A burst or premium verdict: if a person resumed since the window began, the window starts at the
+      // Resume, and only what came after it decides (core/guardrails/resume.ts). Read only then.
+      const since = sinceResumes(
+        state,
+        await services.resumes.get(orgId),
+        policy.premiumConcentration.bucketMs,
+      );
+      if (since !== state) result = applyEvents(since, events, policy, services.now());
+    }
     if (result.failedLayers.length)
       logger.error('guardrail layers failed (passed open)', { layers: result.failedLayers });
 

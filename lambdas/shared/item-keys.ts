@@ -45,6 +45,12 @@ export const itemKeys = {
     pk: `LOOPRUN#ORG#${orgId}`,
     sk: `${keyId}#${run}`,
   }),
+  /**
+   * When a person last cleared the organization's flags (a Resume), for the whole organization and per
+   * key: the guardrail consumer's burst and premium windows start again there (core/guardrails/resume.ts).
+   * A partition kind of its own, so the enforce function's write grant (`RESUME#ORG#*`) reaches nothing else.
+   */
+  resumes: (orgId: string) => ({ pk: `RESUME#ORG#${orgId}`, sk: 'RESUMES' }),
   /** One SDK lease holder: the key it is bound to and the slice the counter holds for it. */
   leaseHolder: (orgId: string, holderId: string) => ({ pk: `ORG#${orgId}#LEASEHOLDER`, sk: holderId }),
   /** Lease holders registered per key in one UTC hour (bounds holders per key and per organization). */

@@ -28,6 +28,7 @@ import { DynamoGuardrailStateStore, type GuardrailStateStore } from './stores/gu
 import { DynamoLedgerStore, type LedgerStore } from './stores/ledger-store';
 import { DynamoOrgConfigStore, type OrgConfigStore } from './stores/org-config-store';
 import { DynamoLoopRunStore, type LoopRunStore } from './stores/loop-run-store';
+import { DynamoResumeStore, type ResumeStore } from './stores/resume-store';
 import { DynamoOrgStore, type OrgStore } from './stores/org-store';
 import { DynamoOrgOwnerStore, type OrgOwnerStore } from './stores/org-owner-store';
 import { DynamoReconciliationStore, type ReconciliationStore } from './stores/reconciliation-store';
@@ -76,6 +77,8 @@ export interface Services {
   leaseRouteLimiter: KeyedTokenBuckets;
   /** The identical-call runs the relay's containers share (layer 2 in line). */
   loopRuns: LoopRunStore;
+  /** When people last resumed (cleared flags): the burst and premium windows start again there. */
+  resumes: ResumeStore;
   now: () => number;
 }
 
@@ -112,6 +115,7 @@ export function createServices(w: ServiceWiring): Services {
     flags: new DynamoFlagStore({ doc: w.doc, tableName: w.flagsTable }),
     ledger: new DynamoLedgerStore(data),
     loopRuns: new DynamoLoopRunStore(data),
+    resumes: new DynamoResumeStore(data),
     aggregates,
     dedupe: new DynamoEventDedupeStore(data),
     config,
