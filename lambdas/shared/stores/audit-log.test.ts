@@ -5,30 +5,11 @@
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
-import {
-  createLocalAwsClients,
-  provisionLocalResources,
-  startStandIns,
-  type StandIns,
-} from '../../../local/runtime';
-import { LOCAL_RESOURCE_NAMES } from '../table-definitions';
+import { localDataTable } from '../../../test/local-data-table';
 import { itemKeys } from '../item-keys';
 import { type AuditChange, DynamoAuditLog, InvalidAuditCursorError } from './audit-log';
 
-let standIns: StandIns;
-let clients: ReturnType<typeof createLocalAwsClients>;
-let table: { doc: ReturnType<typeof createLocalAwsClients>['documentClient']; tableName: string };
-
-beforeAll(async () => {
-  standIns = await startStandIns({ memory: true });
-  clients = createLocalAwsClients(standIns);
-  await provisionLocalResources({ dynamo: clients.dynamo, kinesis: clients.kinesis });
-  table = { doc: clients.documentClient, tableName: LOCAL_RESOURCE_NAMES.dataTable };
-}, 30_000);
-afterAll(async () => {
-  clients.destroy();
-  await standIns.close();
-});
+const local = localDataTable();
 
 const T0 = Date.parse('2026-11-22T10:00:00.000Z');
 const DAY = 86_400_000;
@@ -43,15 +24,15 @@ const change = (i: number, over: Partial<AuditChange> = {}): AuditChange => ({
 });
 
 async function stored(orgId: string, sk: string) {
-  const out = await table.doc.send(
-    new GetCommand({ TableName: table.tableName, Key: { pk: itemKeys.auditPk(orgId), sk } }),
+  const out = await local.table.doc.send(
+    new GetCommand({ TableName: local.table.tableName, Key: { pk: itemKeys.auditPk(orgId), sk } }),
   );
   return out.Item;
 }
 
 describe('DynamoAuditLog', () => {
   it('keeps each entry for the retention in force when it was written (default 400 days)', async () => {
-    const log = new DynamoAuditLog(table);
+    const log = new DynamoAuditLog(local.table);
     const first = await log.record('org_ttl', change(0));
     expect((await stored('org_ttl', `${first.at}#${first.id}`))?.expiresAt).toBe(T0 / 1000 + 400 * 86_400);
     await log.setRetentionDays('org_ttl', 90, new Date(T0).toISOString());
@@ -70,7 +51,7 @@ describe('DynamoAuditLog', () => {
   it('never replaces an entry: a colliding id is retried under a new one, then refused', async () => {
     let n = 0;
     const ids = ['aaaaaaaaaaaaaaaa', 'aaaaaaaaaaaaaaaa', 'bbbbbbbbbbbbbbbb'];
-    const log = new DynamoAuditLog(table, () => ids[n++] ?? 'aaaaaaaaaaaaaaaa');
+    const log = new DynamoAuditLog(local.table, () => ids[n++] ?? 'aaaaaaaaaaaaaaaa');
     const a = await log.record('org_dup', change(0, { target: 'first' }));
     const b = await log.record('org_dup', change(0, { target: 'second' }));
     expect([a.id, b.id]).toEqual(['aaaaaaaaaaaaaaaa', 'bbbbbbbbbbbbbbbb']);
@@ -83,7 +64,7 @@ describe('DynamoAuditLog', () => {
   });
 
   it('pages newest first, every entry once, and filters by action', async () => {
-    const log = new DynamoAuditLog(table);
+    const log = new DynamoAuditLog(local.table);
     for (let i = 0; i < 7; i++) {
       await log.record('org_page', change(i, i % 3 === 0 ? { action: 'budget.updated' } : {}));
     }
@@ -100,7 +81,7 @@ describe('DynamoAuditLog', () => {
   });
 
   it('property: any cursor either resumes inside the caller’s partition or is refused as not issued', async () => {
-    const log = new DynamoAuditLog(table);
+    const log = new DynamoAuditLog(local.table);
     await log.record('org_cur', change(0));
     await log.record('org_cur', change(1));
     await log.record('org_other', change(2));

@@ -6,17 +6,10 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import type { HeldSlice } from '../../../core/leases/lease-state';
-import {
-  createLocalAwsClients,
-  provisionLocalResources,
-  startStandIns,
-  type StandIns,
-} from '../../../local/runtime';
+import { localDataTable } from '../../../test/local-data-table';
 import { BudgetLeases } from '../budget-leases';
 import { itemKeys } from '../item-keys';
-import { LOCAL_RESOURCE_NAMES } from '../table-definitions';
 import { DynamoAggregateStore } from './aggregate-store';
-import type { DynamoTable } from './dynamo';
 import { DynamoBudgetLeaseStore } from './budget-lease-store';
 import { DynamoOrgConfigStore } from './org-config-store';
 
@@ -26,36 +19,22 @@ const MONTH = '2026-11';
 /** A live 10 s bucket (its slices expire after NOW). */
 const BUCKET_END = NOW + 20_000;
 
-let standIns: StandIns;
-let destroy: () => void;
-let table: DynamoTable;
-
-beforeAll(async () => {
-  standIns = await startStandIns({ memory: true });
-  const clients = createLocalAwsClients(standIns);
-  await provisionLocalResources({ dynamo: clients.dynamo, kinesis: clients.kinesis });
-  destroy = () => clients.destroy();
-  table = { doc: clients.documentClient, tableName: LOCAL_RESOURCE_NAMES.dataTable };
-});
-afterAll(async () => {
-  destroy();
-  await standIns.close();
-});
+const local = localDataTable();
 
 /** A fresh container: its own store (nothing remembered) and lease service. */
 function container(): { store: DynamoBudgetLeaseStore; leases: BudgetLeases } {
-  const store = new DynamoBudgetLeaseStore(table);
+  const store = new DynamoBudgetLeaseStore(local.table);
   const leases = new BudgetLeases({
     store,
-    config: new DynamoOrgConfigStore(table),
-    aggregates: new DynamoAggregateStore(table),
+    config: new DynamoOrgConfigStore(local.table),
+    aggregates: new DynamoAggregateStore(local.table),
     now: () => NOW,
   });
   return { store, leases };
 }
 
 async function cap(orgId: string, dailyLimitUsd: number): Promise<void> {
-  const store = new DynamoOrgConfigStore(table);
+  const store = new DynamoOrgConfigStore(local.table);
   const read = (await store.get(orgId))?.rev ?? 0;
   await store.put(
     orgId,
@@ -66,17 +45,17 @@ async function cap(orgId: string, dailyLimitUsd: number): Promise<void> {
 
 /** The counter as the code before the move left it: in the organization's partition. */
 async function legacyCounter(orgId: string, figures: Record<string, number>): Promise<void> {
-  await table.doc.send(
+  await local.table.doc.send(
     new PutCommand({
-      TableName: table.tableName,
+      TableName: local.table.tableName,
       Item: { ...itemKeys.legacyBudgetCounter(orgId), ...figures },
     }),
   );
 }
 
 async function item(key: { pk: string; sk: string }): Promise<Record<string, unknown> | undefined> {
-  const out = await table.doc.send(
-    new GetCommand({ TableName: table.tableName, Key: key, ConsistentRead: true }),
+  const out = await local.table.doc.send(
+    new GetCommand({ TableName: local.table.tableName, Key: key, ConsistentRead: true }),
   );
   return out.Item;
 }

@@ -4,30 +4,11 @@
  * all counted (the relay's tight-loop case, lambdas/relay/loop-check.ts).
  */
 import fc from 'fast-check';
-import {
-  createLocalAwsClients,
-  provisionLocalResources,
-  startStandIns,
-  type StandIns,
-} from '../../../local/runtime';
-import { LOCAL_RESOURCE_NAMES } from '../table-definitions';
+import { localDataTable } from '../../../test/local-data-table';
 import { DynamoLoopRunStore, type LoopRunKey } from './loop-run-store';
 
-let standIns: StandIns;
-let destroy: () => void;
-let store: DynamoLoopRunStore;
-
-beforeAll(async () => {
-  standIns = await startStandIns({ memory: true });
-  const clients = createLocalAwsClients(standIns);
-  await provisionLocalResources({ dynamo: clients.dynamo, kinesis: clients.kinesis });
-  destroy = () => clients.destroy();
-  store = new DynamoLoopRunStore({ doc: clients.documentClient, tableName: LOCAL_RESOURCE_NAMES.dataTable });
-});
-afterAll(async () => {
-  destroy();
-  await standIns.close();
-});
+const local = localDataTable();
+const store = () => new DynamoLoopRunStore(local.table);
 
 const T0 = Date.UTC(2026, 10, 26, 5);
 const IDLE = 2000;
@@ -44,11 +25,11 @@ describe('DynamoLoopRunStore', () => {
 
   it('adds to a run of one request, restarts it for another request or after the idle window', async () => {
     const f = 2 ** 52 - 1; // the largest identity: stored exactly
-    expect(await store.add(runKey(f), 2, T0, IDLE)).toBe(2);
-    expect(await store.add(runKey(f), 1, T0 + 10, IDLE)).toBe(3);
-    expect(await store.add(runKey(f), 2, T0 + 10 + IDLE, IDLE)).toBe(5); // exactly at the window: goes on
-    expect(await store.add(runKey(7), 1, T0 + 3000, IDLE)).toBe(1); // another request
-    expect(await store.add(runKey(7), 1, T0 + 3000 + IDLE + 1, IDLE)).toBe(1); // a pause
+    expect(await store().add(runKey(f), 2, T0, IDLE)).toBe(2);
+    expect(await store().add(runKey(f), 1, T0 + 10, IDLE)).toBe(3);
+    expect(await store().add(runKey(f), 2, T0 + 10 + IDLE, IDLE)).toBe(5); // exactly at the window: goes on
+    expect(await store().add(runKey(7), 1, T0 + 3000, IDLE)).toBe(1); // another request
+    expect(await store().add(runKey(7), 1, T0 + 3000 + IDLE + 1, IDLE)).toBe(1); // a pause
   });
 
   it('counts every add of concurrent containers (conditional ADD, no lost update)', async () => {
@@ -57,9 +38,9 @@ describe('DynamoLoopRunStore', () => {
         fc.array(fc.integer({ min: 1, max: 5 }), { minLength: 2, maxLength: 12 }),
         async (adds) => {
           n++;
-          await store.add(runKey(42), 1, T0, IDLE);
-          await Promise.all(adds.map((calls) => store.add(runKey(42), calls, T0 + 1, IDLE)));
-          expect(await store.add(runKey(42), 0, T0 + 2, IDLE)).toBe(1 + adds.reduce((a, b) => a + b, 0));
+          await store().add(runKey(42), 1, T0, IDLE);
+          await Promise.all(adds.map((calls) => store().add(runKey(42), calls, T0 + 1, IDLE)));
+          expect(await store().add(runKey(42), 0, T0 + 2, IDLE)).toBe(1 + adds.reduce((a, b) => a + b, 0));
         },
       ),
       { numRuns: 25 },

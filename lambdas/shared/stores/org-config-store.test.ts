@@ -3,34 +3,12 @@
  * that lost a race is refused whole instead of overwriting the change that won.
  */
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import {
-  createLocalAwsClients,
-  provisionLocalResources,
-  startStandIns,
-  type StandIns,
-} from '../../../local/runtime';
+import { localDataTable } from '../../../test/local-data-table';
 import { itemKeys } from '../item-keys';
-import { LOCAL_RESOURCE_NAMES } from '../table-definitions';
-import type { DynamoTable } from './dynamo';
 import { DynamoOrgConfigStore, OrgConfigConflictError } from './org-config-store';
 
-let standIns: StandIns;
-let destroy: () => void;
-let table: DynamoTable;
-let store: DynamoOrgConfigStore;
-
-beforeAll(async () => {
-  standIns = await startStandIns({ memory: true });
-  const clients = createLocalAwsClients(standIns);
-  await provisionLocalResources({ dynamo: clients.dynamo, kinesis: clients.kinesis });
-  destroy = () => clients.destroy();
-  table = { doc: clients.documentClient, tableName: LOCAL_RESOURCE_NAMES.dataTable };
-  store = new DynamoOrgConfigStore(table);
-});
-afterAll(async () => {
-  destroy();
-  await standIns.close();
-});
+const local = localDataTable();
+const store = () => new DynamoOrgConfigStore(local.table);
 
 const settings = (dailyLimitUsd: number) => ({
   budget: { dailyLimitUsd, action: 'block' },
@@ -40,27 +18,27 @@ const settings = (dailyLimitUsd: number) => ({
 
 describe('DynamoOrgConfigStore', () => {
   it('counts revisions from 1 and refuses a write made on a stale read, keeping the winner', async () => {
-    expect(await store.get('org_rev')).toBeUndefined();
-    await store.put('org_rev', settings(5), 0);
-    expect((await store.get('org_rev'))?.rev).toBe(1);
+    expect(await store().get('org_rev')).toBeUndefined();
+    await store().put('org_rev', settings(5), 0);
+    expect((await store().get('org_rev'))?.rev).toBe(1);
 
     // Two writers read revision 1; the first wins, the second is refused and changes nothing.
-    await store.put('org_rev', settings(7), 1);
-    await expect(store.put('org_rev', settings(9), 1)).rejects.toBeInstanceOf(OrgConfigConflictError);
-    await expect(store.put('org_rev', settings(9), 0)).rejects.toBeInstanceOf(OrgConfigConflictError);
-    expect(await store.get('org_rev')).toMatchObject({ budget: { dailyLimitUsd: 7 }, rev: 2 });
+    await store().put('org_rev', settings(7), 1);
+    await expect(store().put('org_rev', settings(9), 1)).rejects.toBeInstanceOf(OrgConfigConflictError);
+    await expect(store().put('org_rev', settings(9), 0)).rejects.toBeInstanceOf(OrgConfigConflictError);
+    expect(await store().get('org_rev')).toMatchObject({ budget: { dailyLimitUsd: 7 }, rev: 2 });
   });
 
   it('reads an item written before revisions existed as revision 0, and writes over it once', async () => {
-    await table.doc.send(
+    await local.table.doc.send(
       new PutCommand({
-        TableName: table.tableName,
+        TableName: local.table.tableName,
         Item: { ...itemKeys.config('org_legacy'), ...settings(3) },
       }),
     );
-    expect((await store.get('org_legacy'))?.rev).toBe(0);
-    await store.put('org_legacy', settings(4), 0);
-    await expect(store.put('org_legacy', settings(6), 0)).rejects.toBeInstanceOf(OrgConfigConflictError);
-    expect(await store.get('org_legacy')).toMatchObject({ budget: { dailyLimitUsd: 4 }, rev: 1 });
+    expect((await store().get('org_legacy'))?.rev).toBe(0);
+    await store().put('org_legacy', settings(4), 0);
+    await expect(store().put('org_legacy', settings(6), 0)).rejects.toBeInstanceOf(OrgConfigConflictError);
+    expect(await store().get('org_legacy')).toMatchObject({ budget: { dailyLimitUsd: 4 }, rev: 1 });
   });
 });
