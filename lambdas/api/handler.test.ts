@@ -320,35 +320,36 @@ describe('kill scopes (enforcement endpoint, GET /v1/flags, key creation)', () =
 
   it('concurrent PUT /v1/budget merges keep every field, and the audit log chains each before to an after', async () => {
     const admin = await issuer.issueIdToken({ sub: 'dora', email: 'd@example.com', orgId: 'org_merge' });
-    // Four admins at once, each changing a different layer: a read-merge-write without a revision check
-    // lets the last writer drop the other three changes.
+    // Eight admins at once, each changing a different field: a read-merge-write without a revision check
+    // lets the last writer drop the others' changes.
     const changes = [
       { identicalLoop: { scope: 'key' } },
+      { identicalLoop: { consecutive: 6 } },
+      { identicalLoop: { resetAfterIdleMs: 60_000 } },
       { rpsBurst: { scope: 'organization' } },
+      { rpsBurst: { maxRequests: 20 } },
+      { rpsBurst: { windowMs: 120_000 } },
       { contextGrowth: { enabled: false } },
       { premiumConcentration: { enabled: false } },
     ];
     const results = await Promise.all(
       changes.map((layers) => api(req('PUT /v1/budget', { token: admin, body: { policy: { layers } } }))),
     );
-    expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    expect(results.map((r) => r.status)).toEqual(changes.map(() => 200));
     const layers = (await api(req('GET /v1/budget', { token: admin }))).body.policy.layers;
-    expect([
-      layers.identicalLoop.scope,
-      layers.rpsBurst.scope,
-      layers.contextGrowth.enabled,
-      layers.premiumConcentration.enabled,
-    ]).toEqual(['key', 'organization', false, false]);
+    expect(layers.identicalLoop).toMatchObject({ scope: 'key', consecutive: 6, resetAfterIdleMs: 60_000 });
+    expect(layers.rpsBurst).toMatchObject({ scope: 'organization', maxRequests: 20, windowMs: 120_000 });
+    expect([layers.contextGrowth.enabled, layers.premiumConcentration.enabled]).toEqual([false, false]);
 
     const audit = await api(req('GET /v1/audit', { token: admin, query: { action: 'budget.updated' } }));
     const entries = audit.body.entries as { before: { policy: object }; after: { policy: object } }[];
-    expect(entries).toHaveLength(4);
-    // Each change replaced what the one before it wrote: the befores are {} and three of the afters.
+    expect(entries).toHaveLength(changes.length);
+    // Each change replaced what the one before it wrote: the befores are {} and all but one of the afters.
     const afters = entries.map((e) => JSON.stringify(e.after.policy));
     const befores = entries.map((e) => JSON.stringify(e.before.policy));
     expect(befores.filter((b) => b === '{}')).toHaveLength(1);
     for (const b of befores.filter((x) => x !== '{}')) expect(afters).toContain(b);
-    expect(new Set(befores).size).toBe(4);
+    expect(new Set(befores).size).toBe(changes.length);
   });
 
   it('allowDeferredBilling: PUT /v1/budget sets it, GET shows it (false by default), a non-boolean is a 400', async () => {
@@ -451,12 +452,20 @@ describe('v1 API', () => {
     // A misspelt member is still refused.
     const typo = await api(req('PUT /v1/budget', { token: tokenB, body: { ...whole, budgett: {} } }));
     expect(typo.status).toBe(400);
-    // The budget's members at the top level, as spec 1.4 names them, are the budget.
+    // The budget's members at the top level, as spec 1.4 names them, change those members only.
     const flat = await api(
       req('PUT /v1/budget', { token: tokenB, body: { dailyLimitUsd: 11.5, action: 'block' } }),
     );
     expect(flat.status).toBe(200);
-    expect(flat.body.budget).toMatchObject({ dailyLimitUsd: 11.5, monthlyLimitUsd: null, action: 'block' });
+    expect(flat.body.budget).toMatchObject({ dailyLimitUsd: 11.5, action: 'block' });
+    const monthly = await api(req('PUT /v1/budget', { token: tokenB, body: { monthlyLimitUsd: 100 } }));
+    expect(monthly.body.budget).toMatchObject({ dailyLimitUsd: 11.5, monthlyLimitUsd: 100, action: 'block' });
+    const unset = await api(req('PUT /v1/budget', { token: tokenB, body: { monthlyLimitUsd: null } }));
+    expect(unset.body.budget).toMatchObject({ dailyLimitUsd: 11.5, monthlyLimitUsd: null });
+    // A patch that leaves the budget invalid is refused whole, naming the member.
+    const soft = await api(req('PUT /v1/budget', { token: tokenB, body: { dailySoftLimitUsd: 50 } }));
+    expect(soft.status).toBe(400);
+    expect(soft.body.error.problems.map((p: { path: string }) => p.path)).toEqual(['dailySoftLimitUsd']);
     // …but not beside a `budget` member: which one was meant is unknown.
     const both = await api(
       req('PUT /v1/budget', { token: tokenB, body: { budget: { dailyLimitUsd: 3 }, dailyLimitUsd: 4 } }),

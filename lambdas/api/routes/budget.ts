@@ -176,15 +176,6 @@ const READ_ONLY_MEMBERS = ['spend', 'remaining', 'status', 'flag', 'updatedAt', 
 function writableOf(body: unknown): unknown {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
   const out: Record<string, unknown> = { ...(body as Record<string, unknown>) };
-  // The budget's own members at the top level (spec 1.4 names `dailyLimitUsd`, `monthlyLimitUsd` and
-  // `action` so) are the budget, when no `budget` member is sent: `{dailyLimitUsd: 5}` sets a $5 cap.
-  if (!('budget' in out)) {
-    const flat = Object.keys(out).filter((name) => BUDGET_MEMBERS.has(name));
-    if (flat.length > 0) {
-      out.budget = Object.fromEntries(flat.map((name) => [name, out[name]]));
-      for (const name of flat) delete out[name];
-    }
-  }
   for (const name of READ_ONLY_MEMBERS) delete out[name];
   const policy = out.policy;
   if (typeof policy === 'object' && policy !== null && !Array.isArray(policy) && 'layerInfo' in policy) {
@@ -198,16 +189,45 @@ function writableOf(body: unknown): unknown {
   return { ...out, budget: Object.fromEntries(kept) };
 }
 
+/**
+ * The budget's own members sent at the top level, without `budget` (spec 1.4 names `dailyLimitUsd`,
+ * `monthlyLimitUsd` and `action` so): a change of those members only, merged into the stored budget
+ * (`{monthlyLimitUsd: 100}` keeps the daily cap; null removes a limit). Beside a `budget` member they
+ * stay where they are, unknown members (a 400: which one was meant is not known).
+ */
+function splitBudgetPatch(body: unknown): { rest: unknown; patch: Record<string, unknown> | undefined } {
+  if (typeof body !== 'object' || body === null || Array.isArray(body) || 'budget' in body) {
+    return { rest: body, patch: undefined };
+  }
+  const rest: Record<string, unknown> = {};
+  const patch: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(body)) (BUDGET_MEMBERS.has(name) ? patch : rest)[name] = value;
+  return { rest, patch: Object.keys(patch).length > 0 ? patch : undefined };
+}
+
+/** The stored budget with a top-level patch applied (null: the limit removed), checked whole. */
+function patchedBudget(stored: unknown, patch: Record<string, unknown>): unknown {
+  const merged: Record<string, unknown> = { ...((stored ?? {}) as Record<string, unknown>) };
+  for (const [name, value] of Object.entries(patch)) {
+    if (value === null) delete merged[name];
+    else merged[name] = value;
+  }
+  const checked = budgetConfigSchema.safeParse(merged);
+  if (!checked.success) throw httpErrors.badRequest('invalid budget update', formatZodIssues(checked.error));
+  return checked.data;
+}
+
 export const putBudget: Route = {
   auth: 'person',
   role: 'admin',
   handle: async ({ event, principal, services, logger }) => {
-    const parsed = putBudgetRequestSchema.safeParse(writableOf(parseJsonBody(event)));
+    const { rest, patch } = splitBudgetPatch(parseJsonBody(event));
+    const parsed = putBudgetRequestSchema.safeParse(writableOf(rest));
     if (!parsed.success) throw httpErrors.badRequest('invalid budget update', formatZodIssues(parsed.error));
     // Read, merge, write under the revision read: a concurrent PUT that landed in between makes the
     // write fail, and the merge is redone on what it wrote (its policy fields kept, its budget replaced
     // as a later PUT replaces it), so the audit's `before` is what this change really replaced.
-    const { current, budget, policy } = await writeMerged(services, principal.orgId, parsed.data);
+    const { current, budget, policy } = await writeMerged(services, principal.orgId, parsed.data, patch);
     await recordChange(services, principal, {
       action: 'budget.updated',
       before: settingsOf(current),
@@ -221,18 +241,23 @@ export const putBudget: Route = {
   },
 };
 
-/** Attempts at the read-merge-write before a 409: each lost race means another admin's write landed. */
-const WRITE_ATTEMPTS = 5;
+/**
+ * Attempts at the read-merge-write before a 409: each lost race means another admin's write landed.
+ * Between attempts a jittered pause (5–30 ms, growing), so that writers that collided spread out.
+ */
+const WRITE_ATTEMPTS = 10;
 
 /** Merges the update into the stored settings and writes them, redoing the merge after a lost race. */
 async function writeMerged(
   services: Services,
   orgId: string,
   update: PutBudgetRequest,
+  patch: Record<string, unknown> | undefined,
 ): Promise<{ current: OrgConfig | undefined; budget: unknown; policy: unknown }> {
   for (let attempt = 1; ; attempt++) {
     const current = await services.config.get(orgId);
-    const budget = update.budget ?? current?.budget ?? {};
+    const budget =
+      patch !== undefined ? patchedBudget(current?.budget, patch) : (update.budget ?? current?.budget ?? {});
     const policy = update.policy
       ? mergedPolicy(current?.policy, update.policy.layers)
       : (current?.policy ?? {});
@@ -250,6 +275,8 @@ async function writeMerged(
           'the budget was changed by several writes at once; read it again and retry',
         );
       }
+      const pauseMs = Math.min(30, 5 * attempt) * (0.5 + Math.random() / 2);
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
     }
   }
 }
