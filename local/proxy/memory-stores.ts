@@ -138,9 +138,9 @@ export class MemoryLoopRunStore implements LoopRunStore {
     return Promise.resolve(count);
   }
 
-  reset(key: Omit<LoopRunKey, 'fingerprint'>): Promise<void> {
+  reset(key: Omit<LoopRunKey, 'fingerprint'>, atLeast: number): Promise<void> {
     const run = this.runs.get(`${key.orgId}\u0000${key.keyId}\u0000${key.run}`);
-    if (run !== undefined) run.count = 0;
+    if (run !== undefined && run.count >= atLeast) run.count = 0;
     return Promise.resolve();
   }
 }

@@ -46,4 +46,23 @@ describe('DynamoLoopRunStore', () => {
       { numRuns: 25 },
     );
   });
+
+  it("gives the same counts whichever write it tries first (the container's guess only saves a round trip)", async () => {
+    for (const guess of [true, false]) {
+      n++;
+      expect(await store().add(runKey(9), 1, T0, IDLE, guess)).toBe(1);
+      expect(await store().add(runKey(9), 1, T0 + 1, IDLE, !guess)).toBe(2);
+      expect(await store().add(runKey(8), 1, T0 + 2, IDLE, guess)).toBe(1);
+      expect(await store().add(runKey(8), 2, T0 + 3, IDLE, guess)).toBe(3);
+    }
+  });
+
+  it('a reset starts only a run that reached the threshold again (a run begun after a Resume is left)', async () => {
+    const id = { orgId: 'org_runs', keyId: `key${n}`, run: 'r1' };
+    await store().add(runKey(5), 5, T0, IDLE);
+    await store().reset(id, 4);
+    expect(await store().add(runKey(5), 1, T0 + 1, IDLE)).toBe(1);
+    await store().reset(id, 4);
+    expect(await store().add(runKey(5), 1, T0 + 2, IDLE)).toBe(2);
+  });
 });

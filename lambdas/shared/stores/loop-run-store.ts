@@ -21,32 +21,67 @@ export interface LoopRunStore {
   /**
    * Adds `calls` calls of `key.fingerprint` to the run and answers its count after: the run goes on when
    * it is of the same request and was last added to within `idleMs`, else it starts again at `calls`.
+   * `likelyRepeat` (this container saw the same request last) only orders the store's two conditional
+   * writes so that the expected case takes one round trip.
    */
-  add(key: LoopRunKey, calls: number, nowMs: number, idleMs: number): Promise<number>;
-  /** Starts the run again from zero: the pipeline took over its loop (its flag, then a Resume). */
-  reset(key: Omit<LoopRunKey, 'fingerprint'>): Promise<void>;
+  add(key: LoopRunKey, calls: number, nowMs: number, idleMs: number, likelyRepeat?: boolean): Promise<number>;
+  /**
+   * Starts the run again from zero if it has reached `atLeast` calls: the pipeline took over the loop
+   * that reached it (its flag, then a Resume). A run below it is a new one, begun after the Resume by
+   * another container, and is left alone.
+   */
+  reset(key: Omit<LoopRunKey, 'fingerprint'>, atLeast: number): Promise<void>;
 }
 
 /** Lifetime of a run item once it stops being added to (DynamoDB TTL; runs restart long before). */
 const RUN_ITEM_TTL_SECONDS = 3600;
+const expiresAtOf = (nowMs: number): number => Math.floor(nowMs / 1000) + RUN_ITEM_TTL_SECONDS;
 
 export class DynamoLoopRunStore implements LoopRunStore {
   constructor(private readonly table: DynamoTable) {}
 
-  async add(key: LoopRunKey, calls: number, nowMs: number, idleMs: number): Promise<number> {
-    const Key = itemKeys.loopRun(key.orgId, key.keyId, key.run);
-    const expiresAt = Math.floor(nowMs / 1000) + RUN_ITEM_TTL_SECONDS;
+  async add(
+    key: LoopRunKey,
+    calls: number,
+    nowMs: number,
+    idleMs: number,
+    likelyRepeat = false,
+  ): Promise<number> {
+    // Each write is conditional, so whichever comes first, exactly one of them applies per attempt;
+    // a lost race (the other case became true meanwhile) tries again.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const first = likelyRepeat
+        ? this.goOn(key, calls, nowMs, idleMs)
+        : this.restart(key, calls, nowMs, idleMs);
+      const a = await first;
+      if (a !== undefined) return a;
+      const second = likelyRepeat
+        ? this.restart(key, calls, nowMs, idleMs)
+        : this.goOn(key, calls, nowMs, idleMs);
+      const b = await second;
+      if (b !== undefined) return b;
+    }
+    throw new Error('the loop run kept changing under concurrent writes');
+  }
+
+  /** The run of the same request, added to within `idleMs`, goes on; undefined when it is not that. */
+  private async goOn(
+    key: LoopRunKey,
+    calls: number,
+    nowMs: number,
+    idleMs: number,
+  ): Promise<number | undefined> {
     try {
       const out = await this.table.doc.send(
         new UpdateCommand({
           TableName: this.table.tableName,
-          Key,
+          Key: itemKeys.loopRun(key.orgId, key.keyId, key.run),
           UpdateExpression: 'SET lastTs = :now, expiresAt = :exp ADD #count :calls',
           ConditionExpression: 'fp = :fp AND lastTs >= :since',
           ExpressionAttributeNames: { '#count': 'count' },
           ExpressionAttributeValues: {
             ':now': nowMs,
-            ':exp': expiresAt,
+            ':exp': expiresAtOf(nowMs),
             ':calls': calls,
             ':fp': key.fingerprint,
             ':since': nowMs - idleMs,
@@ -56,38 +91,52 @@ export class DynamoLoopRunStore implements LoopRunStore {
       );
       return Number(out.Attributes?.count ?? calls);
     } catch (err) {
-      if (!isConditionFailed(err)) throw err;
+      if (isConditionFailed(err)) return undefined;
+      throw err;
     }
-    // Another request, or idle too long: the run starts again with this container's calls. Two
-    // containers starting it at once each write theirs, the later one wins: it undercounts by the
-    // other's calls, which that container's own count still holds.
-    await this.table.doc.send(
-      new UpdateCommand({
-        TableName: this.table.tableName,
-        Key,
-        UpdateExpression: 'SET fp = :fp, #count = :calls, lastTs = :now, expiresAt = :exp',
-        ExpressionAttributeNames: { '#count': 'count' },
-        ExpressionAttributeValues: {
-          ':fp': key.fingerprint,
-          ':calls': calls,
-          ':now': nowMs,
-          ':exp': expiresAt,
-        },
-      }),
-    );
-    return calls;
   }
 
-  async reset(key: Omit<LoopRunKey, 'fingerprint'>): Promise<void> {
+  /** Another request, or idle too long: the run starts again at `calls`; undefined when it is not that. */
+  private async restart(
+    key: LoopRunKey,
+    calls: number,
+    nowMs: number,
+    idleMs: number,
+  ): Promise<number | undefined> {
+    try {
+      await this.table.doc.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: itemKeys.loopRun(key.orgId, key.keyId, key.run),
+          UpdateExpression: 'SET fp = :fp, #count = :calls, lastTs = :now, expiresAt = :exp',
+          ConditionExpression: 'attribute_not_exists(fp) OR fp <> :fp OR lastTs < :since',
+          ExpressionAttributeNames: { '#count': 'count' },
+          ExpressionAttributeValues: {
+            ':fp': key.fingerprint,
+            ':calls': calls,
+            ':now': nowMs,
+            ':exp': expiresAtOf(nowMs),
+            ':since': nowMs - idleMs,
+          },
+        }),
+      );
+      return calls;
+    } catch (err) {
+      if (isConditionFailed(err)) return undefined;
+      throw err;
+    }
+  }
+
+  async reset(key: Omit<LoopRunKey, 'fingerprint'>, atLeast: number): Promise<void> {
     await this.table.doc
       .send(
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: itemKeys.loopRun(key.orgId, key.keyId, key.run),
           UpdateExpression: 'SET #count = :zero',
-          ConditionExpression: 'attribute_exists(#count)',
+          ConditionExpression: '#count >= :min',
           ExpressionAttributeNames: { '#count': 'count' },
-          ExpressionAttributeValues: { ':zero': 0 },
+          ExpressionAttributeValues: { ':zero': 0, ':min': atLeast },
         }),
       )
       .catch((err: unknown) => {
