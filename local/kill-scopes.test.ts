@@ -171,6 +171,28 @@ describe('kill scopes through the local proxy', () => {
     expect(again.slice(refusedAgain - 1).every((s) => s === 429)).toBe(true);
   });
 
+  it('a loop resumed the moment its flag appears gets its 4 calls again, not a refusal left over from before', async () => {
+    const org = await organization('org_scope_loop_resume_now');
+    await call('PUT', '/v1/budget', { policy: { layers: { rpsBurst: { maxRequests: 100 } } } }, org.auth);
+    const a = await org.newKey();
+    const first: number[] = [];
+    for (let i = 0; i < 6; i++) first.push(await statusOf(a.apiKey, `try-${i}`, 'retry the failing step'));
+    expect(first).toEqual([200, 200, 200, 200, 429, 429]);
+    await stack.drain(); // the pipeline's key-scope flag is written
+    const resume = { action: 'ACTIVE', scope: 'key', keyId: a.publicId };
+    expect((await call('POST', '/api/guardrails/enforce', resume, org.auth)).status).toBe(200);
+    // No wait: the relay's hold ends on the Resume, the pipeline's run starts again at it.
+    const again: number[] = [];
+    for (let i = 0; i < 6; i++) again.push(await statusOf(a.apiKey, `again-${i}`, 'retry the failing step'));
+    expect(again).toEqual([200, 200, 200, 200, 429, 429]);
+    // And once the pipeline has seen the new calls, it flags the new loop (not before the 4th).
+    await stack.drain();
+    const flags = await call('GET', '/v1/flags', undefined, org.auth);
+    expect(flags.body.flags).toEqual([
+      expect.objectContaining({ scope: 'key', keyId: a.publicId, triggerType: 'token_loop_identical' }),
+    ]);
+  });
+
   it('a kill pushed through the enforcement endpoint refuses the very next call, and a Resume lets the very next one through (spec 3, 1.5)', async () => {
     const org = await organization('org_scope_kill_now');
     const a = await org.newKey();

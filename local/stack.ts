@@ -351,6 +351,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     orgConfig: services.config,
     trips: services.trips,
     loopRuns: services.loopRuns,
+    resumes: services.resumes,
     ...(options.relayConcurrency !== undefined ? { relayConcurrency: options.relayConcurrency } : {}),
   });
   const proxyUrl = proxy.url;

@@ -82,9 +82,13 @@ function keyStreamCapacity(policy: { limits: { maxKeys: number } }): number {
   return min(policy.limits.maxKeys, KEY_LOOP_STREAMS);
 }
 
-/** The key-and-model stream of an event (its own hash space: seed 5). */
+/** The key-and-model stream of a key's calls to a model (its own hash space: seed 5). */
+export function keyStreamId(keyId: string, model: string): number {
+  return hash53(`${keyId}\u0000${model}`, 5);
+}
+
 function keyStreamOf(event: LayerEvent): number {
-  return hash53(`${event.event.keyId}\u0000${event.event.model}`, 5);
+  return keyStreamId(event.event.keyId, event.event.model);
 }
 
 function describeRequest(event: LayerEvent): string {

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { keyHash } from './identity';
+import { keyStreamId } from './identical-loop';
+import { keyHash, ownerTag } from './identity';
 import { sinceResumes, type Resumes } from './resume';
 import { initialOrgState, type OrgGuardrailState } from './state';
 import { deepFreeze, T0 } from './test-support';
@@ -80,5 +81,42 @@ describe('sinceResumes (what a Resume starts again)', () => {
         },
       ),
     );
+  });
+
+  it("a key's Resume drops its identical-call runs last seen up to it (session runs by owner tag, key runs by key and model)", () => {
+    const base = initialOrgState();
+    const s: OrgGuardrailState = {
+      ...base,
+      layers: {
+        ...base.layers,
+        identicalLoop: {
+          streams: {
+            ids: [1, 2, 3],
+            entries: [
+              [7, 5, T0 + 1000, ownerTag(keyHash('abn_a'))], // a's session run, before the Resume
+              [7, 2, T0 + 9000, ownerTag(keyHash('abn_a'))], // a's, after it
+              [7, 5, T0 + 1000, ownerTag(keyHash('abn_b'))], // b's
+            ],
+          },
+          keyStreams: {
+            ids: [keyStreamId('abn_a', 'gpt-4o'), keyStreamId('abn_b', 'gpt-4o')],
+            entries: [
+              [7, 5, T0 + 1000, 1, 3],
+              [7, 5, T0 + 1000, 3, 0],
+            ],
+          },
+        },
+      },
+    };
+    const out = sinceResumes(s, { organizationAt: null, keyAt: new Map([['abn_a', T0 + 5000]]) }, MINUTE, [
+      ['abn_a', 'gpt-4o'] as const,
+      ['abn_b', 'gpt-4o'] as const,
+    ]).layers.identicalLoop;
+    expect(out.streams.entries.map((e) => e[2])).toEqual([T0 + 9000, T0 + 1000]);
+    expect(out.keyStreams!.ids).toEqual([keyStreamId('abn_b', 'gpt-4o')]);
+    // The organization's Resume drops every run last seen up to it.
+    const org = sinceResumes(s, { organizationAt: T0 + 5000, keyAt: new Map() }, MINUTE).layers.identicalLoop;
+    expect(org.streams.entries.map((e) => e[2])).toEqual([T0 + 9000]);
+    expect(org.keyStreams!.ids).toEqual([]);
   });
 });

@@ -163,6 +163,42 @@ describe('guardrail consumer', () => {
     expect(await flagged()).toHaveLength(1);
   });
 
+  it('after a Resume of the key, an identical-call run starts again there: 4 new identical calls trip, not 1', async () => {
+    const key = await h.createKey('org_resume_loop');
+    const same = { fingerprint: `sha256:${'c'.repeat(64)}` };
+    let seq = 4000;
+    const send = (n: number, at: number) =>
+      consumer()(
+        kinesisBatch([
+          {
+            seq: String(seq++),
+            envelope: envelopeOf(
+              'org_resume_loop',
+              Array.from({ length: n }, (_, i) =>
+                telemetryEvent({ eventId: `q${seq}-${i}`, ts: at + i, ...same }),
+              ),
+              key.publicId,
+            ),
+          },
+        ]),
+        context,
+      );
+    const flagged = async () =>
+      (await h.services.flags.listByOrg('org_resume_loop', T0 + 20_000)).filter(
+        (f) => f.triggerType === 'token_loop_identical',
+      );
+    await send(4, T0);
+    expect(await flagged()).toHaveLength(1);
+
+    for (const f of await flagged()) await h.services.flags.delete(f.flagKey);
+    await h.services.resumes.record('org_resume_loop', { scope: 'key', keyId: key.publicId }, T0 + 5_000);
+    await send(1, T0 + 6_000);
+    await send(2, T0 + 7_000);
+    expect(await flagged()).toHaveLength(0);
+    await send(1, T0 + 8_000); // the 4th identical call since the Resume
+    expect(await flagged()).toHaveLength(1);
+  });
+
   it('warns at the soft cap (ledger warning + notification) and suspends every key at the hard cap, naming the key that sent the events', async () => {
     const key = await h.createKey('org_budget');
     const other = await h.createKey('org_budget');

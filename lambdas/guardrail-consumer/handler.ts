@@ -109,12 +109,13 @@ export function createGuardrailConsumer(deps: GuardrailConsumerDeps) {
       );
     let result = applyEvents(state, events, policy, services.now());
     if (result.verdicts.some((v) => RESUMABLE_LAYERS.has(v.layer))) {
-      // A burst or premium verdict: if a person resumed since the window began, the window starts at the
-      // Resume, and only what came after it decides (core/guardrails/resume.ts). Read only then.
+      // A loop, burst or premium verdict: if a person resumed since the window began, the window starts at
+      // the Resume, and only what came after it decides (core/guardrails/resume.ts). Read only then.
       const since = sinceResumes(
         state,
         await services.resumes.get(orgId),
         policy.premiumConcentration.bucketMs,
+        events.map((e) => [e.keyId, e.model] as const),
       );
       if (since !== state) result = applyEvents(since, events, policy, services.now());
     }

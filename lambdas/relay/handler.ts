@@ -80,6 +80,8 @@ function buildRelay(): Relay {
       // The runs every container adds to: a tight loop lands on a new container while the last one
       // finishes its invocation, so each container alone sees only some of its calls.
       shared: services.loopRuns,
+      // A Resume of the key ends its hold at once (the trip log alone waits out the flag caches).
+      resumes: services.resumes,
       metrics,
     }),
     // One lease holder per container: its slices live in memory between invocations (docs/admission.md).

@@ -27,6 +27,7 @@ import { DEFAULT_GUARD_CACHE_TTL_MS } from '../edge-guard/guard';
 import { FLAG_TTL_SECONDS } from '../shared/enforcement';
 import type { FlagRecord } from '../shared/stores/flag-store';
 import type { LoopRunStore } from '../shared/stores/loop-run-store';
+import type { ResumeStore } from '../shared/stores/resume-store';
 import type { OrgPolicySource } from './org-policy-cache';
 import type { LoopVerdictSource } from './loop-verdicts';
 
@@ -53,6 +54,11 @@ export interface InlineLoopCheckOptions {
    */
   readonly verdicts?: LoopVerdictSource;
   /**
+   * When people last resumed (cleared flags): a held call asks it with the trip log, and a Resume of its
+   * key or organization since the hold began ends the hold at once. Only asked with `verdicts`.
+   */
+  readonly resumes?: Pick<ResumeStore, 'get'>;
+  /**
    * The runs every container adds to. A call that repeats this container's run is added to the shared
    * run before it is forwarded, and refused when the shared count is past the layer's threshold: a tight
    * loop lands on a new container while the last one finishes its invocation, so each container alone
@@ -77,7 +83,7 @@ const DEFAULT_LOOP_THRESHOLD = 4;
 const SHARED_RUN_TIMEOUT_MS = 50;
 
 /** A held call asks the pipeline's trip log at most this often per hold (a loop refused fast asks once). */
-export const VERDICT_LOOKUP_INTERVAL_MS = 500;
+export const VERDICT_LOOKUP_INTERVAL_MS = 100;
 /**
  * A flag written this long ago is in every guard cache that will be asked (the edge's, the relay's own:
  * entries live 1 s), the consumer writing the flag before it records the trip; plus 100 ms for the clocks.
@@ -162,18 +168,32 @@ export class InlineLoopCheck {
   ): Promise<LoopGate> {
     let timer: NodeJS.Timeout | undefined;
     try {
-      const at = await Promise.race([
-        (this.opts.verdicts as LoopVerdictSource).verdictSince(
-          caller.orgId,
-          hold.scope === 'organization' ? null : caller.keyId,
-          hold.startedAt,
-        ),
+      const answer = await Promise.race([
+        Promise.all([
+          (this.opts.verdicts as LoopVerdictSource).verdictSince(
+            caller.orgId,
+            hold.scope === 'organization' ? null : caller.keyId,
+            hold.startedAt,
+          ),
+          this.opts.resumes?.get(caller.orgId),
+        ]),
         new Promise<undefined>((resolve) => {
           timer = setTimeout(() => resolve(undefined), VERDICT_LOOKUP_TIMEOUT_MS);
           timer.unref?.();
         }),
       ]);
-      if (at === undefined || this.now() - at < FLAG_PROPAGATION_MS) return this.refuse(caller, hold);
+      if (answer === undefined) return this.refuse(caller, hold);
+      const [at, resumes] = answer;
+      // A person resumed the key (or the organization) since the hold began: the flags are cleared and
+      // every guard reads a flag again on each call it meets, so nothing is left to wait for.
+      const resumedAt = Math.max(
+        resumes?.organizationAt ?? -Infinity,
+        hold.scope === 'organization' ? -Infinity : (resumes?.keyAt.get(caller.keyId) ?? -Infinity),
+      );
+      const resumed = resumedAt > hold.startedAt;
+      if (!resumed && (at === undefined || this.now() - at < FLAG_PROPAGATION_MS)) {
+        return this.refuse(caller, hold);
+      }
       await this.resetShared(caller, this.table.release(caller), hold.threshold);
       const gate = this.pass(caller, model, fingerprint);
       return gate instanceof Promise ? await gate : gate;

@@ -33,6 +33,7 @@ import type { PricingRatesStore } from '../../lambdas/shared/stores/pricing-rate
 import type { FlagStore } from '../../lambdas/shared/stores/flag-store';
 import type { OrgConfigStore } from '../../lambdas/shared/stores/org-config-store';
 import type { LoopRunStore } from '../../lambdas/shared/stores/loop-run-store';
+import type { ResumeStore } from '../../lambdas/shared/stores/resume-store';
 import type { TripLog } from '../../lambdas/shared/stores/trip-log';
 import { TripLogVerdicts } from '../../lambdas/relay/loop-verdicts';
 import { InlineLoopCheck } from '../../lambdas/relay/loop-check';
@@ -109,6 +110,8 @@ export interface LocalProxyOptions {
    * counted whole (lambdas/relay/loop-check.ts). Without it each container counts alone.
    */
   readonly loopRuns?: LoopRunStore;
+  /** When people last resumed: a held loop ends at once on a Resume of its key (lambdas/relay/loop-check.ts). */
+  readonly resumes?: Pick<ResumeStore, 'get'>;
   /** Relay containers at most (the relay's reserved concurrency; one call per container). @default 100 */
   readonly relayConcurrency?: number;
   /** An idle relay container is recycled after this long, ms. @default 10 min */
@@ -227,6 +230,7 @@ export async function createLocalProxy(options: LocalProxyOptions): Promise<Loca
         metrics,
         ...(options.trips !== undefined ? { verdicts: new TripLogVerdicts(options.trips) } : {}),
         ...(options.loopRuns !== undefined ? { shared: options.loopRuns } : {}),
+        ...(options.resumes !== undefined ? { resumes: options.resumes } : {}),
       }),
       ...(admission !== undefined ? { admission } : {}),
       ...(options.orgConfig !== undefined
