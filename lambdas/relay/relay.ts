@@ -124,10 +124,15 @@ export { decodableAcceptEncoding } from './accept-encoding';
 
 /** Bedrock request headers (`x-amzn-bedrock-service-tier`, guardrail, trace…) kept although `x-amzn-*` is dropped. */
 const BEDROCK_HEADERS = ['x-amzn-bedrock-'] as const;
-/** Whether an Authorization header is an AWS Signature Version 4 (IAM credentials, not a Bedrock API key). */
-function isSigV4(authorization: string | readonly string[] | undefined): boolean {
+/**
+ * Whether a request is signed with AWS Signature Version 4 (IAM credentials, not a Bedrock API key): in
+ * its Authorization header, or presigned in its query string.
+ */
+function isSigV4(authorization: string | readonly string[] | undefined, url: string): boolean {
   const value = Array.isArray(authorization) ? authorization[0] : authorization;
-  return typeof value === 'string' && value.trimStart().startsWith('AWS4-HMAC-SHA256');
+  if (typeof value === 'string' && value.trimStart().startsWith('AWS4-HMAC-SHA256')) return true;
+  const query = url.indexOf('?');
+  return query >= 0 && /(?:^|&)x-amz-(?:algorithm|signature)=/i.test(url.slice(query + 1));
 }
 /** Bodies up to this size are fingerprinted before forwarding (the loop check needs it); larger ones after. */
 const EARLY_FINGERPRINT_BYTES = 256 * 1024;
@@ -267,7 +272,7 @@ export class Relay {
       );
       const problem = requestProblem(headers, route.upstream.prefix + route.rest);
       if (problem !== undefined) return reject(res, 400, 'invalid_request', problem.message);
-      if (route.entry.id === 'bedrock' && isSigV4(req.headers.authorization)) {
+      if (route.entry.id === 'bedrock' && isSigV4(req.headers.authorization, req.url)) {
         // The signature covers the host and path the client signed (the proxy's), so Bedrock would refuse
         // it after a round trip; say why now, and where such clients go.
         return reject(

@@ -176,6 +176,19 @@ it('a client signing with IAM credentials (SigV4) is told, before Bedrock, to us
   signed.destroy();
 });
 
+it('a presigned SigV4 request (signature in the query) is refused the same way', async () => {
+  const res = await fetch(
+    `${h.proxy.url}/bedrock/us-east-1/model/x/converse?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=abc`,
+    {
+      method: 'POST',
+      headers: { 'service-api-key': h.apiKey, 'content-type': 'application/json' },
+      body: '{"messages":[]}',
+    },
+  );
+  expect(res.status).toBe(400);
+  expect(res.headers.get('x-spendguard-error-code')).toBe('sigv4_not_proxyable');
+});
+
 it('a region that is not an AWS region is refused (no SSRF), in the AWS shape', async () => {
   const res = await fetch(`${h.proxy.url}/bedrock/evil.com%2F/model/x/converse`, {
     method: 'POST',
