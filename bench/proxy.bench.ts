@@ -29,6 +29,9 @@ import { BudgetLeases } from '../lambdas/shared/budget-leases';
 import { MemoryBudgetLeaseStore } from '../lambdas/shared/stores/budget-lease-store';
 import { createLocalProxy } from '../local/proxy/local-proxy';
 import { MemoryApiKeyStore, MemoryFlagStore } from '../local/proxy/memory-stores';
+import { createLocalAwsClients, provisionLocalResources, startStandIns } from '../local/runtime';
+import { DynamoLoopRunStore } from '../lambdas/shared/stores/loop-run-store';
+import { LOCAL_RESOURCE_NAMES } from '../lambdas/shared/table-definitions';
 
 const TARGETS = { p50: 0.45, p99: 1, flagP99: 0.05, ttfb: 1 } as const;
 /** Issue 12 with a budget configured: added p50 far from the cap, CPU vs the floor, store trips near it. */
@@ -77,7 +80,12 @@ async function runChild(role: string): Promise<void> {
     server.listen(0, '127.0.0.1', () => console.log(`READY ${(server.address() as AddressInfo).port}`));
     return;
   }
-  if (role === 'spendguard' || role === 'spendguard-budget' || role === 'spendguard-near-cap') {
+  if (
+    role === 'spendguard' ||
+    role === 'spendguard-budget' ||
+    role === 'spendguard-near-cap' ||
+    role === 'spendguard-loops'
+  ) {
     const keys = new MemoryApiKeyStore();
     const k = generateApiKey((n) => randomBytes(n));
     await keys.create({
@@ -125,6 +133,9 @@ async function runChild(role: string): Promise<void> {
       pepper: PEPPER,
       upstreams: { openai: `${upstream}/openai` },
       ...(budgetLeases !== undefined ? { budgetLeases } : {}),
+      // Layer 2's shared run (docs/guardrails.md): one store write before every call with a body, here on
+      // the DynamoDB stand-in in this process (its latency is dynalite's and this machine's, not AWS's).
+      ...(role === 'spendguard-loops' ? { loopRuns: await dynaliteLoopRuns() } : {}),
     });
     process.on('SIGTERM', () => {
       console.error(`${role} child recorded ${events} events`);
@@ -138,6 +149,14 @@ async function runChild(role: string): Promise<void> {
     return;
   }
   throw new Error(`unknown bench role ${role}`);
+}
+
+/** The shared loop runs on an in-process DynamoDB stand-in (the bench's `sg + shared loop runs` row). */
+async function dynaliteLoopRuns(): Promise<DynamoLoopRunStore> {
+  const standIns = await startStandIns({ memory: true });
+  const clients = createLocalAwsClients(standIns);
+  await provisionLocalResources({ dynamo: clients.dynamo, kinesis: clients.kinesis });
+  return new DynamoLoopRunStore({ doc: clients.documentClient, tableName: LOCAL_RESOURCE_NAMES.dataTable });
 }
 
 const role = process.env[ROLE_ENV];
@@ -374,6 +393,8 @@ export default async function proxyBench(): Promise<void> {
     children.push(sgBudget.child);
     const sgNear = await startChild('spendguard-near-cap', { SPENDGUARD_BENCH_UPSTREAM: upstream });
     children.push(sgNear.child);
+    const sgLoops = await startChild('spendguard-loops', { SPENDGUARD_BENCH_UPSTREAM: upstream });
+    children.push(sgLoops.child);
     const portkey = await startPortkey();
     if (typeof portkey !== 'string') children.push(portkey.child);
 
@@ -393,6 +414,7 @@ export default async function proxyBench(): Promise<void> {
     for (const [name, started] of [
       ['sg + budget (far)', sgBudget],
       ['sg + budget (near)', sgNear],
+      ['sg + shared loop runs', sgLoops],
     ] as const) {
       targets.push({
         name,
@@ -551,6 +573,11 @@ export default async function proxyBench(): Promise<void> {
     );
     console.log(
       `  near: store round trips ${trips(nearOps).toFixed(3)} per request (${nearOps.reads} reads, ${nearOps.writes} writes, ${nearOps.requests} requests), added p50 ${f3(near.seqP50)} ms, CPU ${near.cpuUs.toFixed(0)} µs/req   target ≤ ${ADMISSION_TARGETS.nearCapTripsPerCall}   ${verdict(trips(nearOps) <= ADMISSION_TARGETS.nearCapTripsPerCall + 0.01)}`,
+    );
+    const loops = rows.find((r) => r.name === 'sg + shared loop runs')!;
+    console.log('\nSpendguard with layer 2 counted across relay containers (one store write per call)');
+    console.log(
+      `  added p50 sequential ${f3(loops.seqP50)} ms (without ${f3(sgRow.seqP50)}), p99 ${f3(loops.seqP99)} ms, CPU ${loops.cpuUs.toFixed(0)} µs/req (store: dynalite in the proxy's process)`,
     );
   } finally {
     for (const c of children) c.kill('SIGTERM');
