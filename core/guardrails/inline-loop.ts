@@ -222,6 +222,23 @@ export class InlineLoopTable {
   }
 
   /**
+   * Whether this container's last call of the call's key and model, within `withinMs`, was another
+   * request (then this call starts a run here, and no other container can be in the middle of a run of
+   * it that this call would continue, except one begun since). Reads only.
+   */
+  followsOtherRequest(call: InlineLoopCall, now: number, withinMs: number): boolean {
+    if (!hasBodyFingerprint(call.fingerprint)) return false;
+    const model = label(call.model);
+    const prev = this.runs.get(runIdOf(call.orgId, call.keyId, model));
+    return (
+      prev !== undefined &&
+      now - prev.lastTs <= withinMs &&
+      now >= prev.lastTs &&
+      prev.fingerprint !== fingerprintHash(call.fingerprint, model, 0)
+    );
+  }
+
+  /**
    * Counts a call the relay forwards (the pipeline will count its event). Returns the hold it puts when
    * the run reaches `consecutive` (the pipeline's verdict call), else undefined. A call without a body
    * fingerprint restarts the run: the pipeline gives it another identity (model + prompt tokens).

@@ -249,6 +249,9 @@ describe('the relay’s in-line loop check (issue 19.6)', () => {
     const a = relayWith(new Configs(), undefined, undefined, store);
     for (let i = 0; i < 6; i++) expect((await call(a.relay, keyA.apiKey, 's', `step ${i}`)).status).toBe(200);
     expect([...store.runs.values()].map((r) => r.count)).toEqual([1]);
+    // A warm container's ordinary traffic costs one write: the first call; each later one follows
+    // another request here.
+    expect(store.writes).toBe(1);
 
     const failing: LoopRunStore = {
       add: () => Promise.reject(new Error('throttled')),

@@ -65,6 +65,8 @@ export interface InlineLoopCheckOptions {
    * sees only some of its calls. Without it, the count is this container's alone.
    */
   readonly shared?: LoopRunStore;
+  /** How long a call waits for its shared-run write. @default {@link SHARED_RUN_TIMEOUT_MS} */
+  readonly sharedTimeoutMs?: number;
 }
 
 /**
@@ -76,11 +78,11 @@ export const SHARED_RUN_IDLE_MS = 2000;
 /** Layer 2's default threshold (identical-loop.ts `consecutive`), when the policy is not at hand. */
 const DEFAULT_LOOP_THRESHOLD = 4;
 /**
- * A shared-run write slower than this leaves the call to this container's own count: every call with a
- * body waits for the write, so a slow store must not hold calls up (measured on the local stand-in: p50
- * 1.4 ms, p99 8 ms; DynamoDB's is single-digit ms).
+ * A shared-run write slower than this leaves the call to this container's own count: a call waits for
+ * its write, so a slow store must not hold calls up (DynamoDB's writes take single-digit ms). The local
+ * proxy allows more (its stand-in shares the process and the machine's load).
  */
-const SHARED_RUN_TIMEOUT_MS = 50;
+export const SHARED_RUN_TIMEOUT_MS = 50;
 
 /** A held call asks the pipeline's trip log at most this often per hold (a loop refused fast asks once). */
 export const VERDICT_LOOKUP_INTERVAL_MS = 100;
@@ -231,11 +233,17 @@ export class InlineLoopCheck {
   ): LoopGate | Promise<LoopGate> {
     if (policy === undefined || !inlineLoopApplies(policy.identicalLoop)) return PASS_UNCOUNTED;
     if (this.opts.shared !== undefined && typeof fingerprint === 'string') {
-      // Every call is added, not only those that repeat this container's run: among other keys' traffic
-      // a loop's calls land on a different container each, and none of them would see a repeat.
+      // Added even when it does not repeat this container's run: among other keys' traffic a loop's calls
+      // land on a different container each, and none of them would see a repeat. Skipped only when this
+      // container's last call of the key and model, within the shared window, was another request: the
+      // key's ordinary traffic on a warm container costs no write (the call is told with the next repeat
+      // here, if any; a loop begun since on other containers can pass one call more per such container).
       const call: InlineLoopCall = { ...caller, model: model ?? '', fingerprint };
-      const repeat = this.table.repeatOf(call, policy.identicalLoop, this.now());
-      return this.addShared(this.opts.shared, call, repeat?.unshared ?? 1, repeat !== undefined, policy);
+      const now = this.now();
+      const repeat = this.table.repeatOf(call, policy.identicalLoop, now);
+      if (repeat !== undefined || !this.table.followsOtherRequest(call, now, SHARED_RUN_IDLE_MS)) {
+        return this.addShared(this.opts.shared, call, repeat?.unshared ?? 1, repeat !== undefined, policy);
+      }
     }
     return { forwarded: (fp) => this.count(caller, model, fp, policy) };
   }
@@ -271,7 +279,7 @@ export class InlineLoopCheck {
             likelyRepeat,
           ),
           new Promise<undefined>((resolve) => {
-            timer = setTimeout(() => resolve(undefined), SHARED_RUN_TIMEOUT_MS);
+            timer = setTimeout(() => resolve(undefined), this.opts.sharedTimeoutMs ?? SHARED_RUN_TIMEOUT_MS);
             timer.unref?.();
           }),
         ]);

@@ -177,6 +177,12 @@ function isHttp2(res: ServerResponse): boolean {
  * const proxy = await createLocalProxy({ port: 0, flags, apiKeys, sink, pepper, upstreams: mock.baseUrls });
  * const openai = new OpenAI({ baseURL: `${proxy.url}/openai/v1`, defaultHeaders: { 'Service-API-Key': key } });
  */
+/**
+ * How long a relay container's call waits for its shared loop-run write: longer than in AWS (50 ms), as
+ * for the lease store, because the local stand-in shares this process and the machine's load.
+ */
+const LOCAL_SHARED_RUN_TIMEOUT_MS = 300;
+
 /** See {@link LocalProxyOptions.leaseStoreTimeoutMs}. */
 export const LOCAL_LEASE_STORE_TIMEOUT_MS = 5_000;
 
@@ -229,7 +235,9 @@ export async function createLocalProxy(options: LocalProxyOptions): Promise<Loca
         now,
         metrics,
         ...(options.trips !== undefined ? { verdicts: new TripLogVerdicts(options.trips) } : {}),
-        ...(options.loopRuns !== undefined ? { shared: options.loopRuns } : {}),
+        ...(options.loopRuns !== undefined
+          ? { shared: options.loopRuns, sharedTimeoutMs: LOCAL_SHARED_RUN_TIMEOUT_MS }
+          : {}),
         ...(options.resumes !== undefined ? { resumes: options.resumes } : {}),
       }),
       ...(admission !== undefined ? { admission } : {}),
