@@ -129,8 +129,13 @@ export class SpendguardApi extends Construct {
     data.bindDataTable(this.enforceFunction, ['GetItem', 'Query']);
     // Writes: the audit entry of every push and clear, the owner claim of an organization's first person.
     data.bindDataPutsTo(this.enforceFunction, [itemKeys.auditPk('*'), itemKeys.owner('*').pk]);
-    // A Resume's time, for the guardrail consumer's burst and premium windows (core/guardrails/resume.ts).
-    data.bindDataPutsTo(this.enforceFunction, [itemKeys.resumes('*').pk], ['UpdateItem']);
+    // A Resume's time (the guardrail consumer's windows restart there) and the relay's shared loop runs,
+    // restarted at once (core/guardrails/resume.ts).
+    data.bindDataPutsTo(
+      this.enforceFunction,
+      [itemKeys.resumes('*').pk, itemKeys.loopRun('*', '', '').pk],
+      ['UpdateItem'],
+    );
     data.bindFlagsTable(this.enforceFunction, ['PutItem', 'Query', 'DeleteItem']);
     // A push answers once the flag is in force at every guard: their cache, plus replication to replicas.
     this.enforceFunction.addEnvironment(

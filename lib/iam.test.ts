@@ -101,7 +101,7 @@ describeWithHandlers('least-privilege IAM', () => {
       sorted([
         `dynamodb:GetItem ${data()}`,
         `dynamodb:PutItem ${data()}`, // conditioned on the partition key: see the LeadingKeys test below
-        `dynamodb:UpdateItem ${data()}`, // the Resume times only (RESUME#ORG#<orgId>), same test
+        `dynamodb:UpdateItem ${data()}`, // Resume times and loop runs only (RESUME#, LOOPRUN#), same test
         `dynamodb:Query ${data()}`,
         `dynamodb:Query ${data()}/index/gsi1`,
         `dynamodb:PutItem ${flags()}`,
@@ -155,7 +155,7 @@ describeWithHandlers('least-privilege IAM', () => {
       'Api/Enforce',
       [
         ['dynamodb:PutItem', ['ORG#*#AUDIT', 'ORG#*#OWNER']],
-        ['dynamodb:UpdateItem', ['RESUME#ORG#*']],
+        ['dynamodb:UpdateItem', ['RESUME#ORG#*', 'LOOPRUN#ORG#*']],
       ],
     ],
   ] as const)('%s: Data writes limited by partition key (dynamodb:LeadingKeys %j)', (fn, grants) => {

@@ -243,13 +243,14 @@ export class InlineLoopTable {
    * the run reaches `consecutive` (the pipeline's verdict call), else undefined. A call without a body
    * fingerprint restarts the run: the pipeline gives it another identity (model + prompt tokens).
    * `sharedCount` is the run's count over every container (the shared run this call was added to, when
-   * it was): the run counts at least that, and the hold goes by it.
+   * it was): the run counts that, and the hold goes by it; `'unknown'` when the write's outcome is not
+   * known (the call's calls then count as told).
    */
   observe(
     call: InlineLoopCall,
     policy: InlineLoopPolicy,
     now: number,
-    sharedCount?: number,
+    sharedCount?: number | 'unknown',
   ): InlineHold | undefined {
     if (!inlineLoopApplies(policy)) return undefined;
     const model = label(call.model);
@@ -265,8 +266,11 @@ export class InlineLoopTable {
     const stream = streamHash(call.keyId, session, model);
     const sameRun = prev !== undefined && continues(prev, fp, policy, now);
     const local = sameRun ? min(prev.count + 1, MAX_COUNT) : 1;
-    const count = sharedCount === undefined ? local : min(Math.max(local, sharedCount), MAX_COUNT);
-    // After a shared count, the run is even with the shared one: only later calls are untold.
+    // The shared count, when it answered, is the run's over every container (this container's own may hold
+    // calls from before a Resume that reset it). After a write of unknown outcome (too slow; it may still
+    // land), its calls count as told: telling them twice would refuse a call early, not telling them
+    // only lets one more through.
+    const count = typeof sharedCount === 'number' ? min(sharedCount, MAX_COUNT) : local;
     const shared = sharedCount === undefined ? (sameRun ? prev.shared : 0) : count;
     const switches = sameRun ? min(prev.switches + (prev.stream === stream ? 0 : 1), MAX_COUNT) : 0;
     const owner = ownerOfKey(call.orgId, call.keyId);

@@ -81,18 +81,15 @@ export function createEnforceHandler(deps: EnforceDeps) {
     const enforcement = await enforcementDeps(services);
     if (req.action === 'ACTIVE') {
       const cleared = await clearFlags(enforcement, orgId, now, target);
-      // The pipeline's burst and premium windows start again here, so the requests that tripped them do
-      // not trip them again on the next call (core/guardrails/resume.ts). A session's Resume leaves them:
-      // they count per key and per organization.
-      if (target === undefined || target.scope !== 'session') {
-        await services.resumes.record(
-          orgId,
-          target === undefined || target.scope === 'organization'
-            ? { scope: 'organization' }
-            : { scope: 'key', keyId: target.keyId as string },
-          now,
-        );
-      }
+      // The windows that tripped start again here (core/guardrails/resume.ts): the pipeline's loop, burst
+      // and premium windows through the recorded time, the relay's shared loop runs at once. A session's
+      // Resume restarts its key's (the windows count per key; the person let that key's agent go on).
+      const resumed =
+        target === undefined || target.scope === 'organization'
+          ? ({ scope: 'organization' } as const)
+          : ({ scope: 'key', keyId: target.keyId as string } as const);
+      await services.resumes.record(orgId, resumed, now);
+      await services.loopRuns.resetAll(orgId, resumed.scope === 'key' ? resumed.keyId : null);
       await recordChange(services, person, {
         action: 'flag.cleared',
         target: where.scope,

@@ -244,6 +244,22 @@ describe('the relay’s in-line loop check (issue 19.6)', () => {
     expect(again).toEqual([200, 200, 200, 200, 429, 429]);
   });
 
+  it('after a Resume (its shared runs restarted), a container that never held serves the loop from call 1', async () => {
+    const store = new MemoryLoopRunStore();
+    const [a, b, c] = [0, 1, 2].map(() => relayWith(new Configs(), undefined, undefined, store).relay);
+    // a: 1, 4 — b: 2, 5 — c: 3; the 5th is refused (shared count 5), c never held.
+    expect(await alternating([a!, b!, c!, a!, b!], 5)).toEqual([200, 200, 200, 200, 429]);
+    // The enforce function restarts the key's shared runs at the Resume.
+    await store.resetAll('org_loop', keyA.publicId);
+    const again: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      again.push((await call(c!, keyA.apiKey, `resumed-${i}`)).status);
+      clock += 5;
+    }
+    // c's own count still held 3 calls from before the Resume: the shared count decides.
+    expect(again).toEqual([200, 200, 200, 200, 429]);
+  });
+
   it('distinct requests never make a run, and a store that fails leaves each container its own count', async () => {
     const store = new MemoryLoopRunStore();
     const a = relayWith(new Configs(), undefined, undefined, store);
@@ -256,6 +272,7 @@ describe('the relay’s in-line loop check (issue 19.6)', () => {
     const failing: LoopRunStore = {
       add: () => Promise.reject(new Error('throttled')),
       reset: () => Promise.reject(new Error('throttled')),
+      resetAll: () => Promise.reject(new Error('throttled')),
     };
     const b = relayWith(new Configs(), undefined, undefined, failing);
     const statuses = await loop(b.relay, 6);

@@ -305,7 +305,7 @@ export class InlineLoopCheck {
     }
     return {
       forwarded: (fp) =>
-        this.count(call, call.model, fp, policy, fp === call.fingerprint ? total : undefined),
+        this.count(call, call.model, fp, policy, fp === call.fingerprint ? (total ?? 'unknown') : undefined),
     };
   }
 
@@ -368,7 +368,7 @@ export class InlineLoopCheck {
     model: string | null,
     fingerprint: string | null,
     policy: GuardrailPolicy,
-    sharedCount?: number,
+    sharedCount?: number | 'unknown',
   ): void {
     try {
       const hold = this.table.observe(

@@ -143,4 +143,10 @@ export class MemoryLoopRunStore implements LoopRunStore {
     if (run !== undefined && run.count >= atLeast) run.count = 0;
     return Promise.resolve();
   }
+
+  resetAll(orgId: string, keyId: string | null): Promise<void> {
+    const prefix = keyId === null ? `${orgId}\u0000` : `${orgId}\u0000${keyId}\u0000`;
+    for (const [id, run] of this.runs) if (id.startsWith(prefix)) run.count = 0;
+    return Promise.resolve();
+  }
 }

@@ -65,4 +65,21 @@ describe('DynamoLoopRunStore', () => {
     await store().reset(id, 4);
     expect(await store().add(runKey(5), 1, T0 + 2, IDLE)).toBe(2);
   });
+
+  it('a Resume restarts every run of the key (all its models), and of no other key; of the organization, all', async () => {
+    const add = (keyId: string, run: string) =>
+      store().add({ orgId: 'org_reset_all', keyId, run, fingerprint: 3 }, 3, T0, IDLE);
+    for (const [keyId, run] of [
+      ['kA', 'm1'],
+      ['kA', 'm2'],
+      ['kB', 'm1'],
+    ] as const)
+      await add(keyId, run);
+    await store().resetAll('org_reset_all', 'kA');
+    expect(await add('kA', 'm1')).toBe(3);
+    expect(await add('kA', 'm2')).toBe(3);
+    expect(await add('kB', 'm1')).toBe(6);
+    await store().resetAll('org_reset_all', null);
+    expect(await add('kB', 'm1')).toBe(3);
+  });
 });

@@ -1,6 +1,6 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { itemKeys } from '../item-keys';
-import { isConditionFailed, type DynamoTable } from './dynamo';
+import { isConditionFailed, queryAll, type DynamoTable } from './dynamo';
 
 /** One key's run of identical calls to one model, as every relay container adds to it. */
 export interface LoopRunKey {
@@ -31,6 +31,11 @@ export interface LoopRunStore {
    * another container, and is left alone.
    */
   reset(key: Omit<LoopRunKey, 'fingerprint'>, atLeast: number): Promise<void>;
+  /**
+   * Starts every run of a key (null: of the whole organization) again from zero: a person resumed it,
+   * so the calls that made the runs must not count against the calls after the Resume.
+   */
+  resetAll(orgId: string, keyId: string | null): Promise<void>;
 }
 
 /** Lifetime of a run item once it stops being added to (DynamoDB TTL; runs restart long before). */
@@ -142,5 +147,27 @@ export class DynamoLoopRunStore implements LoopRunStore {
       .catch((err: unknown) => {
         if (!isConditionFailed(err)) throw err;
       });
+  }
+
+  async resetAll(orgId: string, keyId: string | null): Promise<void> {
+    const { pk } = itemKeys.loopRun(orgId, '', '');
+    const items = await queryAll(this.table, {
+      KeyConditionExpression: keyId === null ? 'pk = :pk' : 'pk = :pk AND begins_with(sk, :key)',
+      ExpressionAttributeValues: { ':pk': pk, ...(keyId === null ? {} : { ':key': `${keyId}#` }) },
+      ProjectionExpression: 'pk, sk',
+    });
+    await Promise.all(
+      items.map((item) =>
+        this.table.doc.send(
+          new UpdateCommand({
+            TableName: this.table.tableName,
+            Key: { pk: item.pk, sk: item.sk },
+            UpdateExpression: 'SET #count = :zero',
+            ExpressionAttributeNames: { '#count': 'count' },
+            ExpressionAttributeValues: { ':zero': 0 },
+          }),
+        ),
+      ),
+    );
   }
 }
