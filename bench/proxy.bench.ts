@@ -575,7 +575,9 @@ export default async function proxyBench(): Promise<void> {
       `  near: store round trips ${trips(nearOps).toFixed(3)} per request (${nearOps.reads} reads, ${nearOps.writes} writes, ${nearOps.requests} requests), added p50 ${f3(near.seqP50)} ms, CPU ${near.cpuUs.toFixed(0)} µs/req   target ≤ ${ADMISSION_TARGETS.nearCapTripsPerCall}   ${verdict(trips(nearOps) <= ADMISSION_TARGETS.nearCapTripsPerCall + 0.01)}`,
     );
     const loops = rows.find((r) => r.name === 'sg + shared loop runs')!;
-    console.log('\nSpendguard with layer 2 counted across relay containers (one store write per call)');
+    console.log(
+      '\nSpendguard with layer 2 counted across relay containers (a store write for each call that does not follow another request of its key on its container)',
+    );
     console.log(
       `  added p50 sequential ${f3(loops.seqP50)} ms (without ${f3(sgRow.seqP50)}), p99 ${f3(loops.seqP99)} ms, CPU ${loops.cpuUs.toFixed(0)} µs/req (store: dynalite in the proxy's process)`,
     );
