@@ -35,7 +35,7 @@ export type GuardrailPolicyInput = z.input<typeof policySectionsSchema>;
 export const guardrailPolicySchema = policySectionsSchema.refine(
   (policy: GuardrailPolicy) => maxStateBytes(policy) <= STATE_BYTES_LIMIT,
   {
-    message: `policy allows a guardrail state larger than ${STATE_BYTES_LIMIT} bytes; lower limits.maxSessions, limits.maxKeys, rpsBurst.maxRequests or contextGrowth.window`,
+    message: `policy allows a guardrail state larger than ${STATE_BYTES_LIMIT} bytes: with more requests per burst window (rpsBurst.maxRequests) or a longer contextGrowth.window, track fewer keys or sessions (limits.maxKeys, default 64; limits.maxSessions, default 128), e.g. maxRequests 100 with maxKeys 16`,
     // Only a policy whose fields are valid can be sized (a negative maxRequests would throw here).
     when: (payload) => payload.issues.length === 0,
   },

@@ -352,6 +352,34 @@ describe('kill scopes (enforcement endpoint, GET /v1/flags, key creation)', () =
     expect(new Set(befores).size).toBe(changes.length);
   });
 
+  it('a longer burst ring needs fewer keys tracked: the size bound names the policy and how, policy.limits makes room', async () => {
+    const admin = await issuer.issueIdToken({ sub: 'erin', email: 'e@example.com', orgId: 'org_limits' });
+    const tooBig = await api(
+      req('PUT /v1/budget', {
+        token: admin,
+        body: { policy: { layers: { rpsBurst: { maxRequests: 100 } } } },
+      }),
+    );
+    expect(tooBig.status).toBe(400);
+    expect(tooBig.body.error.problems).toEqual([
+      { path: 'policy', message: expect.stringMatching(/limits\.maxKeys/) as unknown },
+    ]);
+    const fits = await api(
+      req('PUT /v1/budget', {
+        token: admin,
+        body: { policy: { layers: { rpsBurst: { maxRequests: 100 } }, limits: { maxKeys: 16 } } },
+      }),
+    );
+    expect(fits.status).toBe(200);
+    expect(fits.body.policy.layers.rpsBurst.maxRequests).toBe(100);
+    const badLimit = await api(
+      req('PUT /v1/budget', { token: admin, body: { policy: { limits: { maxKeys: 0 } } } }),
+    );
+    expect(badLimit.body.error.problems.map((p: { path: string }) => p.path)).toEqual([
+      'policy.limits.maxKeys',
+    ]);
+  });
+
   it('allowDeferredBilling: PUT /v1/budget sets it, GET shows it (false by default), a non-boolean is a 400', async () => {
     const before = (await api(req('GET /v1/budget', { token }))).body.budget;
     expect(before.allowDeferredBilling).toBe(false);

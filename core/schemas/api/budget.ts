@@ -30,10 +30,21 @@ export const putBudgetRequestSchema = z
     budget: budgetConfigSchema.optional(),
     policy: z
       .strictObject({
-        layers: z.partialRecord(layerId, z.record(z.string(), z.unknown())).meta({
-          description: 'Fields to change per layer section, e.g. { rpsBurst: { maxRequests: 20 } }.',
-          example: { rpsBurst: { maxRequests: 20 }, identicalLoop: { consecutive: 5 } },
-        }),
+        layers: z
+          .partialRecord(layerId, z.record(z.string(), z.unknown()))
+          .optional()
+          .meta({
+            description: 'Fields to change per layer section, e.g. { rpsBurst: { maxRequests: 20 } }.',
+            example: { rpsBurst: { maxRequests: 20 }, identicalLoop: { consecutive: 5 } },
+          }),
+        limits: z
+          .record(z.string(), z.unknown())
+          .optional()
+          .meta({
+            description:
+              'Fields to change in the state bounds shared by the layers (maxKeys, maxSessions, maxClockSkewMs): fewer keys tracked leave room for a longer burst ring, e.g. { maxKeys: 16 } with rpsBurst.maxRequests 100.',
+            example: { maxKeys: 16 },
+          }),
       })
       .optional(),
   })

@@ -259,7 +259,7 @@ async function writeMerged(
     const budget =
       patch !== undefined ? patchedBudget(current?.budget, patch) : (update.budget ?? current?.budget ?? {});
     const policy = update.policy
-      ? mergedPolicy(current?.policy, update.policy.layers)
+      ? mergedPolicy(current?.policy, update.policy.layers ?? {}, update.policy.limits)
       : (current?.policy ?? {});
     try {
       await services.config.put(
@@ -281,17 +281,34 @@ async function writeMerged(
   }
 }
 
-/** The stored policy with each named layer's fields replaced, checked whole. */
-function mergedPolicy(stored: unknown, layers: Record<string, Record<string, unknown>>): unknown {
+/** The stored policy with each named layer's fields (and the shared limits') replaced, checked whole. */
+function mergedPolicy(
+  stored: unknown,
+  layers: Record<string, Record<string, unknown>>,
+  limits: Record<string, unknown> | undefined,
+): unknown {
   const merged = { ...((stored ?? {}) as Record<string, unknown>) };
   for (const [id, section] of Object.entries(layers)) {
     merged[id] = { ...((merged[id] as Record<string, unknown> | undefined) ?? {}), ...section };
+  }
+  if (limits !== undefined) {
+    merged.limits = { ...((merged.limits as Record<string, unknown> | undefined) ?? {}), ...limits };
   }
   const checked = guardrailPolicySchema.safeParse(merged);
   if (!checked.success) {
     throw httpErrors.badRequest(
       'invalid guardrail policy',
-      formatZodIssues(checked.error).map((p) => ({ ...p, path: `policy.layers.${p.path}` })),
+      formatZodIssues(checked.error).map((p) => ({
+        ...p,
+        // A layer's field is sent under policy.layers, the shared bounds under policy.limits; the
+        // whole-policy size bound names no field, so it points at the policy.
+        path:
+          p.path === ''
+            ? 'policy'
+            : p.path.startsWith('limits.')
+              ? `policy.${p.path}`
+              : `policy.layers.${p.path}`,
+      })),
     );
   }
   return merged;
