@@ -136,6 +136,10 @@ export const enforceClearResponseSchema = z
     scope: targetResponseFields.scope.optional(),
     keyId: targetResponseFields.keyId.optional(),
     sessionId: targetResponseFields.sessionId.optional(),
+    cleared: z.int().min(0).optional().meta({
+      description:
+        'Flags the clear removed at that scope. 0 when none stood there: a session clear does not lift a key or organization flag.',
+    }),
   })
   .meta({ description: 'Response to a clear (spec 4.2).' });
 export type EnforceClearResponse = z.infer<typeof enforceClearResponseSchema>;

@@ -146,7 +146,7 @@ describe('POST /api/guardrails/enforce', () => {
     // The dashboard resumes with the key prefix it lists (it never holds raw keys).
     expect(await enforce({ apiKey: keyA.prefix, action: 'ACTIVE' }, tokenA)).toEqual({
       status: 200,
-      body: { success: true, action: 'RESUMED' },
+      body: { success: true, action: 'RESUMED', cleared: 1 },
     });
     expect(await h.services.flags.get(orgItem, Date.now())).toBeUndefined();
   });
@@ -254,7 +254,15 @@ describe('kill scopes (enforcement endpoint, GET /v1/flags, key creation)', () =
       scope: 'session',
       keyId: k1.publicId,
       sessionId: 'agent-7',
+      cleared: 1,
     });
+    expect((await flags()).map((f) => f.scope).sort()).toEqual(['key', 'organization']);
+    // A session with no flag of its own: nothing cleared, and the answer says so (the key flag stands).
+    const none = await enforce(
+      { action: 'ACTIVE', scope: 'session', keyId: k1.publicId, sessionId: 'agent-8' },
+      token,
+    );
+    expect(none.body).toMatchObject({ success: true, action: 'RESUMED', scope: 'session', cleared: 0 });
     expect((await flags()).map((f) => f.scope).sort()).toEqual(['key', 'organization']);
     await enforce({ action: 'ACTIVE', scope: 'organization', keyId: k1.publicId }, token);
     expect((await flags()).map((f) => f.scope)).toEqual(['key']);

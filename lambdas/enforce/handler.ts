@@ -103,7 +103,7 @@ export function createEnforceHandler(deps: EnforceDeps) {
         cleared,
         by: person.sub,
       });
-      return json(200, { success: true, action: 'RESUMED', ...(target ?? {}) });
+      return json(200, { success: true, action: 'RESUMED', ...(target ?? {}), cleared });
     }
     const result = await pushFlag(
       enforcement,
