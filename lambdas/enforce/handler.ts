@@ -103,7 +103,12 @@ export function createEnforceHandler(deps: EnforceDeps) {
         cleared,
         by: person.sub,
       });
-      return json(200, { success: true, action: 'RESUMED', ...(target ?? {}), cleared });
+      // Spec 4.2's clear answers {success, action} exactly; a scoped clear (ours) also says what it removed.
+      return json(200, {
+        success: true,
+        action: 'RESUMED',
+        ...(target === undefined ? {} : { ...target, cleared }),
+      });
     }
     const result = await pushFlag(
       enforcement,
