@@ -20,9 +20,16 @@ module.exports = {
     '/.spendguard/',
     ...(process.env.SPENDGUARD_JEST_SERIAL === '1' ? [] : ['<rootDir>/demo/']),
   ],
+  // `import('./x.js')` names the TypeScript source `./x.ts` (node16 resolution wants the extension).
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   modulePathIgnorePatterns: ['<rootDir>/cdk.out', '<rootDir>/sdk/dist', '<rootDir>/.spendguard'],
   transform: {
-    '^.+\\.tsx?$': ['ts-jest', { tsconfig: { isolatedModules: true }, diagnostics: false }],
+    // CommonJS output: the SDK's lazily loaded module (`import('./worst-case.js')`) becomes a require(),
+    // which Jest's module registry runs without --experimental-vm-modules.
+    '^.+\\.tsx?$': [
+      'ts-jest',
+      { tsconfig: { isolatedModules: true, module: 'commonjs' }, diagnostics: false },
+    ],
     '/node_modules/(?:@middy|@noble/hashes)/.+\\.js$': '<rootDir>/test/jest/esm-transform.js',
     '/node_modules/@opentelemetry/otlp-exporter-base/.+\\.cjs$':
       '<rootDir>/test/jest/builtin-import-transform.js',

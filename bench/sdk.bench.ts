@@ -11,11 +11,11 @@
  *
  * Run: `npx tsx bench/index.ts sdk`.
  */
+import { tmpdir } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { gzipSync } from 'node:zlib';
-import { build } from 'esbuild';
-import { esbuildOptions } from '../sdk/scripts/build';
+import { bundle, esbuildOptions } from '../sdk/scripts/build';
 import { shutdown, wrapFetch } from '../sdk/src';
 import { Client } from '../sdk/src/client';
 import { sdkState } from '../sdk/src/tracked-fetch';
@@ -295,16 +295,17 @@ async function memory(): Promise<{
   return { at1k, at100k, capacity, buffered, dropped: droppedTotal };
 }
 
+/** The entry an application loads at start (the admission readers load on demand), as published. */
 async function bundleSize(contents: string): Promise<{ min: number; gz: number }> {
-  const result = await build({
-    ...esbuildOptions('esm', 'bench-sdk.mjs'),
-    entryPoints: undefined,
-    stdin: { contents, resolveDir: `${__dirname}/../sdk/src`, loader: 'ts' },
-    minify: true,
-    write: false,
-  });
-  const code = result.outputFiles[0]!.contents;
-  return { min: code.length, gz: gzipSync(code, { level: 9 }).length };
+  const [entry] = await bundle(
+    {
+      ...esbuildOptions('esm', tmpdir()),
+      entryPoints: undefined,
+      stdin: { contents, resolveDir: `${__dirname}/../sdk/src`, loader: 'ts' },
+    },
+    'esm',
+  );
+  return { min: entry!.text.length, gz: gzipSync(entry!.text, { level: 9 }).length };
 }
 
 /** A short run of the per-call numbers only (`SDK_BENCH_QUICK=1`), for profiling. */

@@ -9,26 +9,38 @@
  *
  * Run with `npx tsx sdk/scripts/size.ts` (`--all` lists every input, not only the largest 25).
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build, type BuildOptions } from 'esbuild';
-import { buildBundles, esbuildOptions, SDK_ROOT } from './build';
+import { bundle, buildBundles, esbuildOptions, lazyModuleOptions, SDK_ROOT, type BuiltFile } from './build';
 
 /** What an application typically imports; the size guard's entry. */
 export const APP_IMPORTS = "export { initServiceAuto, wrapFetch, flush } from './index';";
 
 const gzip = (data: string | Uint8Array): number => gzipSync(data, { level: 9 }).length;
 
-/** The guarded bundle's options: the published settings, entered through {@link APP_IMPORTS}. */
-export function appBundleOptions(outfile: string): BuildOptions & { write: false } {
+/** The guarded bundle's options: the published ESM settings, entered through {@link APP_IMPORTS}. */
+export function appBundleOptions(outdir: string): BuildOptions & { write: false } {
   return {
-    ...esbuildOptions('esm', outfile),
+    ...esbuildOptions('esm', outdir),
     entryPoints: undefined,
     stdin: { contents: APP_IMPORTS, resolveDir: join(SDK_ROOT, 'src'), loader: 'ts' },
-    write: false,
   };
+}
+
+/**
+ * The guarded bundle: the entry an application loads at start, and the module it loads on demand (the
+ * admission readers, once a hard cap may apply), as the published ESM build makes them.
+ */
+export async function appBundle(): Promise<{ entry: BuiltFile; chunks: BuiltFile[] }> {
+  const outdir = join(tmpdir(), 'sdk-size-app');
+  const [[entry], chunks] = await Promise.all([
+    bundle(appBundleOptions(outdir), 'esm'),
+    bundle(lazyModuleOptions(outdir), 'esm'),
+  ]);
+  return { entry: entry!, chunks };
 }
 
 interface InputShare {
@@ -37,20 +49,21 @@ interface InputShare {
   readonly gzipShare: number;
 }
 
-/** The guarded bundle's size and its inputs, largest gzipped share first. */
+/** The guarded bundle's entry: its size and its inputs, largest gzipped share first. */
 export async function appBundleBreakdown(): Promise<{
   minified: number;
   gzipped: number;
+  chunks: { file: string; minified: number; gzipped: number }[];
   inputs: InputShare[];
 }> {
-  const outfile = join(tmpdir(), 'sdk-size-app.mjs');
-  const min = await build({ ...appBundleOptions(outfile), metafile: true });
-  const code = min.outputFiles[0]!.contents;
-  const gzipped = gzip(code);
-  const inputs = Object.entries(Object.values(min.metafile.outputs)[0]!.inputs);
+  const outdir = join(tmpdir(), 'sdk-size-app');
+  const { entry, chunks } = await appBundle();
+  const meta = await build({ ...appBundleOptions(outdir), metafile: true });
+  const entryMeta = Object.values(meta.metafile.outputs)[0]!;
+  const gzipped = gzip(entry.text);
   // Same build with line breaks and esbuild's `// path` markers kept, so each file's part can be cut out.
   const marked = await build({
-    ...appBundleOptions(outfile),
+    ...appBundleOptions(outdir),
     minify: false,
     minifySyntax: true,
     minifyIdentifiers: true,
@@ -66,9 +79,14 @@ export async function appBundleBreakdown(): Promise<{
   }
   const total = [...marginal.values()].reduce((a, b) => a + b, 0);
   return {
-    minified: code.length,
+    minified: entry.text.length,
     gzipped,
-    inputs: inputs
+    chunks: chunks.map((c) => ({
+      file: relative(outdir, c.path),
+      minified: c.text.length,
+      gzipped: gzip(c.text),
+    })),
+    inputs: Object.entries(entryMeta.inputs)
       .map(([file, info]) => ({
         file,
         minifiedBytes: info.bytesInOutput,
@@ -83,21 +101,22 @@ if (require.main === module) {
   (async () => {
     const outdir = mkdtempSync(join(tmpdir(), 'sdk-size-'));
     try {
-      const { esm, cjs } = await buildBundles(outdir);
-      console.log('published bundle          raw bytes   gzipped');
-      for (const file of [esm, cjs]) {
-        const data = readFileSync(file);
-        console.log(
-          `${relative(outdir, file).padEnd(24)}  ${String(data.length).padStart(9)}  ${gzip(data)}`,
-        );
+      await buildBundles(outdir);
+      console.log('published file                      raw bytes   gzipped');
+      for (const name of readdirSync(outdir).sort()) {
+        const data = readFileSync(join(outdir, name));
+        console.log(`${name.padEnd(34)}  ${String(data.length).padStart(9)}  ${gzip(data)}`);
       }
       const app = await appBundleBreakdown();
       console.log(
-        `\ninitServiceAuto + wrapFetch + flush (guarded): ${app.minified} bytes minified, ${app.gzipped} gzipped`,
+        `\ninitServiceAuto + wrapFetch + flush (guarded, the entry): ${app.minified} bytes minified, ${app.gzipped} gzipped`,
       );
+      for (const c of app.chunks)
+        console.log(`  + loaded on demand: ${c.file}, ${c.minified} bytes minified, ${c.gzipped} gzipped`);
       const groups = new Map<string, [number, number]>();
       for (const i of app.inputs) {
-        const group = i.file.replace(/^(node_modules\/(?:@[^/]+\/)?[^/]+|sdk\/src|core\/[^/]+).*$/, '$1');
+        const path = i.file.replace(/^(?:\.\.\/)+/, '').replace(/^src\//, 'sdk/src/');
+        const group = path.replace(/^(node_modules\/(?:@[^/]+\/)?[^/]+|sdk\/src|core\/[^/]+).*$/, '$1');
         const [m, g] = groups.get(group) ?? [0, 0];
         groups.set(group, [m + i.minifiedBytes, g + i.gzipShare]);
       }

@@ -33,6 +33,7 @@ import { RingBuffer } from './ring-buffer';
 import { monotonicNow, nextTask, setUnrefTimeout, unrefTimer } from './runtime';
 import type { BudgetLease, LeaseDecision } from './lease';
 import { API_TIMEOUT_MS, ServerLink } from './server-link';
+import { admissionReaders, loadAdmissionReaders, type AdmissionReaders } from './load-admission-readers';
 import { worstCaseOf } from './worst-case';
 import { DEFAULT_RETRY_POLICY, postBatch, type RetryPolicy } from './transport';
 import type {
@@ -182,8 +183,39 @@ export class Client implements SpendguardClient {
     }
     const lease = this.link.lease;
     if (lease === null || lease.mode === 'uncapped') return new Call(this, facts, monotonicNow(), null, 0);
-    // A hard cap may apply: the call's worst case is reserved against the slice before it is made.
-    const worst = worstCaseOf(facts, lease.available(), lease.allowDeferredBilling);
+    const readers = admissionReaders();
+    if (readers === undefined) return this.reserveOnceLoaded(facts, lease);
+    return this.reserve(facts, lease, readers, now);
+  }
+
+  /**
+   * A hard cap may apply, and the admission readers are not loaded yet. While the first lease answer
+   * is on its way, it is awaited first: an organization without a hard cap never loads them.
+   */
+  private async reserveOnceLoaded(
+    facts: CallFacts,
+    lease: BudgetLease,
+  ): Promise<Call | Response | undefined> {
+    if (lease.mode === 'none') await this.link.leaseAnswered();
+    if (lease.mode === 'uncapped') return new Call(this, facts, monotonicNow(), null, 0);
+    try {
+      return await this.reserve(facts, lease, await loadAdmissionReaders(), Date.now());
+    } catch (err) {
+      // Without its worst case a call cannot be held under the cap: refused, retryable (design decision 6).
+      this.internalError(err);
+      this.counters.blocked++;
+      return blockedResponse({ kind: 'lease', retryAfterSeconds: null }, Date.now());
+    }
+  }
+
+  /** The call's worst case reserved against the lease's slice before it is made (a hard cap may apply). */
+  private reserve(
+    facts: CallFacts,
+    lease: BudgetLease,
+    readers: AdmissionReaders,
+    now: number,
+  ): Call | Response | Promise<Call | Response | undefined> {
+    const worst = worstCaseOf(facts, lease.available(), lease.allowDeferredBilling, readers);
     if (worst.kind === 'deferred') {
       // Billed after it returns: no reservation holds it under the cap, so it is refused as at the relay.
       this.counters.blocked++;

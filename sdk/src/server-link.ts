@@ -9,6 +9,7 @@
 import { blockedResponse } from './budget';
 import { EnforcementState } from './enforcement';
 import { BudgetLease, readLeaseAnswer, type LeaseDecision } from './lease';
+import { loadAdmissionReaders } from './load-admission-readers';
 import type { Logger } from './log';
 import type { ClientConfig } from './options';
 import { setUnrefTimeout, uuidV4 } from './runtime';
@@ -105,6 +106,11 @@ export class ServerLink {
       }
     }
     return undefined;
+  }
+
+  /** Settles when the lease request in flight, if any, is answered or fails (its own timeout bounds it). */
+  leaseAnswered(): Promise<void> {
+    return this.leaseRequest ?? Promise.resolve();
   }
 
   /**
@@ -289,6 +295,8 @@ export class ServerLink {
       const answer = result.kind === 'ok' ? readLeaseAnswer(result.body, at) : null;
       if (answer !== null) {
         lease.answered(answer, at);
+        // A hard cap applies: the next call reserves its worst case, so its readers load now.
+        if (lease.mode !== 'uncapped') loadAdmissionReaders().catch(() => undefined);
         this.applyEnforcement((result as { body: { enforcement?: unknown } }).body.enforcement, at);
         return;
       }

@@ -9,7 +9,12 @@ import { cheapWorstCase, DEFERRED_WORST_CASE_NANOS, preciseWorstCase } from '../
 import { getProvider, requestFlavorOf } from '../../core/providers/catalog';
 import type { ProviderEntry } from '../../core/providers/types';
 import { UNPARSED, type CallFacts } from '../src/event';
-import { worstCaseOf } from '../src/worst-case';
+import * as readers from '../src/admission-readers';
+import { worstCaseOf as worstCaseWith } from '../src/worst-case';
+
+/** Without deferred billing allowed, with the readers the client loads on demand. */
+const worstCaseOf = (facts: CallFacts, availableNanos: number) =>
+  worstCaseWith(facts, availableNanos, false, readers);
 
 const AT = Date.UTC(2026, 10, 20);
 const LABELS = {

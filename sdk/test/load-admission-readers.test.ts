@@ -1,0 +1,65 @@
+/**
+ * The admission readers (a call's worst case) are loaded only once a hard cap may apply: a client whose
+ * organization has none (`capped: false`) never loads them; a capped answer loads them before the next
+ * call needs them. Each test gets fresh module instances (the loader keeps what it loaded).
+ */
+import { startFakeIngest, TEST_API_KEY, type FakeIngest } from './helpers/fake-ingest';
+import { chatInit, OPENAI_URL } from './helpers/in-process';
+
+let ingest: FakeIngest;
+beforeAll(async () => {
+  ingest = await startFakeIngest();
+});
+afterAll(() => ingest.close());
+beforeEach(() => {
+  ingest.reset();
+  ingest.leases = true;
+});
+
+type Sdk = typeof import('../src');
+type Loader = typeof import('../src/load-admission-readers');
+
+/** The SDK and the loader it uses, as fresh modules. */
+function freshSdk(): { sdk: Sdk; loader: Loader } {
+  let pair: { sdk: Sdk; loader: Loader } | undefined;
+  jest.isolateModules(() => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- fresh module instances
+    pair = { sdk: require('../src') as Sdk, loader: require('../src/load-admission-readers') as Loader };
+  });
+  return pair!;
+}
+
+const provider = (async () =>
+  new Response(JSON.stringify({ model: 'gpt-4o-mini', usage: { prompt_tokens: 10, completion_tokens: 2 } }), {
+    headers: { 'content-type': 'application/json' },
+  })) as typeof fetch;
+
+it('an organization without a hard cap never loads them', async () => {
+  ingest.leaseCapUsd = null;
+  const { sdk, loader } = freshSdk();
+  const f = sdk.wrapFetch(provider, { apiKey: TEST_API_KEY, endpoint: ingest.url }) as typeof fetch;
+  try {
+    for (let i = 0; i < 3; i++) expect((await f(OPENAI_URL, chatInit())).status).toBe(200);
+    expect(ingest.leaseCalls.length).toBeGreaterThan(0);
+    expect(loader.admissionReaders()).toBeUndefined();
+  } finally {
+    await sdk.shutdown({ timeoutMs: 500 });
+  }
+});
+
+it('a capped organization loads them, and its calls are reserved with them', async () => {
+  ingest.leaseCapUsd = 10;
+  const { sdk, loader } = freshSdk();
+  const f = sdk.wrapFetch(provider, { apiKey: TEST_API_KEY, endpoint: ingest.url }) as typeof fetch;
+  try {
+    expect(loader.admissionReaders()).toBeUndefined();
+    const response = await f(OPENAI_URL, chatInit());
+    expect(response.status).toBe(200);
+    await response.text();
+    expect(loader.admissionReaders()).toBeDefined();
+    await sdk.flush();
+    expect(ingest.events()[0]).toMatchObject({ leased: true });
+  } finally {
+    await sdk.shutdown({ timeoutMs: 500 });
+  }
+});
