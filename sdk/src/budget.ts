@@ -59,40 +59,40 @@ export interface BudgetBreach {
 
 /** Spend per UTC day and month, in integer nano-USD (saturating at the safe-integer limit). */
 export class SpendCounter {
-  private dayStartMs = 0;
-  private dayEndMs = 0;
-  private monthStartMs = 0;
-  private monthEndMs = 0;
-  private dayNanos = 0;
-  private monthNanos = 0;
+  #dayStartMs = 0;
+  #dayEndMs = 0;
+  #monthStartMs = 0;
+  #monthEndMs = 0;
+  #dayNanos = 0;
+  #monthNanos = 0;
 
   /** Adds the cost of one call made at `nowMs`. */
   add(nanos: number, nowMs: number): void {
     if (!(nanos > 0)) return;
-    this.roll(nowMs);
-    this.dayNanos = Math.min(Number.MAX_SAFE_INTEGER, this.dayNanos + nanos);
-    this.monthNanos = Math.min(Number.MAX_SAFE_INTEGER, this.monthNanos + nanos);
+    this.#roll(nowMs);
+    this.#dayNanos = Math.min(Number.MAX_SAFE_INTEGER, this.#dayNanos + nanos);
+    this.#monthNanos = Math.min(Number.MAX_SAFE_INTEGER, this.#monthNanos + nanos);
   }
 
   /** The first limit reached at `nowMs` (the monthly one first: it lasts longer), or null. */
   breach(budget: NormalizedBudget, nowMs: number): BudgetBreach | null {
-    this.roll(nowMs);
-    if (budget.monthlyLimitNanos !== null && this.monthNanos >= budget.monthlyLimitNanos) {
+    this.#roll(nowMs);
+    if (budget.monthlyLimitNanos !== null && this.#monthNanos >= budget.monthlyLimitNanos) {
       return {
         period: 'monthly',
         limitNanos: budget.monthlyLimitNanos,
-        spentNanos: this.monthNanos,
-        periodStartMs: this.monthStartMs,
-        resetAtMs: this.monthEndMs,
+        spentNanos: this.#monthNanos,
+        periodStartMs: this.#monthStartMs,
+        resetAtMs: this.#monthEndMs,
       };
     }
-    if (budget.dailyLimitNanos !== null && this.dayNanos >= budget.dailyLimitNanos) {
+    if (budget.dailyLimitNanos !== null && this.#dayNanos >= budget.dailyLimitNanos) {
       return {
         period: 'daily',
         limitNanos: budget.dailyLimitNanos,
-        spentNanos: this.dayNanos,
-        periodStartMs: this.dayStartMs,
-        resetAtMs: this.dayEndMs,
+        spentNanos: this.#dayNanos,
+        periodStartMs: this.#dayStartMs,
+        resetAtMs: this.#dayEndMs,
       };
     }
     return null;
@@ -100,22 +100,22 @@ export class SpendCounter {
 
   /** Spend of the current day and month. */
   spent(nowMs: number): { dayNanos: number; monthNanos: number } {
-    this.roll(nowMs);
-    return { dayNanos: this.dayNanos, monthNanos: this.monthNanos };
+    this.#roll(nowMs);
+    return { dayNanos: this.#dayNanos, monthNanos: this.#monthNanos };
   }
 
   /** Starts new periods when `nowMs` has passed their end (two comparisons on the hot path). */
-  private roll(nowMs: number): void {
-    if (nowMs >= this.dayStartMs && nowMs < this.dayEndMs) return;
+  #roll(nowMs: number): void {
+    if (nowMs >= this.#dayStartMs && nowMs < this.#dayEndMs) return;
     const dayStart = Math.floor(nowMs / MS_PER_DAY) * MS_PER_DAY;
-    this.dayStartMs = dayStart;
-    this.dayEndMs = dayStart + MS_PER_DAY;
-    this.dayNanos = 0;
-    if (nowMs >= this.monthStartMs && nowMs < this.monthEndMs) return;
+    this.#dayStartMs = dayStart;
+    this.#dayEndMs = dayStart + MS_PER_DAY;
+    this.#dayNanos = 0;
+    if (nowMs >= this.#monthStartMs && nowMs < this.#monthEndMs) return;
     const d = new Date(nowMs);
-    this.monthStartMs = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
-    this.monthEndMs = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
-    this.monthNanos = 0;
+    this.#monthStartMs = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+    this.#monthEndMs = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+    this.#monthNanos = 0;
   }
 }
 

@@ -41,25 +41,27 @@ const NO_SESSION = '';
 
 export class EnforcementState {
   /** Organization- or key-scope SUSPENDED flag: every call refused. */
-  private keyFlag: Flag | null = null;
+  #keyFlag: Flag | null = null;
   /** Session-scope SUSPENDED flags by session id. */
-  private sessions = new Map<string, Flag>();
+  #sessions = new Map<string, Flag>();
   /** THROTTLED flags: organization or key scope, and by session id. */
-  private throttledKey: Flag | null = null;
-  private throttledSessions = new Map<string, Flag>();
+  #throttledKey: Flag | null = null;
+  #throttledSessions = new Map<string, Flag>();
   /** When each throttled scope (`''` key, else `s:<session id>`) may call next (epoch ms). */
-  private nextThrottledCall = new Map<string, number>();
+  #nextThrottledCall = new Map<string, number>();
   /** Epoch ms of the last answer (0: none yet). */
   lastAnswerAt = 0;
   /** Epoch ms of the first failed refresh since the last answer (0: none). */
-  private failingSince = 0;
+  #failingSince = 0;
   /** Flags dropped because the backend stayed unreachable. */
   droppedStale = 0;
 
-  constructor(
-    /** The public id of the API key: a session flag naming it covers calls without a session id. */
-    private readonly keyPublicId: string | null,
-  ) {}
+  /** The public id of the API key: a session flag naming it covers calls without a session id. */
+  readonly #keyPublicId: string | null;
+
+  constructor(keyPublicId: string | null) {
+    this.#keyPublicId = keyPublicId;
+  }
 
   /**
    * Applies an `enforcement` block received at `nowMs`. Returns false (and changes nothing) when the
@@ -79,7 +81,7 @@ export class EnforcementState {
       const suspended = flag.state === 'SUSPENDED';
       if (flag.scope === 'session') {
         const sid = (raw as { sessionId?: unknown }).sessionId;
-        const key = typeof sid === 'string' && sid !== this.keyPublicId ? sid : NO_SESSION;
+        const key = typeof sid === 'string' && sid !== this.#keyPublicId ? sid : NO_SESSION;
         const into = suspended ? sessions : throttledSessions;
         into.set(key, later(into.get(key), flag));
       } else if (suspended) keyFlag = later(keyFlag ?? undefined, flag);
@@ -89,13 +91,13 @@ export class EnforcementState {
     if (blocked === true && keyFlag === null) {
       keyFlag = { state: 'SUSPENDED', scope: 'key', triggerType: null, untilMs: nowMs + 60_000 };
     }
-    this.keyFlag = keyFlag;
-    this.sessions = sessions;
-    this.throttledKey = throttledKey;
-    this.throttledSessions = throttledSessions;
-    if (throttledKey === null && throttledSessions.size === 0) this.nextThrottledCall.clear();
+    this.#keyFlag = keyFlag;
+    this.#sessions = sessions;
+    this.#throttledKey = throttledKey;
+    this.#throttledSessions = throttledSessions;
+    if (throttledKey === null && throttledSessions.size === 0) this.#nextThrottledCall.clear();
     this.lastAnswerAt = nowMs;
-    this.failingSince = 0;
+    this.#failingSince = 0;
     return true;
   }
 
@@ -104,21 +106,21 @@ export class EnforcementState {
    * last answer, the flags are dropped: returns true when that happened now.
    */
   failed(nowMs: number, failOpenAfterMs: number): boolean {
-    if (this.failingSince === 0) this.failingSince = nowMs;
-    if (nowMs - this.failingSince < failOpenAfterMs) return false;
+    if (this.#failingSince === 0) this.#failingSince = nowMs;
+    if (nowMs - this.#failingSince < failOpenAfterMs) return false;
     if (
-      this.keyFlag === null &&
-      this.sessions.size === 0 &&
-      this.throttledKey === null &&
-      this.throttledSessions.size === 0
+      this.#keyFlag === null &&
+      this.#sessions.size === 0 &&
+      this.#throttledKey === null &&
+      this.#throttledSessions.size === 0
     ) {
       return false;
     }
-    this.keyFlag = null;
-    this.sessions = new Map();
-    this.throttledKey = null;
-    this.throttledSessions = new Map();
-    this.nextThrottledCall.clear();
+    this.#keyFlag = null;
+    this.#sessions = new Map();
+    this.#throttledKey = null;
+    this.#throttledSessions = new Map();
+    this.#nextThrottledCall.clear();
     this.droppedStale++;
     return true;
   }
@@ -128,26 +130,26 @@ export class EnforcementState {
    * that scope's allowance. The call path: no allocation when clear.
    */
   refusal(sessionId: string | undefined, nowMs: number): FlagRefusal | null {
-    const keyFlag = this.keyFlag;
+    const keyFlag = this.#keyFlag;
     if (keyFlag !== null && keyFlag.untilMs > nowMs) return refusalOf(keyFlag, nowMs);
     const sid = sessionId ?? NO_SESSION;
-    if (this.sessions.size > 0) {
-      const flag = this.sessions.get(sid);
+    if (this.#sessions.size > 0) {
+      const flag = this.#sessions.get(sid);
       if (flag !== undefined && flag.untilMs > nowMs) return refusalOf(flag, nowMs);
     }
-    if (this.throttledKey === null && this.throttledSessions.size === 0) return null;
-    return this.throttle(sid, nowMs);
+    if (this.#throttledKey === null && this.#throttledSessions.size === 0) return null;
+    return this.#throttle(sid, nowMs);
   }
 
   /** Every THROTTLED scope the call is in must have its allowance; the call then uses each. */
-  private throttle(sid: string, nowMs: number): FlagRefusal | null {
+  #throttle(sid: string, nowMs: number): FlagRefusal | null {
     const scopes: Array<[string, Flag]> = [];
-    const key = this.throttledKey;
+    const key = this.#throttledKey;
     if (key !== null && key.untilMs > nowMs) scopes.push([NO_SESSION, key]);
-    const session = this.throttledSessions.get(sid);
+    const session = this.#throttledSessions.get(sid);
     if (session !== undefined && session.untilMs > nowMs) scopes.push([`s:${sid}`, session]);
     for (const [id, flag] of scopes) {
-      const next = this.nextThrottledCall.get(id) ?? 0;
+      const next = this.#nextThrottledCall.get(id) ?? 0;
       if (next > nowMs) {
         return {
           state: 'THROTTLED',
@@ -157,18 +159,18 @@ export class EnforcementState {
         };
       }
     }
-    for (const [id] of scopes) this.nextThrottledCall.set(id, nowMs + THROTTLE_INTERVAL_MS);
+    for (const [id] of scopes) this.#nextThrottledCall.set(id, nowMs + THROTTLE_INTERVAL_MS);
     return null;
   }
 
   /** True when an organization- or key-scope flag is in force. */
   blocked(nowMs: number): boolean {
-    return this.keyFlag !== null && this.keyFlag.untilMs > nowMs;
+    return this.#keyFlag !== null && this.#keyFlag.untilMs > nowMs;
   }
 
   /** Sessions currently refused (`''`: calls without a session id). */
   suspendedSessions(nowMs: number): string[] {
-    return [...this.sessions].filter(([, f]) => f.untilMs > nowMs).map(([sid]) => sid);
+    return [...this.#sessions].filter(([, f]) => f.untilMs > nowMs).map(([sid]) => sid);
   }
 
   /** What is refused, for a log line: `key`, session ids, or `''`. */

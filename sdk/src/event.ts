@@ -47,11 +47,13 @@ export function requestValue(call: CallFacts): unknown {
  */
 class CallContext implements UsageContext {
   readonly url: string;
-  constructor(private readonly call: CallFacts) {
+  readonly #call: CallFacts;
+  constructor(call: CallFacts) {
+    this.#call = call;
     this.url = call.url;
   }
   get requestBody(): unknown {
-    return requestValue(this.call);
+    return requestValue(this.#call);
   }
 }
 

@@ -95,28 +95,28 @@ export class BudgetLease {
   /** Worst cases of the calls in flight, and their number. */
   reservedNanos = 0;
   reservations = 0;
-  /** Consumption not yet reported (the part in a request in flight is in {@link reportingNanos}). */
-  private unreportedNanos = 0;
-  private reportingNanos = 0;
+  /** Consumption not yet reported (the part in a request in flight is in `#reportingNanos`). */
+  #unreportedNanos = 0;
+  #reportingNanos = 0;
   /** When the slice (or the uncapped answer) lapses. */
   expiresAtMs = 0;
   /** Start of the slice's lifetime (for the two-thirds renewal point). */
-  private grantedAtMs = 0;
-  private exhaustedUntilMs = 0;
+  #grantedAtMs = 0;
+  #exhaustedUntilMs = 0;
   /** The exhausted answer said room is only held by calls in flight. */
-  private exhaustedRetryable = false;
+  #exhaustedRetryable = false;
   /** When the server said room comes back (its `retryAfterSeconds`, as an instant). */
-  private retryAtMs = 0;
+  #retryAtMs = 0;
   /** The need the request in flight asked for, and the one an exhausted answer refused (0: no room at all). */
-  private sentNeedNanos = 0;
-  private refusedNeedNanos = 0;
-  /** A request is in flight, sent at {@link sentAtMs}. */
+  #sentNeedNanos = 0;
+  #refusedNeedNanos = 0;
+  /** A request is in flight, sent at `#sentAtMs`. */
   inFlight = false;
-  private sentAtMs = 0;
+  #sentAtMs = 0;
   /** No request before this time (backoff after failures). */
-  private nextAttemptAtMs = 0;
-  private failures = 0;
-  private lastReportAtMs = 0;
+  #nextAttemptAtMs = 0;
+  #failures = 0;
+  #lastReportAtMs = 0;
   /**
    * Worst cases of the calls waiting for an answer. The next request asks room for the largest (`needUsd`):
    * the server grants a need whole or not at all, so asking for their sum would refuse them all when
@@ -124,7 +124,7 @@ export class BudgetLease {
    */
   readonly waiting: number[] = [];
   /** The largest worst case of this holder's calls: what a renewal after an exhausted answer asks room for. */
-  private lastWorstNanos = 0;
+  #lastWorstNanos = 0;
   /** Calls let through because the backend could not be reached (no live slice). */
   failOpenCalls = 0;
   /** Calls refused because the lease route refused the key. */
@@ -135,7 +135,7 @@ export class BudgetLease {
   constructor(readonly holderId: string) {}
 
   /** Whether the capped slice can be drawn on at `nowMs`. */
-  private live(nowMs: number): boolean {
+  #live(nowMs: number): boolean {
     return nowMs < this.expiresAtMs - LEASE_EXPIRY_GUARD_MS;
   }
 
@@ -154,24 +154,24 @@ export class BudgetLease {
       case 'exhausted':
         // Refused for a call as large as the one the answer refused; a smaller one may fit: ask.
         if (
-          nowMs < this.exhaustedUntilMs &&
-          (this.refusedNeedNanos === 0 || costNanos >= this.refusedNeedNanos)
+          nowMs < this.#exhaustedUntilMs &&
+          (this.#refusedNeedNanos === 0 || costNanos >= this.#refusedNeedNanos)
         ) {
           return {
             kind: 'exhausted',
-            retryAfterSeconds: Math.max(1, Math.ceil((this.retryAtMs - nowMs) / 1000)),
-            retryable: this.exhaustedRetryable,
+            retryAfterSeconds: Math.max(1, Math.ceil((this.#retryAtMs - nowMs) / 1000)),
+            retryable: this.#exhaustedRetryable,
           };
         }
         return WAIT; // the period ended: ask again
       case 'capped':
-        return this.reserve(costNanos, nowMs);
+        return this.#reserve(costNanos, nowMs);
       case 'refused':
-        if (nowMs < this.nextAttemptAtMs) {
+        if (nowMs < this.#nextAttemptAtMs) {
           this.refusedCalls++;
           return {
             kind: 'refused',
-            retryAfterSeconds: Math.max(1, Math.ceil((this.nextAttemptAtMs - nowMs) / 1000)),
+            retryAfterSeconds: Math.max(1, Math.ceil((this.#nextAttemptAtMs - nowMs) / 1000)),
           };
         }
         return WAIT;
@@ -181,10 +181,10 @@ export class BudgetLease {
     }
   }
 
-  private reserve(costNanos: number, nowMs: number): LeaseDecision {
+  #reserve(costNanos: number, nowMs: number): LeaseDecision {
     const cost = Math.max(0, Math.ceil(costNanos));
     this.noteWorstCase(cost);
-    if (this.inFlight || !this.live(nowMs) || cost > this.available()) return WAIT;
+    if (this.inFlight || !this.#live(nowMs) || cost > this.available()) return WAIT;
     this.reservedNanos += cost;
     this.reservations++;
     return { kind: 'admitted', reservedNanos: cost };
@@ -192,7 +192,7 @@ export class BudgetLease {
 
   /** Remembers a call's worst case (one that waits for room, too). */
   noteWorstCase(costNanos: number): void {
-    this.lastWorstNanos = Math.max(this.lastWorstNanos, Math.ceil(costNanos));
+    this.#lastWorstNanos = Math.max(this.#lastWorstNanos, Math.ceil(costNanos));
   }
 
   /**
@@ -210,13 +210,13 @@ export class BudgetLease {
     }
     if (!(actualNanos > 0)) return reserved;
     this.usedNanos += actualNanos;
-    if (reserved) this.unreportedNanos += actualNanos;
+    if (reserved) this.#unreportedNanos += actualNanos;
     return reserved;
   }
 
   /** Whether a request is due at `nowMs` (`active`: calls are being made). */
   due(nowMs: number, active: boolean): boolean {
-    if (this.inFlight || nowMs < this.nextAttemptAtMs) return false;
+    if (this.inFlight || nowMs < this.#nextAttemptAtMs) return false;
     if (this.waiting.length > 0) return true;
     switch (this.mode) {
       case 'none':
@@ -227,10 +227,10 @@ export class BudgetLease {
         if (!active && this.reservations === 0) return false;
         return (
           (this.usedNanos + this.reservedNanos) * 2 >= this.grantedNanos ||
-          nowMs >= this.grantedAtMs + ((this.expiresAtMs - this.grantedAtMs) * 2) / 3
+          nowMs >= this.#grantedAtMs + ((this.expiresAtMs - this.#grantedAtMs) * 2) / 3
         );
       case 'exhausted':
-        return active && nowMs >= Math.min(this.exhaustedUntilMs, this.expiresAtMs);
+        return active && nowMs >= Math.min(this.#exhaustedUntilMs, this.expiresAtMs);
       case 'uncapped':
         return active && nowMs >= this.expiresAtMs;
       default:
@@ -241,10 +241,10 @@ export class BudgetLease {
   /** Starts a request at `nowMs`: the body to send (consumption since the last report, reservations, need). */
   begin(nowMs: number): LeaseRequest {
     this.inFlight = true;
-    this.sentAtMs = nowMs;
-    this.reportingNanos += this.unreportedNanos;
-    this.unreportedNanos = 0;
-    const consumedUsd = nanosToUsd(this.reportingNanos);
+    this.#sentAtMs = nowMs;
+    this.#reportingNanos += this.#unreportedNanos;
+    this.#unreportedNanos = 0;
+    const consumedUsd = nanosToUsd(this.#reportingNanos);
     const body: {
       holderId: string;
       consumedUsd: number;
@@ -257,16 +257,16 @@ export class BudgetLease {
     // The largest waiting call; when refused for lack of room, a renewal asks again for the call that was
     // refused: the server grants a need whole or not at all, so the holder does not take a slice too
     // small for its calls while that room, pooled, would let some holder's call through.
-    this.sentNeedNanos =
+    this.#sentNeedNanos =
       this.waiting.length > 0
         ? Math.max(...this.waiting)
         : this.mode === 'exhausted'
-          ? Math.max(this.refusedNeedNanos, this.lastWorstNanos)
+          ? Math.max(this.#refusedNeedNanos, this.#lastWorstNanos)
           : 0;
-    if (this.sentNeedNanos > 0) body.needUsd = nanosToUsd(this.sentNeedNanos + 1);
-    if (this.lastReportAtMs === 0) return body;
+    if (this.#sentNeedNanos > 0) body.needUsd = nanosToUsd(this.#sentNeedNanos + 1);
+    if (this.#lastReportAtMs === 0) return body;
     // Over at least a second, so that a burst right after a report does not read as a huge rate.
-    const minutes = Math.max(1 / 60, (nowMs - this.lastReportAtMs) / 60_000);
+    const minutes = Math.max(1 / 60, (nowMs - this.#lastReportAtMs) / 60_000);
     body.spendRateUsdPerMin = consumedUsd / minutes;
     return body;
   }
@@ -274,16 +274,16 @@ export class BudgetLease {
   /** Applies the answer to the request begun last. */
   answered(answer: LeaseAnswer, nowMs: number): void {
     this.inFlight = false;
-    this.reportingNanos = 0;
-    this.lastReportAtMs = nowMs;
-    this.failures = 0;
-    this.nextAttemptAtMs = 0;
-    this.grantedAtMs = nowMs;
+    this.#reportingNanos = 0;
+    this.#lastReportAtMs = nowMs;
+    this.#failures = 0;
+    this.#nextAttemptAtMs = 0;
+    this.#grantedAtMs = nowMs;
     // From when the request was sent: the server's lifetime started no earlier, so ours never outlasts it.
-    this.expiresAtMs = Math.min(nowMs, this.sentAtMs) + (answer.ttlMs > 0 ? answer.ttlMs : DEFAULT_TTL_MS);
+    this.expiresAtMs = Math.min(nowMs, this.#sentAtMs) + (answer.ttlMs > 0 ? answer.ttlMs : DEFAULT_TTL_MS);
     // Consumption recorded while the request was in flight draws on the new slice; the slice covers the
     // reservations the request listed (those settled since have moved into the consumption).
-    this.usedNanos = this.unreportedNanos;
+    this.usedNanos = this.#unreportedNanos;
     this.allowDeferredBilling = answer.allowDeferredBilling === true;
     if (!answer.capped) {
       this.mode = 'uncapped';
@@ -291,12 +291,12 @@ export class BudgetLease {
     } else if (answer.exhausted) {
       this.mode = 'exhausted';
       this.grantedNanos = answer.grantedNanos;
-      this.refusedNeedNanos = this.sentNeedNanos;
-      this.exhaustedRetryable = answer.retryable === true;
-      this.retryAtMs =
+      this.#refusedNeedNanos = this.#sentNeedNanos;
+      this.#exhaustedRetryable = answer.retryable === true;
+      this.#retryAtMs =
         answer.retryAfterSeconds !== null ? nowMs + answer.retryAfterSeconds * 1000 : this.expiresAtMs;
       // Refused from memory for a few seconds only: room other holders park in their slices comes back.
-      this.exhaustedUntilMs = Math.min(this.retryAtMs, nowMs + EXHAUSTED_RECHECK_MS);
+      this.#exhaustedUntilMs = Math.min(this.#retryAtMs, nowMs + EXHAUSTED_RECHECK_MS);
     } else {
       this.mode = 'capped';
       this.grantedNanos = answer.grantedNanos;
@@ -312,23 +312,23 @@ export class BudgetLease {
    */
   failed(kind: LeaseFailure, nowMs: number): void {
     this.inFlight = false;
-    this.unreportedNanos += this.reportingNanos;
-    this.reportingNanos = 0;
+    this.#unreportedNanos += this.#reportingNanos;
+    this.#reportingNanos = 0;
     this.errors++;
-    this.failures++;
+    this.#failures++;
     if (kind === 'refused') {
-      this.nextAttemptAtMs = nowMs + REFUSED_RETRY_MS;
+      this.#nextAttemptAtMs = nowMs + REFUSED_RETRY_MS;
       this.mode = 'refused';
       this.grantedNanos = 0;
       return;
     }
     if (this.mode === 'capped' || this.mode === 'exhausted') {
       // Contention answers 503 for a moment: try again soon.
-      this.nextAttemptAtMs = nowMs + Math.min(MAX_BACKOFF_MS, 250 * 2 ** Math.min(7, this.failures - 1));
+      this.#nextAttemptAtMs = nowMs + Math.min(MAX_BACKOFF_MS, 250 * 2 ** Math.min(7, this.#failures - 1));
       return;
     }
-    this.nextAttemptAtMs =
-      nowMs + (kind === 'unreachable' ? Math.min(MAX_BACKOFF_MS, 500 * 2 ** this.failures) : GIVE_UP_MS);
+    this.#nextAttemptAtMs =
+      nowMs + (kind === 'unreachable' ? Math.min(MAX_BACKOFF_MS, 500 * 2 ** this.#failures) : GIVE_UP_MS);
     this.mode = kind;
   }
 
@@ -339,11 +339,11 @@ export class BudgetLease {
    */
   busy(nowMs: number): void {
     this.inFlight = false;
-    this.unreportedNanos += this.reportingNanos;
-    this.reportingNanos = 0;
+    this.#unreportedNanos += this.#reportingNanos;
+    this.#reportingNanos = 0;
     this.errors++;
-    this.failures++;
-    this.nextAttemptAtMs = nowMs + Math.min(MAX_BACKOFF_MS, 100 * 2 ** Math.min(8, this.failures - 1));
+    this.#failures++;
+    this.#nextAttemptAtMs = nowMs + Math.min(MAX_BACKOFF_MS, 100 * 2 ** Math.min(8, this.#failures - 1));
   }
 
   /**
@@ -353,15 +353,15 @@ export class BudgetLease {
    */
   interrupted(): void {
     this.inFlight = false;
-    this.unreportedNanos += this.reportingNanos;
-    this.reportingNanos = 0;
+    this.#unreportedNanos += this.#reportingNanos;
+    this.#reportingNanos = 0;
   }
 
   /** The release request (shutdown): returns the slice; the holder starts afresh. */
   release(): LeaseRelease {
-    const consumed = this.unreportedNanos + this.reportingNanos;
-    this.unreportedNanos = 0;
-    this.reportingNanos = 0;
+    const consumed = this.#unreportedNanos + this.#reportingNanos;
+    this.#unreportedNanos = 0;
+    this.#reportingNanos = 0;
     this.grantedNanos = 0;
     this.usedNanos = 0;
     if (this.mode !== 'exhausted' && this.mode !== 'refused') this.mode = 'none';
@@ -370,7 +370,7 @@ export class BudgetLease {
 
   /** Consumption not yet reported, in nano-USD. */
   get unreported(): number {
-    return this.unreportedNanos + this.reportingNanos;
+    return this.#unreportedNanos + this.#reportingNanos;
   }
 
   /** False while failing open or closed (the backend unreachable, without lease routes, or refusing the key). */

@@ -4,55 +4,55 @@
  * Memory is bounded by the capacity whatever the traffic and whatever the backend does.
  */
 export class RingBuffer<T> {
-  private readonly slots: Array<T | undefined>;
-  private head = 0;
-  private count = 0;
+  readonly #slots: Array<T | undefined>;
+  #head = 0;
+  #count = 0;
   /** Drops not yet reported to the backend. */
-  private unreported = 0;
+  #unreported = 0;
   /** Drops since creation. */
-  private total = 0;
+  #total = 0;
 
   constructor(readonly capacity: number) {
-    this.slots = new Array<T | undefined>(capacity);
+    this.#slots = new Array<T | undefined>(capacity);
   }
 
   /** Items currently held. */
   get size(): number {
-    return this.count;
+    return this.#count;
   }
 
   /** Drops not yet reported. */
   get droppedUnreported(): number {
-    return this.unreported;
+    return this.#unreported;
   }
 
   /** Drops since creation. */
   get droppedTotal(): number {
-    return this.total;
+    return this.#total;
   }
 
   /** Appends an item; when full, the oldest item is dropped and counted. */
   push(item: T): void {
     const cap = this.capacity;
-    if (this.count < cap) {
-      this.slots[(this.head + this.count) % cap] = item;
-      this.count++;
+    if (this.#count < cap) {
+      this.#slots[(this.#head + this.#count) % cap] = item;
+      this.#count++;
       return;
     }
-    this.slots[this.head] = item;
-    this.head = (this.head + 1) % cap;
-    this.drop(1);
+    this.#slots[this.#head] = item;
+    this.#head = (this.#head + 1) % cap;
+    this.#drop(1);
   }
 
   /** Removes and returns up to `n` of the oldest items. */
   take(n: number): T[] {
     const out: T[] = [];
     const cap = this.capacity;
-    while (out.length < n && this.count > 0) {
-      out.push(this.slots[this.head] as T);
-      this.slots[this.head] = undefined;
-      this.head = (this.head + 1) % cap;
-      this.count--;
+    while (out.length < n && this.#count > 0) {
+      out.push(this.#slots[this.#head] as T);
+      this.#slots[this.#head] = undefined;
+      this.#head = (this.#head + 1) % cap;
+      this.#count--;
     }
     return out;
   }
@@ -63,31 +63,31 @@ export class RingBuffer<T> {
    */
   requeue(items: readonly T[]): void {
     const cap = this.capacity;
-    const room = cap - this.count;
+    const room = cap - this.#count;
     const keep = items.length > room ? items.slice(items.length - room) : items;
-    this.drop(items.length - keep.length);
+    this.#drop(items.length - keep.length);
     for (let i = keep.length - 1; i >= 0; i--) {
-      this.head = (this.head - 1 + cap) % cap;
-      this.slots[this.head] = keep[i];
-      this.count++;
+      this.#head = (this.#head - 1 + cap) % cap;
+      this.#slots[this.#head] = keep[i];
+      this.#count++;
     }
   }
 
   /** Returns and resets the unreported drop count (restore it with {@link restoreDropped} on failure). */
   takeDropped(): number {
-    const n = this.unreported;
-    this.unreported = 0;
+    const n = this.#unreported;
+    this.#unreported = 0;
     return n;
   }
 
   /** Adds back a drop count whose report did not reach the backend. */
   restoreDropped(n: number): void {
-    this.unreported += n;
+    this.#unreported += n;
   }
 
-  private drop(n: number): void {
+  #drop(n: number): void {
     if (n <= 0) return;
-    this.unreported += n;
-    this.total += n;
+    this.#unreported += n;
+    this.#total += n;
   }
 }
