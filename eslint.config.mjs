@@ -41,4 +41,20 @@ export default tseslint.config(
     },
     rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
+  {
+    // The SDK ships minified (issue 22): esbuild shortens ES private names (`#reservedNanos` -> `#e`) but
+    // ships a TypeScript `private` member's name whole, and `#` is private at run time too.
+    files: ['sdk/src/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            ':matches(PropertyDefinition, MethodDefinition, TSParameterProperty)[accessibility=/private|protected/]',
+          message:
+            'Use an ES private member (#name) in sdk/src: the bundle ships TypeScript private names whole.',
+        },
+      ],
+    },
+  },
 );

@@ -69,43 +69,43 @@ export class Client implements SpendguardClient {
   readonly log: Logger;
   /** Retry tunables; tests shorten them. */
   retryPolicy: RetryPolicy = DEFAULT_RETRY_POLICY;
-  private buffer: RingBuffer<ClientEvent>;
-  private readonly spend = new SpendCounter();
-  private readonly notices = new Set<string>();
+  #buffer: RingBuffer<ClientEvent>;
+  readonly #spend = new SpendCounter();
+  readonly #notices = new Set<string>();
   /** The server's flags and the budget lease. */
-  private readonly link: ServerLink;
-  private readonly pending = new Set<Promise<void>>();
-  private timer: { cancel: () => void; due: number } | null = null;
-  private flushChain: Promise<unknown> = Promise.resolve();
-  private closed = false;
+  readonly #link: ServerLink;
+  readonly #pending = new Set<Promise<void>>();
+  #timer: { cancel: () => void; due: number } | null = null;
+  #flushChain: Promise<unknown> = Promise.resolve();
+  #closed = false;
   /** No background flush before this time (epoch ms), after a failed delivery. */
-  private backoffUntil = 0;
-  private warnedNoTarget = false;
-  private counters = { calls: 0, blocked: 0, sent: 0, discarded: 0, internalErrors: 0 };
+  #backoffUntil = 0;
+  #warnedNoTarget = false;
+  #counters = { calls: 0, blocked: 0, sent: 0, discarded: 0, internalErrors: 0 };
 
-  constructor(
-    config: ClientConfig,
-    /** The fetch the SDK's own requests use: the original, never an instrumented one. */
-    private readonly baseFetch: () => FetchLike | undefined,
-  ) {
+  /** The fetch the SDK's own requests use: the original, never an instrumented one. */
+  readonly #baseFetch: () => FetchLike | undefined;
+
+  constructor(config: ClientConfig, baseFetch: () => FetchLike | undefined) {
     this.config = config;
+    this.#baseFetch = baseFetch;
     this.log = createLogger(() => this.config.debug);
     // eslint-disable-next-line @typescript-eslint/no-this-alias -- live getters for the link
     const self = this;
-    this.buffer = new RingBuffer(config.bufferCapacity);
-    this.link = new ServerLink({
+    this.#buffer = new RingBuffer(config.bufferCapacity);
+    this.#link = new ServerLink({
       get config() {
         return self.config;
       },
       log: this.log,
       get closed() {
-        return self.closed;
+        return self.#closed;
       },
-      baseFetch: () => this.baseFetch(),
+      baseFetch: () => this.#baseFetch(),
       track: (task) => this.track(task),
       internalError: (err) => this.internalError(err),
       settle: (ms) => this.settle(ms),
-      flushDueBy: (at) => this.buffer.size > 0 && this.timer !== null && this.timer.due <= at,
+      flushDueBy: (at) => this.#buffer.size > 0 && this.#timer !== null && this.#timer.due <= at,
     });
   }
 
@@ -115,12 +115,12 @@ export class Client implements SpendguardClient {
     this.config = config;
     if (config.bufferCapacity !== old.bufferCapacity) {
       const next = new RingBuffer<ClientEvent>(config.bufferCapacity);
-      const items = this.buffer.take(this.buffer.size);
-      next.restoreDropped(this.buffer.takeDropped());
+      const items = this.#buffer.take(this.#buffer.size);
+      next.restoreDropped(this.#buffer.takeDropped());
       for (const item of items) next.push(item);
-      this.buffer = next;
+      this.#buffer = next;
     }
-    if (config.apiKey !== old.apiKey || config.serverBudget !== old.serverBudget) this.link.reset();
+    if (config.apiKey !== old.apiKey || config.serverBudget !== old.serverBudget) this.#link.reset();
   }
 
   /**
@@ -128,11 +128,11 @@ export class Client implements SpendguardClient {
    * the first calls already see a SUSPENDED flag or an exhausted budget.
    */
   warmUp(): void {
-    this.link.warmUp();
+    this.#link.warmUp();
   }
 
   get isClosed(): boolean {
-    return this.closed;
+    return this.#closed;
   }
 
   /**
@@ -144,7 +144,7 @@ export class Client implements SpendguardClient {
     args: readonly unknown[],
     binding: Binding,
   ): Call | Response | undefined | Promise<Call | Response | undefined> {
-    if (this.closed) return undefined;
+    if (this.#closed) return undefined;
     const target = inspectRequest(args);
     if (target === undefined || target.method !== 'POST' || target.aborted) return undefined;
     const provider: ProviderEntry | undefined =
@@ -164,8 +164,8 @@ export class Client implements SpendguardClient {
     body: string | Uint8Array | undefined,
     binding: Binding,
   ): Call | Response | undefined | Promise<Call | Response | undefined> {
-    if (this.closed) return undefined;
-    this.counters.calls++;
+    if (this.#closed) return undefined;
+    this.#counters.calls++;
     const now = Date.now();
     const facts: CallFacts = {
       provider,
@@ -176,40 +176,37 @@ export class Client implements SpendguardClient {
       startedAt: now,
       parsed: UNPARSED,
     };
-    const blocked = this.checkLimits(facts, now);
+    const blocked = this.#checkLimits(facts, now);
     if (blocked !== undefined) {
-      this.counters.blocked++;
+      this.#counters.blocked++;
       return blocked;
     }
-    const lease = this.link.lease;
+    const lease = this.#link.lease;
     if (lease === null || lease.mode === 'uncapped') return new Call(this, facts, monotonicNow(), null, 0);
     const readers = admissionReaders();
-    if (readers === undefined) return this.reserveOnceLoaded(facts, lease);
-    return this.reserve(facts, lease, readers, now);
+    if (readers === undefined) return this.#reserveOnceLoaded(facts, lease);
+    return this.#reserve(facts, lease, readers, now);
   }
 
   /**
    * A hard cap may apply, and the admission readers are not loaded yet. While the first lease answer
    * is on its way, it is awaited first: an organization without a hard cap never loads them.
    */
-  private async reserveOnceLoaded(
-    facts: CallFacts,
-    lease: BudgetLease,
-  ): Promise<Call | Response | undefined> {
-    if (lease.mode === 'none') await this.link.leaseAnswered();
+  async #reserveOnceLoaded(facts: CallFacts, lease: BudgetLease): Promise<Call | Response | undefined> {
+    if (lease.mode === 'none') await this.#link.leaseAnswered();
     if (lease.mode === 'uncapped') return new Call(this, facts, monotonicNow(), null, 0);
     try {
-      return await this.reserve(facts, lease, await loadAdmissionReaders(), Date.now());
+      return await this.#reserve(facts, lease, await loadAdmissionReaders(), Date.now());
     } catch (err) {
       // Without its worst case a call cannot be held under the cap: refused, retryable (design decision 6).
       this.internalError(err);
-      this.counters.blocked++;
+      this.#counters.blocked++;
       return blockedResponse({ kind: 'lease', retryAfterSeconds: null }, Date.now());
     }
   }
 
   /** The call's worst case reserved against the lease's slice before it is made (a hard cap may apply). */
-  private reserve(
+  #reserve(
     facts: CallFacts,
     lease: BudgetLease,
     readers: AdmissionReaders,
@@ -218,23 +215,23 @@ export class Client implements SpendguardClient {
     const worst = worstCaseOf(facts, lease.available(), lease.allowDeferredBilling, readers);
     if (worst.kind === 'deferred') {
       // Billed after it returns: no reservation holds it under the cap, so it is refused as at the relay.
-      this.counters.blocked++;
+      this.#counters.blocked++;
       this.log.debug(`call to ${facts.provider.id} blocked: ${worst.billing} bills after the call`);
       return blockedResponse({ kind: 'deferred', billing: worst.billing }, now);
     }
     const cost = worst.nanos;
     const decision = lease.admit(cost, now);
-    if (decision.kind !== 'wait') return this.admitted(facts, lease, decision, now);
-    return this.link.waitForLease(cost).then(
-      (d) => this.admitted(facts, lease, d, Date.now()),
+    if (decision.kind !== 'wait') return this.#admitted(facts, lease, decision, now);
+    return this.#link.waitForLease(cost).then(
+      (d) => this.#admitted(facts, lease, d, Date.now()),
       () => undefined,
     );
   }
 
   /** The call handle for an admitted call, or the synthetic 429 for a refused one. */
-  private admitted(facts: CallFacts, lease: BudgetLease, d: LeaseDecision, now: number): Call | Response {
+  #admitted(facts: CallFacts, lease: BudgetLease, d: LeaseDecision, now: number): Call | Response {
     if (d.kind === 'admitted') return new Call(this, facts, monotonicNow(), lease, d.reservedNanos);
-    this.counters.blocked++;
+    this.#counters.blocked++;
     this.log.debug(`call to ${facts.provider.id} blocked: budget lease ${d.kind}`);
     return blockedResponse(
       d.kind === 'wait'
@@ -247,26 +244,26 @@ export class Client implements SpendguardClient {
   }
 
   /** Server flags first, then the shared budget's lease, then the local budget. Memory reads only. */
-  private checkLimits(facts: CallFacts, now: number): Response | undefined {
-    const refused = this.link.check(facts.labels.sessionId, now);
+  #checkLimits(facts: CallFacts, now: number): Response | undefined {
+    const refused = this.#link.check(facts.labels.sessionId, now);
     if (refused !== undefined) return refused;
     const budget = this.config.budget;
     if (budget === null) return undefined;
-    const breach = this.spend.breach(budget, now);
+    const breach = this.#spend.breach(budget, now);
     if (breach === null) return undefined;
     if (budget.action === 'block') {
       this.log.debug(`call to ${facts.provider.id} blocked: ${breach.period} budget reached`);
       return blockedResponse({ kind: 'budget', breach }, now);
     }
-    this.notifyBreach(facts, breach, budget.action, now);
+    this.#notifyBreach(facts, breach, budget.action, now);
     return undefined;
   }
 
   /** warn: one `budget_warning` event per period and limit; log: one debug line. */
-  private notifyBreach(facts: CallFacts, breach: BudgetBreach, action: 'warn' | 'log', now: number): void {
+  #notifyBreach(facts: CallFacts, breach: BudgetBreach, action: 'warn' | 'log', now: number): void {
     const key = `${action}:${breach.period}:${breach.periodStartMs}`;
-    if (this.notices.has(key)) return;
-    this.notices.add(key);
+    if (this.#notices.has(key)) return;
+    this.#notices.add(key);
     const message = `${breach.period} budget reached: $${breach.spentNanos / 1e9} of $${breach.limitNanos / 1e9}`;
     if (action === 'log') {
       this.log.debug(message);
@@ -279,7 +276,7 @@ export class Client implements SpendguardClient {
     } catch {
       // keep 'unknown'
     }
-    this.push(buildBudgetWarningEvent(facts.provider.id, model, facts.labels, now));
+    this.#push(buildBudgetWarningEvent(facts.provider.id, model, facts.labels, now));
   }
 
   /**
@@ -287,7 +284,7 @@ export class Client implements SpendguardClient {
    * start its next call: a `block` budget or a capped lease (otherwise pricing waits for a later task).
    */
   get exactCost(): boolean {
-    return this.config.budget?.action === 'block' || this.link.lease?.mode === 'capped';
+    return this.config.budget?.action === 'block' || this.#link.lease?.mode === 'capped';
   }
 
   /**
@@ -304,8 +301,8 @@ export class Client implements SpendguardClient {
     try {
       const usage = usageToRecord(facts, result, statusCode);
       const cost = costOf(facts, usage);
-      this.spend.add(cost.costNanos, Date.now());
-      const leased = (lease ?? this.link.lease)?.settle(reservedNanos, cost.costNanos) === true;
+      this.#spend.add(cost.costNanos, Date.now());
+      const leased = (lease ?? this.#link.lease)?.settle(reservedNanos, cost.costNanos) === true;
       if (result !== null && !result.ok && statusCode >= 200 && statusCode < 300) {
         this.log.debug(`usage not read from ${facts.provider.id} response: ${result.reason}`);
       }
@@ -327,34 +324,34 @@ export class Client implements SpendguardClient {
     latencyMs: number,
   ): void {
     if (priced === null) return;
-    this.link.sync(Date.now());
+    this.#link.sync(Date.now());
     const fingerprint = fingerprintOf(facts);
     const build = (fp: string | undefined) =>
-      this.push(buildCallEvent(facts, { ...priced, statusCode, latencyMs, stream, fingerprint: fp }));
+      this.#push(buildCallEvent(facts, { ...priced, statusCode, latencyMs, stream, fingerprint: fp }));
     // WebCrypto runtimes hash in a promise: the event waits for its fingerprint, and flush() for both.
     if (typeof fingerprint === 'object') this.track(fingerprint.then(build));
     else build(fingerprint);
   }
 
   /** Work queued for the next {@link later} task. */
-  private laterQueue: Array<() => void> = [];
+  #laterQueue: Array<() => void> = [];
   /** Resolved when the queued work has run ({@link settle} waits on it; no promise per call otherwise). */
-  private laterDone: Promise<void> | null = null;
-  private resolveLater: (() => void) | null = null;
+  #laterDone: Promise<void> | null = null;
+  #resolveLater: (() => void) | null = null;
 
   /**
    * Runs `work` in a task of its own (one task for everything queued meanwhile), never inside the
    * application's own chain of promise callbacks; `flush()` waits for it.
    */
   later(work: () => void): void {
-    this.laterQueue.push(work);
-    if (this.laterQueue.length === 1) nextTask(() => this.runLater());
+    this.#laterQueue.push(work);
+    if (this.#laterQueue.length === 1) nextTask(() => this.#runLater());
   }
 
   /** Runs the queued {@link later} work now. */
-  private runLater(): void {
-    const queue = this.laterQueue;
-    this.laterQueue = [];
+  #runLater(): void {
+    const queue = this.#laterQueue;
+    this.#laterQueue = [];
     for (const job of queue) {
       try {
         job();
@@ -362,14 +359,14 @@ export class Client implements SpendguardClient {
         this.internalError(err);
       }
     }
-    this.resolveLater?.();
-    this.laterDone = this.resolveLater = null;
+    this.#resolveLater?.();
+    this.#laterDone = this.#resolveLater = null;
   }
 
   /** A promise of the queued {@link later} work's end. */
-  private laterSettled(): Promise<void> {
-    if (this.laterQueue.length === 0) return Promise.resolve();
-    return (this.laterDone ??= new Promise<void>((resolve) => (this.resolveLater = resolve)));
+  #laterSettled(): Promise<void> {
+    if (this.#laterQueue.length === 0) return Promise.resolve();
+    return (this.#laterDone ??= new Promise<void>((resolve) => (this.#resolveLater = resolve)));
   }
 
   /** Keeps a background task so that `flush()` can wait for it. */
@@ -378,40 +375,40 @@ export class Client implements SpendguardClient {
       () => undefined,
       (err: unknown) => this.internalError(err),
     );
-    this.pending.add(p);
-    void p.finally(() => this.pending.delete(p));
+    this.#pending.add(p);
+    void p.finally(() => this.#pending.delete(p));
   }
 
   internalError(err: unknown): void {
-    this.counters.internalErrors++;
+    this.#counters.internalErrors++;
     this.log.debug('internal error (swallowed)', describe(err));
   }
 
-  private push(event: ClientEvent): void {
-    if (this.closed) return;
-    this.buffer.push(event);
-    this.schedule();
+  #push(event: ClientEvent): void {
+    if (this.#closed) return;
+    this.#buffer.push(event);
+    this.#schedule();
   }
 
   /**
    * Arms the flush timer: at once when a batch is full, else after the interval; after a failed
    * delivery not before the backoff ends (a down backend is not hammered).
    */
-  private schedule(): void {
-    if (this.closed || this.buffer.size === 0) return;
+  #schedule(): void {
+    if (this.#closed || this.#buffer.size === 0) return;
     const now = Date.now();
-    const delay = this.buffer.size >= this.config.maxBatchSize ? 0 : this.config.flushIntervalMs;
-    const due = Math.max(now + delay, this.backoffUntil);
-    if (this.timer !== null && this.timer.due <= due) return;
-    this.timer?.cancel();
+    const delay = this.#buffer.size >= this.config.maxBatchSize ? 0 : this.config.flushIntervalMs;
+    const due = Math.max(now + delay, this.#backoffUntil);
+    if (this.#timer !== null && this.#timer.due <= due) return;
+    this.#timer?.cancel();
     const cancel = setUnrefTimeout(() => {
-      this.timer = null;
-      void this.enqueueFlush(undefined, 'background');
+      this.#timer = null;
+      void this.#enqueueFlush(undefined, 'background');
     }, due - now);
-    this.timer = { cancel, due };
+    this.#timer = { cancel, due };
   }
 
-  private ingestTarget(): { url: string; apiKey: string } | null {
+  #ingestTarget(): { url: string; apiKey: string } | null {
     const { endpoint, apiKey } = this.config;
     return endpoint === null || apiKey === null ? null : { url: `${endpoint}/v1/events`, apiKey };
   }
@@ -421,76 +418,76 @@ export class Client implements SpendguardClient {
    * one's own waits keep the process alive until its deadline (the caller wants it done).
    */
   flush(options?: FlushOptions): Promise<FlushResult> {
-    this.explicitFlushes++;
-    this.wake?.();
-    return this.enqueueFlush(options, 'explicit').finally(() => this.explicitFlushes--);
+    this.#explicitFlushes++;
+    this.#wake?.();
+    return this.#enqueueFlush(options, 'explicit').finally(() => this.#explicitFlushes--);
   }
 
   /** The runtime is ending: one more try, with `keepalive` requests in browsers; never keeps a process alive. */
   flushOnExit(keepalive: boolean): Promise<FlushResult> {
-    return this.enqueueFlush(undefined, keepalive ? 'page' : 'background');
+    return this.#enqueueFlush(undefined, keepalive ? 'page' : 'background');
   }
 
   /** Cuts short the retry wait of a running flush. */
-  private wake: (() => void) | null = null;
+  #wake: (() => void) | null = null;
   /** Explicit flushes queued or running: background flushes do not wait for retries meanwhile. */
-  private explicitFlushes = 0;
+  #explicitFlushes = 0;
 
-  private wait(ms: number, keepAlive: boolean): Promise<boolean> {
-    if (!keepAlive && this.explicitFlushes > 0) return Promise.resolve(false);
+  #wait(ms: number, keepAlive: boolean): Promise<boolean> {
+    if (!keepAlive && this.#explicitFlushes > 0) return Promise.resolve(false);
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
-        this.wake = null;
+        this.#wake = null;
         resolve(true);
       }, ms);
       if (!keepAlive) unrefTimer(timer);
-      this.wake = () => {
+      this.#wake = () => {
         clearTimeout(timer);
-        this.wake = null;
+        this.#wake = null;
         resolve(false);
       };
     });
   }
 
-  private enqueueFlush(options: FlushOptions | undefined, mode: FlushMode): Promise<FlushResult> {
-    const run = this.flushChain.then(() => this.drain(options, mode));
-    this.flushChain = run.catch(() => undefined);
+  #enqueueFlush(options: FlushOptions | undefined, mode: FlushMode): Promise<FlushResult> {
+    const run = this.#flushChain.then(() => this.#drain(options, mode));
+    this.#flushChain = run.catch(() => undefined);
     return run.catch((err: unknown) => {
       this.internalError(err);
-      return { sent: 0, pending: this.buffer.size, discarded: 0 };
+      return { sent: 0, pending: this.#buffer.size, discarded: 0 };
     });
   }
 
-  private async drain(options: FlushOptions | undefined, mode: FlushMode): Promise<FlushResult> {
+  async #drain(options: FlushOptions | undefined, mode: FlushMode): Promise<FlushResult> {
     const timeout = options?.timeoutMs;
     const deadline =
       Date.now() + (typeof timeout === 'number' && timeout >= 0 ? timeout : DEFAULT_FLUSH_TIMEOUT_MS);
     // A page going away may never run another timer: send what is ready, now.
-    if (mode === 'page') this.runLater();
+    if (mode === 'page') this.#runLater();
     else await this.settle(deadline - Date.now());
     let sent = 0;
     let discarded = 0;
-    const target = this.ingestTarget();
+    const target = this.#ingestTarget();
     if (target === null) {
-      discarded = this.buffer.take(this.buffer.size).length;
-      this.buffer.takeDropped();
-      this.counters.discarded += discarded;
-      if (discarded > 0 && !this.warnedNoTarget) {
-        this.warnedNoTarget = true;
+      discarded = this.#buffer.take(this.#buffer.size).length;
+      this.#buffer.takeDropped();
+      this.#counters.discarded += discarded;
+      if (discarded > 0 && !this.#warnedNoTarget) {
+        this.#warnedNoTarget = true;
         this.log.warn(
           `${this.config.apiKey === null ? 'no apiKey' : 'no endpoint'} configured: telemetry is not sent (events discarded)`,
         );
       }
       return { sent, pending: 0, discarded };
     }
-    const fetchFn = this.baseFetch();
-    if (fetchFn === undefined) return { sent, pending: this.buffer.size, discarded };
-    while (this.buffer.size > 0) {
+    const fetchFn = this.#baseFetch();
+    if (fetchFn === undefined) return { sent, pending: this.#buffer.size, discarded };
+    while (this.#buffer.size > 0) {
       // Serialize in a task of its own, not inside whatever promise chain resumed this flush.
       if (mode !== 'page') await new Promise<void>((resolve) => nextTask(resolve));
-      if (this.buffer.size === 0) break;
-      const batch = this.buffer.take(this.config.maxBatchSize);
-      const dropped = this.buffer.takeDropped();
+      if (this.#buffer.size === 0) break;
+      const batch = this.#buffer.take(this.config.maxBatchSize);
+      const dropped = this.#buffer.takeDropped();
       const body = JSON.stringify(
         dropped > 0 ? { events: batch, droppedEvents: dropped } : { events: batch },
       );
@@ -503,42 +500,42 @@ export class Client implements SpendguardClient {
         log: this.log,
         deadline,
         keepalive: mode === 'page',
-        wait: (ms) => this.wait(ms, mode === 'explicit'),
+        wait: (ms) => this.#wait(ms, mode === 'explicit'),
       });
       if (outcome.kind === 'sent') {
-        this.link.flushed(outcome.answer ?? null, Date.now());
-        this.backoffUntil = 0;
+        this.#link.flushed(outcome.answer ?? null, Date.now());
+        this.#backoffUntil = 0;
         sent += batch.length;
-        this.counters.sent += batch.length;
+        this.#counters.sent += batch.length;
         this.log.debug(
           `flushed ${batch.length} event(s)${dropped > 0 ? `, ${dropped} dropped reported` : ''}`,
         );
       } else if (outcome.kind === 'rejected') {
         discarded += batch.length;
-        this.counters.discarded += batch.length;
+        this.#counters.discarded += batch.length;
       } else {
-        this.buffer.requeue(batch);
-        this.buffer.restoreDropped(dropped);
-        this.link.flushed(undefined, Date.now());
-        this.backoffUntil = Date.now() + Math.max(this.config.flushIntervalMs, outcome.retryAfterMs ?? 0);
+        this.#buffer.requeue(batch);
+        this.#buffer.restoreDropped(dropped);
+        this.#link.flushed(undefined, Date.now());
+        this.#backoffUntil = Date.now() + Math.max(this.config.flushIntervalMs, outcome.retryAfterMs ?? 0);
         this.log.debug(`flush postponed: ${outcome.reason}`);
         break;
       }
     }
-    this.schedule();
-    return { sent, pending: this.buffer.size, discarded };
+    this.#schedule();
+    return { sent, pending: this.#buffer.size, discarded };
   }
 
   /** Waits (at most `timeoutMs`) for the events of finished calls to be built. */
   async settle(timeoutMs = DEFAULT_FLUSH_TIMEOUT_MS): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     // Queued event work, and the requests it may start (a lease renewal): wait until none is left.
-    while ((this.pending.size > 0 || this.laterQueue.length > 0) && Date.now() < deadline) {
+    while ((this.#pending.size > 0 || this.#laterQueue.length > 0) && Date.now() < deadline) {
       let cancel: () => void = () => undefined;
       const timeout = new Promise<void>(
         (resolve) => (cancel = setUnrefTimeout(resolve, deadline - Date.now())),
       );
-      await Promise.race([Promise.allSettled([...this.pending, this.laterSettled()]), timeout]);
+      await Promise.race([Promise.allSettled([...this.#pending, this.#laterSettled()]), timeout]);
       cancel();
     }
   }
@@ -547,29 +544,29 @@ export class Client implements SpendguardClient {
     const timeout = options?.timeoutMs;
     const [result] = await Promise.all([
       this.flush(options),
-      this.link.release(
+      this.#link.release(
         typeof timeout === 'number' && timeout >= 0 ? Math.min(timeout, API_TIMEOUT_MS) : API_TIMEOUT_MS,
       ),
     ]);
-    this.closed = true;
-    this.timer?.cancel();
-    this.timer = null;
-    this.link.stop();
+    this.#closed = true;
+    this.#timer?.cancel();
+    this.#timer = null;
+    this.#link.stop();
     return result;
   }
 
   stats(): ClientStats {
     const now = Date.now();
     return {
-      calls: this.counters.calls,
-      blocked: this.counters.blocked,
-      buffered: this.buffer.size,
-      droppedUnreported: this.buffer.droppedUnreported,
-      droppedTotal: this.buffer.droppedTotal,
-      sent: this.counters.sent,
-      discarded: this.counters.discarded,
-      internalErrors: this.counters.internalErrors,
-      ...this.link.stats(now),
+      calls: this.#counters.calls,
+      blocked: this.#counters.blocked,
+      buffered: this.#buffer.size,
+      droppedUnreported: this.#buffer.droppedUnreported,
+      droppedTotal: this.#buffer.droppedTotal,
+      sent: this.#counters.sent,
+      discarded: this.#counters.discarded,
+      internalErrors: this.#counters.internalErrors,
+      ...this.#link.stats(now),
     };
   }
 
@@ -578,33 +575,45 @@ export class Client implements SpendguardClient {
    * invocation: the slice is kept for the next one, and renewed or released by its expiry). Never rejects.
    */
   reportLease(timeoutMs?: number): Promise<void> {
-    return this.link.report(timeoutMs).catch((err: unknown) => this.internalError(err));
+    return this.#link.report(timeoutMs).catch((err: unknown) => this.internalError(err));
   }
 
   /** Spend counted by the local budget (nano-USD), for tests. */
   spentNanos(nowMs = Date.now()): { dayNanos: number; monthNanos: number } {
-    return this.spend.spent(nowMs);
+    return this.#spend.spent(nowMs);
   }
 
   /** Reads `GET /v1/budget` now and waits for the answer (tests). */
   async refreshServerStatus(): Promise<void> {
-    this.link.pollStatus();
+    this.#link.pollStatus();
     await this.settle();
   }
 }
 
 /** One tracked provider call, from the request to its event. */
 export class Call {
-  private done = false;
+  #done = false;
+
+  readonly #client: Client;
+  readonly #facts: CallFacts;
+  readonly #startMono: number;
+  /** The lease the call reserved on (null: no lease), and its reservation (0: none). */
+  readonly #lease: BudgetLease | null;
+  readonly #reservedNanos: number;
 
   constructor(
-    private readonly client: Client,
-    private readonly facts: CallFacts,
-    private readonly startMono: number,
-    /** The lease the call reserved on (null: no lease), and its reservation (0: none). */
-    private readonly lease: BudgetLease | null,
-    private readonly reservedNanos: number,
-  ) {}
+    client: Client,
+    facts: CallFacts,
+    startMono: number,
+    lease: BudgetLease | null,
+    reservedNanos: number,
+  ) {
+    this.#client = client;
+    this.#facts = facts;
+    this.#startMono = startMono;
+    this.#lease = lease;
+    this.#reservedNanos = reservedNanos;
+  }
 
   /** Called with the provider's response; returns what the application gets. Never throws. */
   onResponse(response: Response): Response {
@@ -612,20 +621,22 @@ export class Call {
       if (!(response instanceof Response)) return response;
       const status = response.status;
       const kind = bodyKindOf(response);
-      const ctx = usageContextOf(this.facts);
+      const ctx = usageContextOf(this.#facts);
       if (kind === 'stream') {
-        const tapped = tapStream(response, this.facts.provider, ctx, (outcome) =>
-          this.finish(status, outcome.usage, true),
+        const tapped = tapStream(response, this.#facts.provider, ctx, (outcome) =>
+          this.#finish(status, outcome.usage, true),
         );
-        if (tapped === response) this.finish(status, null, true);
+        if (tapped === response) this.#finish(status, null, true);
         return tapped;
       }
       if (kind === 'json')
-        return observeJson(response, this.facts.provider, ctx, (usage) => this.finish(status, usage, false));
-      this.finish(status, null, false);
+        return observeJson(response, this.#facts.provider, ctx, (usage) =>
+          this.#finish(status, usage, false),
+        );
+      this.#finish(status, null, false);
       return response;
     } catch (err) {
-      this.client.internalError(err);
+      this.#client.internalError(err);
       return response;
     }
   }
@@ -636,34 +647,37 @@ export class Call {
    */
   onUsage(status: number, usage: UsageResult | (() => UsageResult) | null, stream: boolean): void {
     try {
-      this.finish(status, usage, stream);
+      this.#finish(status, usage, stream);
     } catch (err) {
-      this.client.internalError(err);
+      this.#client.internalError(err);
     }
   }
 
   /** The provider call failed (network error, abort): no response, no event. */
   onFailure(err: unknown): void {
-    if (this.done) return;
-    this.done = true;
+    if (this.#done) return;
+    this.#done = true;
     // An application that gave up (abort, timeout) after the request left: the provider has it and bills
     // what it generates, so the cap keeps the worst case (issue 18.8, as the relay does). A network
     // failure got no answer: nothing billed as far as the SDK can tell.
     const name = (err as { name?: unknown } | null)?.name;
     const abandoned = name === 'AbortError' || name === 'TimeoutError';
-    this.lease?.settle(this.reservedNanos, abandoned ? this.reservedNanos : 0);
-    this.client.log.debug(`call to ${this.facts.provider.id} failed before a response`, describe(err));
+    this.#lease?.settle(this.#reservedNanos, abandoned ? this.#reservedNanos : 0);
+    this.#client.log.debug(`call to ${this.#facts.provider.id} failed before a response`, describe(err));
   }
 
   /**
    * Records the call in a later task: pricing, fingerprinting and event building never delay the
    * application, which receives the last bytes (or the response) first.
    */
-  private finish(status: number, usage: UsageResult | (() => UsageResult) | null, stream: boolean): void {
-    if (this.done) return;
-    this.done = true;
-    const latencyMs = monotonicNow() - this.startMono;
-    const { client, facts, lease, reservedNanos } = this;
+  #finish(status: number, usage: UsageResult | (() => UsageResult) | null, stream: boolean): void {
+    if (this.#done) return;
+    this.#done = true;
+    const latencyMs = monotonicNow() - this.#startMono;
+    const client = this.#client;
+    const facts = this.#facts;
+    const lease = this.#lease;
+    const reservedNanos = this.#reservedNanos;
     const price = (): Priced | null =>
       client.account(facts, status, typeof usage === 'function' ? usage() : usage, lease, reservedNanos);
     if (client.exactCost || reservedNanos > 0) {

@@ -62,23 +62,26 @@ export class ServerLink {
   enforcement: EnforcementState;
   /** This process's share of the organization's hard cap; null with `serverBudget: false`. */
   lease: BudgetLease | null;
-  private timer: (() => void) | null = null;
-  private lastCallAt = 0;
-  private pollInFlight = false;
+  #timer: (() => void) | null = null;
+  #lastCallAt = 0;
+  #pollInFlight = false;
   /** False once a flush answer came without an `enforcement` block (an older backend): poll instead. */
-  private flushesCarryFlags = true;
+  #flushesCarryFlags = true;
   /** The lease request in flight, resolved when it is answered or failed. */
-  private leaseRequest: Promise<void> | null = null;
+  #leaseRequest: Promise<void> | null = null;
 
-  constructor(private readonly host: LinkHost) {
+  readonly #host: LinkHost;
+
+  constructor(host: LinkHost) {
+    this.#host = host;
     this.enforcement = new EnforcementState(publicIdOf(host.config.apiKey));
     this.lease = host.config.serverBudget ? new BudgetLease(`sdk-${uuidV4()}`) : null;
   }
 
   /** Starts afresh (another key: another organization's flags and budget) and warms up. */
   reset(): void {
-    this.enforcement = new EnforcementState(publicIdOf(this.host.config.apiKey));
-    this.lease = this.host.config.serverBudget ? new BudgetLease(`sdk-${uuidV4()}`) : null;
+    this.enforcement = new EnforcementState(publicIdOf(this.#host.config.apiKey));
+    this.lease = this.#host.config.serverBudget ? new BudgetLease(`sdk-${uuidV4()}`) : null;
     this.warmUp();
   }
 
@@ -87,8 +90,8 @@ export class ServerLink {
    * the first calls already see a SUSPENDED flag or an exhausted budget.
    */
   warmUp(): void {
-    if (this.lease !== null && this.lease.mode === 'none') this.requestLease(Date.now());
-    else if (this.host.config.serverFlags) this.pollStatus();
+    if (this.lease !== null && this.lease.mode === 'none') this.#requestLease(Date.now());
+    else if (this.#host.config.serverFlags) this.pollStatus();
   }
 
   /**
@@ -96,12 +99,12 @@ export class ServerLink {
    * undefined. Memory reads only; arms the state check when none is armed.
    */
   check(sessionId: string | undefined, now: number): Response | undefined {
-    this.lastCallAt = now;
-    if (this.timer === null) this.arm(now);
-    if (this.host.config.serverFlags) {
+    this.#lastCallAt = now;
+    if (this.#timer === null) this.arm(now);
+    if (this.#host.config.serverFlags) {
       const flag = this.enforcement.refusal(sessionId, now);
       if (flag !== null) {
-        this.host.log.debug(`blocked: ${flag.scope} ${flag.state}`);
+        this.#host.log.debug(`blocked: ${flag.scope} ${flag.state}`);
         return blockedResponse({ kind: 'flag', flag }, now);
       }
     }
@@ -110,7 +113,7 @@ export class ServerLink {
 
   /** Settles when the lease request in flight, if any, is answered or fails (its own timeout bounds it). */
   leaseAnswered(): Promise<void> {
-    return this.leaseRequest ?? Promise.resolve();
+    return this.#leaseRequest ?? Promise.resolve();
   }
 
   /**
@@ -132,8 +135,8 @@ export class ServerLink {
     };
     try {
       for (let asked = false; ; asked = true) {
-        if (!lease.inFlight) this.requestLease(Date.now());
-        const pending = this.leaseRequest;
+        if (!lease.inFlight) this.#requestLease(Date.now());
+        const pending = this.#leaseRequest;
         if (pending !== null) {
           await Promise.race([pending, sleep(deadline - Date.now())]);
         }
@@ -144,7 +147,7 @@ export class ServerLink {
         if (d.kind === 'exhausted') {
           if (now - started >= FIT_WAIT_MS) return d;
           await sleep(Math.min(FIT_POLL_MS, deadline - now));
-          this.requestLease(Date.now(), true);
+          this.#requestLease(Date.now(), true);
         } else if (asked && !lease.inFlight) {
           await sleep(Math.min(FIT_POLL_MS, deadline - now));
         }
@@ -160,12 +163,12 @@ export class ServerLink {
    */
   async report(timeoutMs = API_TIMEOUT_MS): Promise<void> {
     const deadline = Date.now() + timeoutMs;
-    await this.host.settle(timeoutMs / 2); // the last calls' costs go into the report
+    await this.#host.settle(timeoutMs / 2); // the last calls' costs go into the report
     const lease = this.lease;
     if (lease === null) return;
     for (let i = 0; i < 2 && Date.now() < deadline; i++) {
-      if (!lease.inFlight && lease.unreported > 0 && lease.working) this.requestLease(Date.now(), true);
-      const pending = this.leaseRequest;
+      if (!lease.inFlight && lease.unreported > 0 && lease.working) this.#requestLease(Date.now(), true);
+      const pending = this.#leaseRequest;
       if (pending === null) return;
       await Promise.race([pending, sleep(deadline - Date.now())]);
     }
@@ -173,9 +176,9 @@ export class ServerLink {
 
   /** A flush was answered (`answer`: its body, null when unreadable) or failed (undefined). */
   flushed(answer: unknown, now: number): void {
-    if (answer === undefined) this.failed(now);
+    if (answer === undefined) this.#failed(now);
     else {
-      this.flushesCarryFlags = this.applyEnforcement(
+      this.#flushesCarryFlags = this.#applyEnforcement(
         (answer as { enforcement?: unknown } | null)?.enforcement,
         now,
       );
@@ -184,8 +187,8 @@ export class ServerLink {
 
   /** Stops the timer (shutdown). */
   stop(): void {
-    this.timer?.();
-    this.timer = null;
+    this.#timer?.();
+    this.#timer = null;
   }
 
   /** The flag and lease part of the client's stats. */
@@ -213,21 +216,21 @@ export class ServerLink {
    * flush interval old (capped at {@link MAX_SYNC_DELAY_MS}, so lease expiry is seen in time).
    */
   arm(now: number, delayMs?: number): void {
-    if (this.host.closed || this.host.config.endpoint === null || this.host.config.apiKey === null) return;
-    const interval = this.host.config.flushIntervalMs;
+    if (this.#host.closed || this.#host.config.endpoint === null || this.#host.config.apiKey === null) return;
+    const interval = this.#host.config.flushIntervalMs;
     const delay =
       delayMs ??
       Math.max(0, Math.min(MAX_SYNC_DELAY_MS, interval, this.enforcement.lastAnswerAt + interval - now));
-    if (this.timer !== null) {
+    if (this.#timer !== null) {
       if (delay > 0) return;
-      this.timer();
+      this.#timer();
     }
-    this.timer = setUnrefTimeout(() => {
-      this.timer = null;
+    this.#timer = setUnrefTimeout(() => {
+      this.#timer = null;
       try {
         this.sync(Date.now());
       } catch (err) {
-        this.host.internalError(err);
+        this.#host.internalError(err);
       }
     }, delay);
   }
@@ -239,33 +242,33 @@ export class ServerLink {
    * cleared on the server is seen within a flush interval.
    */
   sync(now: number): void {
-    if (this.host.closed || this.host.config.endpoint === null || this.host.config.apiKey === null) return;
+    if (this.#host.closed || this.#host.config.endpoint === null || this.#host.config.apiKey === null) return;
     const lease = this.lease;
-    const active = this.lastCallAt > 0 && now - this.lastCallAt < ACTIVE_WINDOW_MS;
+    const active = this.#lastCallAt > 0 && now - this.#lastCallAt < ACTIVE_WINDOW_MS;
     if (lease !== null && lease.due(now, active)) {
-      this.requestLease(now);
+      this.#requestLease(now);
       return;
     }
     const answered = this.enforcement.lastAnswerAt;
     if (
-      !this.host.config.serverFlags ||
-      now - answered < this.host.config.flushIntervalMs ||
-      this.lastCallAt <= answered
+      !this.#host.config.serverFlags ||
+      now - answered < this.#host.config.flushIntervalMs ||
+      this.#lastCallAt <= answered
     ) {
       return;
     }
-    if (this.flushesCarryFlags && this.host.flushDueBy(now + this.host.config.flushIntervalMs)) {
+    if (this.#flushesCarryFlags && this.#host.flushDueBy(now + this.#host.config.flushIntervalMs)) {
       return; // the coming flush's answer carries the flags
     }
-    if (lease?.inFlight === true || this.pollInFlight) return; // an answer is on its way
-    if (lease !== null && lease.working) this.requestLease(now);
+    if (lease?.inFlight === true || this.#pollInFlight) return; // an answer is on its way
+    if (lease !== null && lease.working) this.#requestLease(now);
     else this.pollStatus();
   }
 
   /** An API request with the key, through the original fetch; null without endpoint, key or fetch. */
-  private api(path: string, body: unknown, timeoutMs = API_TIMEOUT_MS): Promise<ApiResult> | null {
-    const fetchFn = this.host.baseFetch();
-    const { endpoint, apiKey } = this.host.config;
+  #api(path: string, body: unknown, timeoutMs = API_TIMEOUT_MS): Promise<ApiResult> | null {
+    const fetchFn = this.#host.baseFetch();
+    const { endpoint, apiKey } = this.#host.config;
     if (fetchFn === undefined || endpoint === null || apiKey === null) return null;
     return callApi(fetchFn, endpoint + path, apiKey, body, timeoutMs);
   }
@@ -274,11 +277,11 @@ export class ServerLink {
    * `POST /v1/budget/lease`: reports consumption, takes or renews the slice, refreshes the flags.
    * `force`: also while backing off after a failure (a call is waiting for it).
    */
-  private requestLease(now: number, force = false): void {
+  #requestLease(now: number, force = false): void {
     const lease = this.lease;
     if (lease === null || lease.inFlight) return;
     if (!force && !lease.working && !lease.due(now, true)) return;
-    const request = this.api('/v1/budget/lease', lease.begin(now));
+    const request = this.#api('/v1/budget/lease', lease.begin(now));
     if (request === null) return lease.failed('unreachable', now);
     const done = request.then((result) => {
       const at = Date.now();
@@ -289,7 +292,7 @@ export class ServerLink {
       }
       if (result.kind === 'http' && (result.status === 503 || result.status === 429) && result.retryAfter) {
         lease.busy(at);
-        this.host.log.debug(`lease request answered ${result.status} (busy): asked again`);
+        this.#host.log.debug(`lease request answered ${result.status} (busy): asked again`);
         return;
       }
       const answer = result.kind === 'ok' ? readLeaseAnswer(result.body, at) : null;
@@ -297,43 +300,43 @@ export class ServerLink {
         lease.answered(answer, at);
         // A hard cap applies: the next call reserves its worst case, so its readers load now.
         if (lease.mode !== 'uncapped') loadAdmissionReaders().catch(() => undefined);
-        this.applyEnforcement((result as { body: { enforcement?: unknown } }).body.enforcement, at);
+        this.#applyEnforcement((result as { body: { enforcement?: unknown } }).body.enforcement, at);
         return;
       }
       const failure = leaseFailureOf(result);
       lease.failed(failure, at);
-      this.host.log.debug(
+      this.#host.log.debug(
         `lease request failed (${describeResult(result)}): fail open, ${lease.failOpenCalls} calls`,
       );
-      if (failure === 'unreachable') this.failed(at);
-      else if (this.host.config.serverFlags) this.pollStatus();
+      if (failure === 'unreachable') this.#failed(at);
+      else if (this.#host.config.serverFlags) this.pollStatus();
     });
     const tracked = done.then(
       () => undefined,
       () => undefined,
     );
-    this.leaseRequest = tracked;
+    this.#leaseRequest = tracked;
     void tracked.finally(() => {
-      if (this.leaseRequest === tracked) this.leaseRequest = null;
+      if (this.#leaseRequest === tracked) this.#leaseRequest = null;
     });
-    this.host.track(done);
+    this.#host.track(done);
   }
 
   /** `GET /v1/budget`: the organization flag, when no lease answer carries the flags. */
   pollStatus(): void {
-    const request = this.pollInFlight ? null : this.api('/v1/budget', undefined);
+    const request = this.#pollInFlight ? null : this.#api('/v1/budget', undefined);
     if (request === null) return;
-    this.pollInFlight = true;
-    this.host.track(
+    this.#pollInFlight = true;
+    this.#host.track(
       request
         .then((result) => {
           const at = Date.now();
           if (result.kind !== 'ok') {
-            this.host.log.debug(`status read failed (${describeResult(result)})`);
-            return this.failed(at);
+            this.#host.log.debug(`status read failed (${describeResult(result)})`);
+            return this.#failed(at);
           }
           const body = result.body as { enforcement?: unknown } | undefined;
-          if (this.applyEnforcement(body?.enforcement, at)) return;
+          if (this.#applyEnforcement(body?.enforcement, at)) return;
           const org = readOrgStatus(body);
           // An older backend: the organization flag only.
           const flags =
@@ -346,28 +349,28 @@ export class ServerLink {
                   },
                 ]
               : [];
-          this.applyEnforcement({ flags }, at);
+          this.#applyEnforcement({ flags }, at);
         })
         .finally(() => {
-          this.pollInFlight = false;
+          this.#pollInFlight = false;
         }),
     );
   }
 
   /** Applies an `enforcement` block; false when the value is not one (an older backend sends none). */
-  private applyEnforcement(block: unknown, now: number): boolean {
+  #applyEnforcement(block: unknown, now: number): boolean {
     const before = this.enforcement.summary(now);
     if (!this.enforcement.apply(block, now)) return false;
     const after = this.enforcement.summary(now);
     if (after !== before && after !== '')
-      this.host.log.warn(`SUSPENDED on the server (${after}): calls refused`);
+      this.#host.log.warn(`SUSPENDED on the server (${after}): calls refused`);
     return true;
   }
 
   /** The backend could not be reached: after a while the flags are dropped (fail open, spec Law 4). */
-  private failed(now: number): void {
-    if (this.enforcement.failed(now, Math.max(60_000, 3 * this.host.config.flushIntervalMs))) {
-      this.host.log.warn('backend unreachable: server flags dropped (fail open)');
+  #failed(now: number): void {
+    if (this.enforcement.failed(now, Math.max(60_000, 3 * this.#host.config.flushIntervalMs))) {
+      this.#host.log.warn('backend unreachable: server flags dropped (fail open)');
     }
   }
 
@@ -377,15 +380,15 @@ export class ServerLink {
    */
   async release(timeoutMs = API_TIMEOUT_MS): Promise<void> {
     const deadline = Date.now() + timeoutMs;
-    await this.host.settle(timeoutMs / 2); // the last calls' costs go into the final report
+    await this.#host.settle(timeoutMs / 2); // the last calls' costs go into the final report
     const lease = this.lease;
     if (lease === null || !lease.holding) return;
-    const result = await this.api(
+    const result = await this.#api(
       '/v1/budget/lease/release',
       lease.release(),
       Math.max(1, deadline - Date.now()),
     );
     if (result !== null && result.kind !== 'ok')
-      this.host.log.debug(`lease release failed (${describeResult(result)})`);
+      this.#host.log.debug(`lease release failed (${describeResult(result)})`);
   }
 }
