@@ -76,8 +76,8 @@ function isContentBlockDelta(type: string): boolean {
 /** Streamed Messages events. */
 class AnthropicStreamHandler implements FrameHandler {
   /** Usage fields so far: `message_start`'s, overwritten field by field by each `message_delta`. */
-  private usage: JsonObject = {};
-  private model: string | null = null;
+  #usage: JsonObject = {};
+  #model: string | null = null;
 
   constructor(readonly tally: StreamTally) {}
 
@@ -92,29 +92,29 @@ class AnthropicStreamHandler implements FrameHandler {
     }
     switch (type) {
       case 'message_start': {
-        const message = asObject(this.parse(data)?.message);
+        const message = asObject(this.#parse(data)?.message);
         if (message === undefined) return;
-        this.model = asString(message.model) ?? null;
-        this.tally.seen(this.model);
+        this.#model = asString(message.model) ?? null;
+        this.tally.seen(this.#model);
         const usage = asObject(message.usage);
         if (usage === undefined) return;
-        this.usage = { ...usage };
-        const start = toUsage(this.usage, this.model);
+        this.#usage = { ...usage };
+        const start = toUsage(this.#usage, this.#model);
         if (start !== undefined) this.tally.reportPartial(start);
         return;
       }
       case 'message_delta': {
-        const usage = asObject(this.parse(data)?.usage);
+        const usage = asObject(this.#parse(data)?.usage);
         if (usage === undefined) return;
         for (const [key, value] of Object.entries(usage)) {
-          if (value !== null && value !== undefined) this.usage[key] = value;
+          if (value !== null && value !== undefined) this.#usage[key] = value;
         }
-        const final = toUsage(this.usage, this.model);
+        const final = toUsage(this.#usage, this.#model);
         if (final !== undefined) this.tally.report(final);
         return;
       }
       case 'error': {
-        const frame = this.parse(data);
+        const frame = this.#parse(data);
         if (frame !== undefined) this.tally.fail(providerError(frame) ?? 'provider error');
         return;
       }
@@ -123,7 +123,7 @@ class AnthropicStreamHandler implements FrameHandler {
     }
   }
 
-  private parse(data: string): JsonObject | undefined {
+  #parse(data: string): JsonObject | undefined {
     const parsed = tryParseJson(data);
     const obj = parsed.ok ? asObject(parsed.value) : undefined;
     if (obj === undefined) this.tally.malformedFrame();

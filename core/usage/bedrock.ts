@@ -261,33 +261,35 @@ function payloadObject(payload: unknown): JsonObject | undefined {
  * Output text is counted for the estimate of a stream cut before its usage.
  */
 export class BedrockEventTally {
-  private readonly tally: StreamTally;
-  private readonly model: string | null;
+  readonly #tally: StreamTally;
+  readonly #model: string | null;
   /** Anthropic usage fields so far (message_start, then each message_delta's). */
-  private anthropic: JsonObject | undefined;
-  private fromMetrics: Partial<NormalizedUsage> | undefined;
-  private tier: string | null = null;
+  #anthropic: JsonObject | undefined;
+  #fromMetrics: Partial<NormalizedUsage> | undefined;
+  #tier: string | null = null;
+  readonly #ctx: UsageContext;
 
-  constructor(private readonly ctx: UsageContext) {
-    this.model = modelOf(ctx, undefined);
-    this.tally = new StreamTally(ctx, 'anthropic', isOpenAIModel(this.model) ? 'openai' : 'anthropic');
-    this.tally.seen(this.model, tierOf(requestJson(ctx)));
+  constructor(ctx: UsageContext) {
+    this.#ctx = ctx;
+    this.#model = modelOf(ctx, undefined);
+    this.#tally = new StreamTally(ctx, 'anthropic', isOpenAIModel(this.#model) ? 'openai' : 'anthropic');
+    this.#tally.seen(this.#model, tierOf(requestJson(ctx)));
   }
 
   /** One decoded event. `eventType` is the union member's name (`metadata`, `contentBlockDelta`, `chunk`). */
   event(eventType: string, payload: unknown, messageType = 'event'): void {
-    this.tally.countFrame();
+    this.#tally.countFrame();
     if (messageType !== 'event') {
       const body = payloadObject(payload);
       const message = asString(body?.message) ?? asString(body?.Message);
-      this.tally.fail(
+      this.#tally.fail(
         `provider error: ${eventType}${message === undefined ? '' : `: ${message.slice(0, 160)}`}`,
       );
       return;
     }
     const body = payloadObject(payload);
     if (body === undefined) {
-      this.tally.malformedFrame();
+      this.#tally.malformedFrame();
       return;
     }
     switch (eventType) {
@@ -297,18 +299,18 @@ export class BedrockEventTally {
           asString(delta?.text) ??
           asString(field(delta, 'reasoningContent', 'text')) ??
           asString(field(delta, 'toolUse', 'input'));
-        if (text !== undefined) this.tally.output.addText(text);
+        if (text !== undefined) this.#tally.output.addText(text);
         return;
       }
       case 'metadata': {
-        this.tier = tierOf(body) ?? this.tier;
+        this.#tier = tierOf(body) ?? this.#tier;
         const usage = asObject(body.usage);
-        const fields = usage === undefined ? undefined : readConverseUsage(usage, this.model);
-        if (fields !== undefined) this.tally.report(this.finish(fields));
+        const fields = usage === undefined ? undefined : readConverseUsage(usage, this.#model);
+        if (fields !== undefined) this.#tally.report(this.#finish(fields));
         return;
       }
       case 'chunk':
-        this.chunk(decodeBase64Json(body.bytes));
+        this.#chunk(decodeBase64Json(body.bytes));
         return;
       default:
       // messageStart, contentBlockStart, contentBlockStop, messageStop: nothing to count
@@ -317,86 +319,85 @@ export class BedrockEventTally {
 
   /** A tier known from outside the events (InvokeModel's response header); the events' own wins. */
   setServiceTier(tier: string | undefined): void {
-    if (tier !== undefined && tier.length > 0) this.tier ??= tier;
+    if (tier !== undefined && tier.length > 0) this.#tier ??= tier;
   }
 
   /** The usage (reported, or estimated for a stream that carried none). */
   end(): UsageResult {
-    return this.tally.finish();
+    return this.#tally.finish();
   }
 
-  private chunk(body: JsonObject | undefined): void {
+  #chunk(body: JsonObject | undefined): void {
     if (body === undefined) {
-      this.tally.malformedFrame();
+      this.#tally.malformedFrame();
       return;
     }
     const metrics = asObject(body['amazon-bedrock-invocationMetrics']);
-    if (metrics !== undefined) this.fromMetrics = readInvocationMetrics(metrics, this.model);
+    if (metrics !== undefined) this.#fromMetrics = readInvocationMetrics(metrics, this.#model);
     const type = asString(body.type);
     if (type === 'content_block_delta') {
       const text = asString(field(body, 'delta', 'text')) ?? asString(field(body, 'delta', 'thinking'));
-      if (text !== undefined) this.tally.output.addText(text);
+      if (text !== undefined) this.#tally.output.addText(text);
     } else if (type === 'message_start') {
       const usage = asObject(field(body, 'message', 'usage'));
-      if (usage !== undefined) this.anthropic = { ...usage };
+      if (usage !== undefined) this.#anthropic = { ...usage };
     } else if (type === 'message_delta') {
       const usage = asObject(body.usage);
       if (usage !== undefined) {
-        this.anthropic = { ...this.anthropic };
-        for (const [key, value] of Object.entries(usage)) if (value != null) this.anthropic[key] = value;
+        this.#anthropic = { ...this.#anthropic };
+        for (const [key, value] of Object.entries(usage)) if (value != null) this.#anthropic[key] = value;
       }
     } else if (type === 'error') {
-      this.tally.fail(providerError(body) ?? 'provider error');
+      this.#tally.fail(providerError(body) ?? 'provider error');
     } else {
       const text = asString(body.generation) ?? asString(field(body, 'contentBlockDelta', 'delta', 'text'));
-      if (text !== undefined) this.tally.output.addText(text);
+      if (text !== undefined) this.#tally.output.addText(text);
       const nova = asObject(field(body, 'metadata', 'usage'));
-      const fields = nova !== undefined ? readConverseUsage(nova, this.model) : undefined;
-      if (fields !== undefined) this.fromMetrics = fields;
+      const fields = nova !== undefined ? readConverseUsage(nova, this.#model) : undefined;
+      if (fields !== undefined) this.#fromMetrics = fields;
     }
     // The model's own figures win (Anthropic's carry the 5-minute / 1-hour split); the metrics otherwise.
-    const anthropic = this.anthropic === undefined ? undefined : readAnthropicUsage(this.anthropic);
+    const anthropic = this.#anthropic === undefined ? undefined : readAnthropicUsage(this.#anthropic);
     const best =
-      metrics !== undefined || type === 'message_delta' ? (anthropic ?? this.fromMetrics) : undefined;
-    if (best !== undefined) this.tally.report(this.finish(best));
-    else if (anthropic !== undefined) this.tally.reportPartial(this.finish(anthropic));
-    else if (this.fromMetrics !== undefined) this.tally.report(this.finish(this.fromMetrics));
+      metrics !== undefined || type === 'message_delta' ? (anthropic ?? this.#fromMetrics) : undefined;
+    if (best !== undefined) this.#tally.report(this.#finish(best));
+    else if (anthropic !== undefined) this.#tally.reportPartial(this.#finish(anthropic));
+    else if (this.#fromMetrics !== undefined) this.#tally.report(this.#finish(this.#fromMetrics));
   }
 
-  private finish(fields: Partial<NormalizedUsage>): NormalizedUsage {
+  #finish(fields: Partial<NormalizedUsage>): NormalizedUsage {
     return makeUsage({
       ...fields,
-      model: this.model,
-      serviceTier: fields.serviceTier ?? this.tier ?? tierOf(requestJson(this.ctx)),
+      model: this.#model,
+      serviceTier: fields.serviceTier ?? this.#tier ?? tierOf(requestJson(this.#ctx)),
     });
   }
 }
 
 /** A byte-level stream: the context's event-stream decoder feeding a {@link BedrockEventTally}. */
 class BedrockByteStream implements UsageStream {
-  private readonly tally: BedrockEventTally;
-  private result: UsageResult | undefined;
+  readonly #tally: BedrockEventTally;
+  #result: UsageResult | undefined;
+  readonly #decoder: EventStreamDecoder;
 
-  constructor(
-    ctx: UsageContext,
-    private readonly decoder: EventStreamDecoder,
-  ) {
-    this.tally = new BedrockEventTally(ctx);
+  constructor(ctx: UsageContext, decoder: EventStreamDecoder) {
+    this.#decoder = decoder;
+    this.#tally = new BedrockEventTally(ctx);
   }
 
   push(chunk: Uint8Array): void {
-    if (this.result !== undefined) return;
+    if (this.#result !== undefined) return;
     try {
-      for (const e of this.decoder.push(chunk)) this.tally.event(e.eventType, e.payload, e.messageType);
+      for (const e of this.#decoder.push(chunk)) this.#tally.event(e.eventType, e.payload, e.messageType);
     } catch (err) {
-      this.result = fail(`stream parser error: ${err instanceof Error ? err.message : String(err)}`);
+      this.#result = fail(`stream parser error: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
 
   end(): UsageResult {
-    if (this.result !== undefined) return this.result;
-    const result = this.tally.end();
-    if (this.decoder.error !== undefined && !result.ok) return fail(this.decoder.error);
+    if (this.#result !== undefined) return this.#result;
+    const result = this.#tally.end();
+    if (this.#decoder.error !== undefined && !result.ok) return fail(this.#decoder.error);
     return result;
   }
 }

@@ -60,44 +60,47 @@ export function tokensFromChars(chars: number, family: TokenizerFamily): number 
  * Holds two numbers, never the text.
  */
 export class TokenTally {
-  private chars = 0;
-  private tokens = 0;
+  #chars = 0;
+  #tokens = 0;
   /** True when callers should pass text (there is a counter); otherwise a character count is enough. */
   readonly wantsText: boolean;
 
-  constructor(private readonly counter: TokenCounter | undefined) {
+  readonly #counter: TokenCounter | undefined;
+
+  constructor(counter: TokenCounter | undefined) {
+    this.#counter = counter;
     this.wantsText = counter !== undefined;
   }
 
   /** Counts a piece of text (with the counter when there is one and it behaves). */
   addText(text: string): void {
-    if (this.counter !== undefined) {
+    if (this.#counter !== undefined) {
       try {
-        const n = this.counter(text);
+        const n = this.#counter(text);
         if (Number.isFinite(n) && n >= 0) {
-          this.tokens += n;
+          this.#tokens += n;
           return;
         }
       } catch {
         // a faulty counter falls back to the ratio for this piece
       }
     }
-    this.chars += text.length;
+    this.#chars += text.length;
   }
 
   /** Counts `n` characters of text by ratio. */
   addChars(n: number): void {
-    this.chars += n;
+    this.#chars += n;
   }
 
   /** True when nothing was counted. */
   get isEmpty(): boolean {
-    return this.chars === 0 && this.tokens === 0;
+    return this.#chars === 0 && this.#tokens === 0;
   }
 
   /** Counted tokens plus the characters converted with the family's ratio. */
   total(family: TokenizerFamily): number {
-    return this.tokens + tokensFromChars(this.chars, family);
+    return this.#tokens + tokensFromChars(this.#chars, family);
   }
 }
 

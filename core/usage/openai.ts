@@ -149,20 +149,24 @@ export function createOpenAIUsageParser(dialect: OpenAIDialect = {}): UsageParse
 
 /** Chat Completions chunks and Responses API events, told apart per frame. */
 export class OpenAIStreamHandler implements FrameHandler {
+  readonly #fromBody: (body: JsonObject) => NormalizedUsage | undefined;
+
   constructor(
     readonly tally: StreamTally,
-    private readonly fromBody: (body: JsonObject) => NormalizedUsage | undefined,
-  ) {}
+    fromBody: (body: JsonObject) => NormalizedUsage | undefined,
+  ) {
+    this.#fromBody = fromBody;
+  }
 
   frame(data: string, event: string): void {
     // Responses API events carry an `event:` name; chat chunks have none and start with {"id":
     const typed = data.charCodeAt(2) === 116; /* t of {"type": */
     if (event.length > 0 ? event.startsWith('response.') : typed && data.startsWith('{"type":"response.')) {
-      this.responsesEvent(data, event);
+      this.#responsesEvent(data, event);
       return;
     }
     const withUsage = hasObjectValue(data, USAGE);
-    if (withUsage) this.parseFrame(data, false);
+    if (withUsage) this.#parseFrame(data, false);
     // generated text: the `delta` object of each choice
     let texts = 0;
     for (let v = valueIndex(data, DELTA); v !== -1; v = valueIndex(data, DELTA, v)) {
@@ -175,14 +179,14 @@ export class OpenAIStreamHandler implements FrameHandler {
       !withUsage &&
       (hasObjectValue(data, ERROR) || event === 'error' || (typed && data.startsWith('{"type":"error"')))
     ) {
-      this.parseFrame(data, false);
+      this.#parseFrame(data, false);
     }
     if (!this.tally.hasModel) {
       this.tally.seen(readStringValue(data, MODEL), readStringValue(data, SERVICE_TIER));
     }
   }
 
-  private responsesEvent(data: string, event: string): void {
+  #responsesEvent(data: string, event: string): void {
     const type = event.length > 0 ? event : (readStringValue(data, TYPE) ?? '');
     if (type.endsWith('.delta')) {
       // output text, refusal, reasoning summary, tool-call arguments; audio deltas are base64, not text
@@ -193,10 +197,10 @@ export class OpenAIStreamHandler implements FrameHandler {
     if (type === 'response.created') {
       this.tally.seen(readStringValue(data, MODEL), readStringValue(data, SERVICE_TIER));
     }
-    if (hasObjectValue(data, USAGE) || hasObjectValue(data, ERROR)) this.parseFrame(data, true);
+    if (hasObjectValue(data, USAGE) || hasObjectValue(data, ERROR)) this.#parseFrame(data, true);
   }
 
-  private parseFrame(data: string, responses: boolean): void {
+  #parseFrame(data: string, responses: boolean): void {
     const parsed = tryParseJson(data);
     const frame = parsed.ok ? asObject(parsed.value) : undefined;
     if (frame === undefined) {
@@ -204,7 +208,7 @@ export class OpenAIStreamHandler implements FrameHandler {
       return;
     }
     const body = (responses ? asObject(frame.response) : undefined) ?? frame;
-    const usage = this.fromBody(body);
+    const usage = this.#fromBody(body);
     if (usage !== undefined) {
       this.tally.report(usage);
       return;
