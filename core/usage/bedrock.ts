@@ -25,8 +25,8 @@
  *   {@link UsageContext.eventStreamDecoder} (the SDK never needs it: the AWS client decodes for it).
  */
 import { readAnthropicUsage } from './anthropic';
-import { asCount, asObject, asString, field, tryParseJson, type JsonObject } from './json-fields';
-import { fail, makeUsage, ok, providerError, requestJson } from './normalize';
+import { asCount, asObject, asString, field, parseJsonObject, type JsonObject } from './json-fields';
+import { fail, makeUsage, NOT_AN_OBJECT, ok, providerError, requestJson } from './normalize';
 import { openaiUsage, readOpenAIUsage } from './openai';
 import { StreamTally } from './stream';
 import type {
@@ -228,30 +228,31 @@ export function bedrockUsageFromHeaders(
     : makeUsage({ ...fields, model, serviceTier: header('x-amzn-bedrock-service-tier') ?? null });
 }
 
-function decodeBase64Json(bytes: unknown): JsonObject | undefined {
-  let text: string;
+/** The JSON object an event's payload carries: as bytes of JSON text, or already decoded. */
+function payloadObject(payload: unknown): JsonObject | undefined {
+  return payload instanceof Uint8Array
+    ? parseJsonObject(new TextDecoder().decode(payload))
+    : asObject(payload);
+}
+
+/** The model-native body of a `chunk` event from its `bytes`: base64 text (in a JSON payload) or bytes. */
+function chunkBody(bytes: unknown): JsonObject | undefined {
+  let raw = bytes;
   if (typeof bytes === 'string') {
     try {
       const bin = atob(bytes);
-      const raw = new Uint8Array(bin.length);
-      for (let i = 0; i < bin.length; i++) raw[i] = bin.charCodeAt(i);
-      text = new TextDecoder().decode(raw);
+      raw = new Uint8Array(bin.length);
+      for (let i = 0; i < bin.length; i++) (raw as Uint8Array)[i] = bin.charCodeAt(i);
     } catch {
       return undefined;
     }
-  } else if (bytes instanceof Uint8Array) {
-    text = new TextDecoder().decode(bytes);
-  } else return undefined;
-  const parsed = tryParseJson(text);
-  return parsed.ok ? asObject(parsed.value) : undefined;
+  }
+  return raw instanceof Uint8Array ? payloadObject(raw) : undefined;
 }
 
-function payloadObject(payload: unknown): JsonObject | undefined {
-  if (payload instanceof Uint8Array) {
-    const parsed = tryParseJson(new TextDecoder().decode(payload));
-    return parsed.ok ? asObject(parsed.value) : undefined;
-  }
-  return asObject(payload);
+/** The message of an AWS error body (`message`, or `Message` as some services spell it), cut short for logs. */
+function awsErrorMessage(body: JsonObject | undefined): string | undefined {
+  return (asString(body?.message) ?? asString(body?.Message))?.slice(0, 160);
 }
 
 /**
@@ -280,11 +281,8 @@ export class BedrockEventTally {
   event(eventType: string, payload: unknown, messageType = 'event'): void {
     this.#tally.countFrame();
     if (messageType !== 'event') {
-      const body = payloadObject(payload);
-      const message = asString(body?.message) ?? asString(body?.Message);
-      this.#tally.fail(
-        `provider error: ${eventType}${message === undefined ? '' : `: ${message.slice(0, 160)}`}`,
-      );
+      const message = awsErrorMessage(payloadObject(payload));
+      this.#tally.fail(`provider error: ${eventType}${message === undefined ? '' : `: ${message}`}`);
       return;
     }
     const body = payloadObject(payload);
@@ -310,7 +308,7 @@ export class BedrockEventTally {
         return;
       }
       case 'chunk':
-        this.#chunk(decodeBase64Json(body.bytes));
+        this.#chunk(chunkBody(body.bytes));
         return;
       default:
       // messageStart, contentBlockStart, contentBlockStop, messageStop: nothing to count
@@ -407,7 +405,7 @@ export const bedrockUsage: UsageParser = {
   fromJson(body: unknown, ctx: UsageContext): UsageResult {
     if (isOpenAIEndpoint(ctx.url)) return openaiUsage.fromJson(body, ctx);
     const obj = asObject(body);
-    if (obj === undefined) return fail('response body is not a JSON object');
+    if (obj === undefined) return fail(NOT_AN_OBJECT);
     const model = modelOf(ctx, obj);
     const fields = readBodyUsage(obj, model);
     if (fields === undefined) return fail(providerError(obj) ?? bedrockError(obj) ?? 'no usage in response');
@@ -432,6 +430,6 @@ export const bedrockUsage: UsageParser = {
 
 /** AWS JSON errors: `{"message": "…"}` with the type in a header the parser does not see. */
 function bedrockError(body: JsonObject): string | undefined {
-  const message = asString(body.message) ?? asString(body.Message);
-  return message === undefined ? undefined : `provider error: ${message.slice(0, 160)}`;
+  const message = awsErrorMessage(body);
+  return message === undefined ? undefined : `provider error: ${message}`;
 }

@@ -44,3 +44,9 @@ export function tryParseJson(text: string): { ok: true; value: unknown } | { ok:
     return { ok: false };
   }
 }
+
+/** The text parsed as a JSON object; undefined when it is not valid JSON or not an object. */
+export function parseJsonObject(text: string): JsonObject | undefined {
+  const parsed = tryParseJson(text);
+  return parsed.ok ? asObject(parsed.value) : undefined;
+}

@@ -1,5 +1,5 @@
 /** Building {@link NormalizedUsage} records, and what every parser reads from the request context. */
-import { asObject, asString, field, tryParseJson } from './json-fields';
+import { asObject, asString, field, tryParseJson, type JsonObject } from './json-fields';
 import type { NormalizedUsage, UsageContext, UsageResult } from './types';
 
 /** A complete record from the fields a parser found; absent fields are zero / null / not estimated. */
@@ -29,6 +29,25 @@ export function fail(reason: string): UsageResult {
   return { ok: false, reason };
 }
 
+/** Why a response body that is not a JSON object has no usage. */
+export const NOT_AN_OBJECT = 'response body is not a JSON object';
+
+/**
+ * The result for a JSON response body: the usage `read` finds in it, completed from the request; a body
+ * that is not a JSON object, or in which `read` finds no usage, fails (with the provider's error if any).
+ */
+export function usageResultOf(
+  body: unknown,
+  ctx: UsageContext,
+  read: (body: JsonObject) => NormalizedUsage | undefined,
+): UsageResult {
+  const obj = asObject(body);
+  if (obj === undefined) return fail(NOT_AN_OBJECT);
+  const usage = read(obj);
+  if (usage === undefined) return fail(providerError(obj) ?? 'no usage in response');
+  return ok(withRequestFallbacks(usage, ctx));
+}
+
 const MAX_MESSAGE = 160;
 
 /**
@@ -43,17 +62,16 @@ export function providerError(body: unknown): string | undefined {
   const err = obj.error;
   if (typeof err === 'string' && err.length > 0) return `provider error: ${clip(err)}`;
   const errObj = asObject(err);
-  if (errObj !== undefined) {
-    const kind = label(errObj.type) ?? label(errObj.status) ?? label(errObj.code);
-    const message = asString(errObj.message);
-    return `provider error: ${[kind, message === undefined ? undefined : clip(message)].filter(Boolean).join(': ') || 'unknown'}`;
-  }
-  if (obj.type === 'error') {
-    const kind = label(obj.code);
-    const message = asString(obj.message);
-    return `provider error: ${[kind, message === undefined ? undefined : clip(message)].filter(Boolean).join(': ') || 'unknown'}`;
-  }
+  if (errObj !== undefined)
+    return describeError(label(errObj.type) ?? label(errObj.status) ?? label(errObj.code), errObj.message);
+  if (obj.type === 'error') return describeError(label(obj.code), obj.message);
   return undefined;
+}
+
+/** `provider error: <kind>: <message>`, either part left out when absent (`unknown` when both are). */
+function describeError(kind: string | undefined, message: unknown): string {
+  const text = asString(message);
+  return `provider error: ${[kind, text === undefined ? undefined : clip(text)].filter(Boolean).join(': ') || 'unknown'}`;
 }
 
 function label(value: unknown): string | undefined {

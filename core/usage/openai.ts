@@ -20,7 +20,7 @@
  *   reasoning) are added to outputTokens, so outputTokens always includes reasoning.
  */
 import type { TokenizerFamily } from './estimate';
-import { asCount, asObject, asString, field, tryParseJson, type JsonObject } from './json-fields';
+import { asCount, asObject, asString, field, type JsonObject } from './json-fields';
 import {
   hasObjectValue,
   jsonKey,
@@ -29,7 +29,7 @@ import {
   tallyStringsWithin,
   valueIndex,
 } from './json-scan';
-import { fail, makeUsage, ok, providerError, withRequestFallbacks } from './normalize';
+import { makeUsage, providerError, usageResultOf } from './normalize';
 import { framedUsageStream, StreamTally, type FrameHandler } from './stream';
 import type { NormalizedUsage, UsageContext, UsageParser, UsageResult } from './types';
 
@@ -131,13 +131,7 @@ export function createOpenAIUsageParser(dialect: OpenAIDialect = {}): UsageParse
   const fromBody = (body: JsonObject): NormalizedUsage | undefined => openAIBodyUsage(body, dialect);
 
   return {
-    fromJson(body: unknown, ctx: UsageContext): UsageResult {
-      const obj = asObject(body);
-      if (obj === undefined) return fail('response body is not a JSON object');
-      const usage = fromBody(obj);
-      if (usage === undefined) return fail(providerError(obj) ?? 'no usage in response');
-      return ok(withRequestFallbacks(usage, ctx));
-    },
+    fromJson: (body: unknown, ctx: UsageContext): UsageResult => usageResultOf(body, ctx, fromBody),
     stream(ctx: UsageContext) {
       return framedUsageStream(
         ctx,
@@ -166,7 +160,7 @@ export class OpenAIStreamHandler implements FrameHandler {
       return;
     }
     const withUsage = hasObjectValue(data, USAGE);
-    if (withUsage) this.#parseFrame(data, false);
+    if (withUsage) this.#reportFrame(data, false);
     // generated text: the `delta` object of each choice
     let texts = 0;
     for (let v = valueIndex(data, DELTA); v !== -1; v = valueIndex(data, DELTA, v)) {
@@ -179,7 +173,7 @@ export class OpenAIStreamHandler implements FrameHandler {
       !withUsage &&
       (hasObjectValue(data, ERROR) || event === 'error' || (typed && data.startsWith('{"type":"error"')))
     ) {
-      this.#parseFrame(data, false);
+      this.#reportFrame(data, false);
     }
     if (!this.tally.hasModel) {
       this.tally.seen(readStringValue(data, MODEL), readStringValue(data, SERVICE_TIER));
@@ -197,16 +191,12 @@ export class OpenAIStreamHandler implements FrameHandler {
     if (type === 'response.created') {
       this.tally.seen(readStringValue(data, MODEL), readStringValue(data, SERVICE_TIER));
     }
-    if (hasObjectValue(data, USAGE) || hasObjectValue(data, ERROR)) this.#parseFrame(data, true);
+    if (hasObjectValue(data, USAGE) || hasObjectValue(data, ERROR)) this.#reportFrame(data, true);
   }
 
-  #parseFrame(data: string, responses: boolean): void {
-    const parsed = tryParseJson(data);
-    const frame = parsed.ok ? asObject(parsed.value) : undefined;
-    if (frame === undefined) {
-      this.tally.malformedFrame();
-      return;
-    }
+  #reportFrame(data: string, responses: boolean): void {
+    const frame = this.tally.parseFrame(data);
+    if (frame === undefined) return;
     const body = (responses ? asObject(frame.response) : undefined) ?? frame;
     const usage = this.#fromBody(body);
     if (usage !== undefined) {

@@ -6,6 +6,7 @@
  */
 import type { RequestFlavor } from '../providers/types';
 import { estimateRequestTokens, familyOfModel, TokenTally, type TokenizerFamily } from './estimate';
+import { parseJsonObject, type JsonObject } from './json-fields';
 import { LineSplitter, type LineSink } from './lines';
 import { NdjsonDecoder } from './ndjson';
 import {
@@ -98,6 +99,13 @@ export class StreamTally {
   /** Records a frame that is not valid JSON. */
   malformedFrame(): void {
     this.#malformed++;
+  }
+
+  /** A frame's data parsed as a JSON object; a frame that is not one is recorded as malformed. */
+  parseFrame(data: string): JsonObject | undefined {
+    const frame = parseJsonObject(data);
+    if (frame === undefined) this.#malformed++;
+    return frame;
   }
 
   /** Records a data frame. */
