@@ -26,7 +26,16 @@
  */
 import { readAnthropicUsage } from './anthropic';
 import { asCount, asObject, asString, field, parseJsonObject, type JsonObject } from './json-fields';
-import { fail, makeUsage, NOT_AN_OBJECT, ok, providerError, requestJson } from './normalize';
+import {
+  fail,
+  failedWith,
+  makeUsage,
+  NOT_AN_OBJECT,
+  ok,
+  providerError,
+  requestJson,
+  settledStream,
+} from './normalize';
 import { openaiUsage, readOpenAIUsage } from './openai';
 import { StreamTally } from './stream';
 import type {
@@ -190,8 +199,11 @@ function modelOf(ctx: UsageContext, body: unknown): string | null {
   );
 }
 
-/** Whether the call went to an OpenAI-compatible endpoint (chat completions, responses) rather than the runtime API. */
-function isOpenAIEndpoint(url: string | undefined): boolean {
+/**
+ * Whether a Bedrock URL or path is an OpenAI-compatible endpoint (`/openai/v1/…` on bedrock-runtime,
+ * `/v1/…` on bedrock-mantle: chat completions, responses) rather than a runtime operation.
+ */
+export function isBedrockOpenAIEndpoint(url: string | undefined): boolean {
   return url !== undefined && bedrockOperationOf(url) === null && /\/(?:openai\/)?v1\//.test(url);
 }
 
@@ -388,7 +400,7 @@ class BedrockByteStream implements UsageStream {
     try {
       for (const e of this.#decoder.push(chunk)) this.#tally.event(e.eventType, e.payload, e.messageType);
     } catch (err) {
-      this.#result = fail(`stream parser error: ${err instanceof Error ? err.message : String(err)}`);
+      this.#result = failedWith('stream parser error', err);
     }
   }
 
@@ -403,7 +415,7 @@ class BedrockByteStream implements UsageStream {
 /** Amazon Bedrock: the runtime API (Converse, InvokeModel, their streams) and the OpenAI-compatible endpoints. */
 export const bedrockUsage: UsageParser = {
   fromJson(body: unknown, ctx: UsageContext): UsageResult {
-    if (isOpenAIEndpoint(ctx.url)) return openaiUsage.fromJson(body, ctx);
+    if (isBedrockOpenAIEndpoint(ctx.url)) return openaiUsage.fromJson(body, ctx);
     const obj = asObject(body);
     if (obj === undefined) return fail(NOT_AN_OBJECT);
     const model = modelOf(ctx, obj);
@@ -420,10 +432,7 @@ export const bedrockUsage: UsageParser = {
   stream(ctx: UsageContext): UsageStream {
     if (bedrockOperationOf(ctx.url) === null) return openaiUsage.stream(ctx);
     const decoder = ctx.eventStreamDecoder?.();
-    if (decoder === undefined) {
-      const result = fail('no event-stream decoder for a Bedrock stream');
-      return { push: () => undefined, end: () => result };
-    }
+    if (decoder === undefined) return settledStream(fail('no event-stream decoder for a Bedrock stream'));
     return new BedrockByteStream(ctx, decoder);
   },
 };

@@ -5,7 +5,7 @@
 import { getProvider, type ProviderId } from '../providers/catalog';
 import type { ProviderEntry } from '../providers/types';
 import { tryParseJson } from './json-fields';
-import { fail, providerError } from './normalize';
+import { fail, failedWith, providerError, settledStream } from './normalize';
 import type { UsageContext, UsageResult, UsageStream } from './types';
 
 /** A catalog entry, or the id of one (`'openai'`, `'anthropic'`, …). */
@@ -17,10 +17,6 @@ function resolve(provider: ProviderRef): ProviderEntry | undefined {
 
 function unknownProvider(provider: ProviderRef): UsageResult {
   return fail(`unknown provider: ${typeof provider === 'string' ? provider : String(provider)}`);
-}
-
-function describe(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 /**
@@ -45,7 +41,7 @@ export function parseUsageJson(provider: ProviderRef, body: unknown, ctx: UsageC
   try {
     return entry.usage.fromJson(value, ctx);
   } catch (err) {
-    return fail(`usage parser error: ${describe(err)}`);
+    return failedWith('usage parser error', err);
   }
 }
 
@@ -60,15 +56,11 @@ export function parseUsageJson(provider: ProviderRef, body: unknown, ctx: UsageC
  */
 export function createUsageStream(provider: ProviderRef, ctx: UsageContext = {}): UsageStream {
   const entry = resolve(provider);
-  if (entry === undefined) {
-    const result = unknownProvider(provider);
-    return { push: () => undefined, end: () => result };
-  }
+  if (entry === undefined) return settledStream(unknownProvider(provider));
   try {
     return entry.usage.stream(ctx);
   } catch (err) {
-    const result = fail(`usage parser error: ${describe(err)}`);
-    return { push: () => undefined, end: () => result };
+    return settledStream(failedWith('usage parser error', err));
   }
 }
 

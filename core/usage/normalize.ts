@@ -1,6 +1,6 @@
 /** Building {@link NormalizedUsage} records, and what every parser reads from the request context. */
 import { asObject, asString, field, tryParseJson, type JsonObject } from './json-fields';
-import type { NormalizedUsage, UsageContext, UsageResult } from './types';
+import type { NormalizedUsage, UsageContext, UsageResult, UsageStream } from './types';
 
 /** A complete record from the fields a parser found; absent fields are zero / null / not estimated. */
 export function makeUsage(fields: Partial<NormalizedUsage>): NormalizedUsage {
@@ -27,6 +27,16 @@ export function ok(usage: NormalizedUsage): UsageResult {
 /** `{ ok: false, reason }`. */
 export function fail(reason: string): UsageResult {
   return { ok: false, reason };
+}
+
+/** The failure for an exception a parser raised: `<what>: <its message>`. */
+export function failedWith(what: string, err: unknown): UsageResult {
+  return fail(`${what}: ${err instanceof Error ? err.message : String(err)}`);
+}
+
+/** A stream whose result is known before its first byte (an unknown provider, a parser that failed to start). */
+export function settledStream(result: UsageResult): UsageStream {
+  return { push: () => undefined, end: () => result };
 }
 
 /** Why a response body that is not a JSON object has no usage. */

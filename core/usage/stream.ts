@@ -11,6 +11,7 @@ import { LineSplitter, type LineSink } from './lines';
 import { NdjsonDecoder } from './ndjson';
 import {
   fail,
+  failedWith,
   makeUsage,
   ok,
   requestedModel,
@@ -174,7 +175,7 @@ class FramedStream implements UsageStream, LineSink {
   #sse: SseDecoder | undefined;
   #handler: FrameHandler | undefined;
   #overflowBeforeFraming = false;
-  #internalError: string | undefined;
+  /** Set at the end, or as soon as the parser fails (the bytes after that are not read). */
   #result: UsageResult | undefined;
 
   readonly #handlerFor: (framing: Framing) => FrameHandler;
@@ -186,30 +187,26 @@ class FramedStream implements UsageStream, LineSink {
   }
 
   push(chunk: Uint8Array): void {
-    if (this.#result !== undefined || this.#internalError !== undefined) return;
+    if (this.#result !== undefined) return;
     try {
       if (typeof chunk === 'string') this.#splitter.pushText(chunk);
       else this.#splitter.push(chunk);
     } catch (err) {
-      this.#internalError = `stream parser error: ${describe(err)}`;
+      this.#result = failedWith('stream parser error', err);
     }
   }
 
   end(): UsageResult {
     if (this.#result !== undefined) return this.#result;
     try {
-      if (this.#internalError === undefined) {
-        this.#splitter.end();
-        this.#sse?.end();
-      }
+      this.#splitter.end();
+      this.#sse?.end();
       this.#result =
-        this.#internalError !== undefined
-          ? fail(this.#internalError)
-          : this.#handler !== undefined
-            ? this.#handler.tally.finish()
-            : fail(this.#overflowBeforeFraming ? frameTooLarge(this.#maxFrame) : 'empty stream');
+        this.#handler !== undefined
+          ? this.#handler.tally.finish()
+          : fail(this.#overflowBeforeFraming ? frameTooLarge(this.#maxFrame) : 'empty stream');
     } catch (err) {
-      this.#result = fail(`stream parser error: ${describe(err)}`);
+      this.#result = failedWith('stream parser error', err);
     }
     return this.#result;
   }
@@ -279,8 +276,4 @@ function maxFrameChars(ctx: UsageContext): number {
 
 function frameTooLarge(limit: number): string {
   return `frame too large (over ${limit} characters); usage unknown`;
-}
-
-function describe(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
