@@ -17,14 +17,9 @@
  * `cacheWrite`, `deferred`. The shape comes from `callShapeOf` (Buffer-free, so the SDK reads it too).
  */
 import type { RequestFlavor } from '../providers/types';
-import {
-  estimateRequestTokens,
-  familyOfModel,
-  MESSAGE_OVERHEAD_TOKENS,
-  REPLY_PRIMING_TOKENS,
-  type TokenizerFamily,
-} from '../usage/estimate';
+import { estimateRequestTokens, familyOfModel, framingTokens, type TokenizerFamily } from '../usage/estimate';
 import type { TokenCounter } from '../usage/types';
+import { matchesAt } from '../providers/request-shape/types';
 import type { CallShape } from './call-shape';
 import { contextTokensOf } from './context-window';
 import { documentedMaxOutputOf, maxOutputTokensOf } from './max-output';
@@ -65,12 +60,6 @@ export function utf8Bytes(body: string | Uint8Array): Uint8Array {
 }
 
 const QUOTE = 0x22;
-
-function matchesAt(buf: Uint8Array, at: number, needle: Uint8Array): boolean {
-  if (at + needle.length > buf.length) return false;
-  for (let j = 1; j < needle.length; j++) if (buf[at + j] !== needle[j]) return false;
-  return true;
-}
 
 /**
  * Image parts: each marker's occurrences, counted as successive `indexOf` searches find them (no overlap
@@ -163,16 +152,4 @@ export function preciseTokenBound(
       serverContextTokens(shape, model),
     ...outputBound(shape, model),
   };
-}
-
-/** The per-message and reply-priming tokens estimateRequestTokens adds. */
-function framingTokens(parsed: unknown): number {
-  if (typeof parsed !== 'object' || parsed === null) return 0;
-  let turns = 0;
-  for (const name of ['messages', 'contents', 'input']) {
-    const v = (parsed as Record<string, unknown>)[name];
-    if (Array.isArray(v))
-      turns += v.filter((t) => typeof t === 'object' && t !== null && !Array.isArray(t)).length;
-  }
-  return turns === 0 ? 0 : turns * MESSAGE_OVERHEAD_TOKENS + REPLY_PRIMING_TOKENS;
 }

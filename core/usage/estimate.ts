@@ -169,13 +169,22 @@ export function estimateRequestTokens(
     const tools = body[name];
     if (tools !== undefined && tools !== null) tally.addText(safeStringify(tools));
   }
-  let overhead = 0;
+  return tally.total(family) + framingTokens(body);
+}
+
+/**
+ * The chat framing {@link estimateRequestTokens} adds: {@link MESSAGE_OVERHEAD_TOKENS} per conversation
+ * turn and, when there is one, {@link REPLY_PRIMING_TOKENS}.
+ */
+export function framingTokens(request: unknown): number {
+  const body = asObject(request);
+  if (body === undefined) return 0;
+  let turns = 0;
   for (const name of TURN_FIELDS) {
-    const turns = body[name];
-    if (Array.isArray(turns)) overhead += turns.filter((t) => asObject(t) !== undefined).length;
+    const list = body[name];
+    if (Array.isArray(list)) turns += list.filter((t) => asObject(t) !== undefined).length;
   }
-  const turnTokens = overhead === 0 ? 0 : overhead * MESSAGE_OVERHEAD_TOKENS + REPLY_PRIMING_TOKENS;
-  return tally.total(family) + turnTokens;
+  return turns === 0 ? 0 : turns * MESSAGE_OVERHEAD_TOKENS + REPLY_PRIMING_TOKENS;
 }
 
 function collectText(value: unknown, tally: TokenTally, depth: number): void {
