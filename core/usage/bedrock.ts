@@ -242,9 +242,7 @@ export function bedrockUsageFromHeaders(
 
 /** The JSON object an event's payload carries: as bytes of JSON text, or already decoded. */
 function payloadObject(payload: unknown): JsonObject | undefined {
-  return payload instanceof Uint8Array
-    ? parseJsonObject(new TextDecoder().decode(payload))
-    : asObject(payload);
+  return payload instanceof Uint8Array ? parseJsonObject(payload) : asObject(payload);
 }
 
 /** The model-native body of a `chunk` event from its `bytes`: base64 text (in a JSON payload) or bytes. */

@@ -33,8 +33,7 @@ export function parseUsageJson(provider: ProviderRef, body: unknown, ctx: UsageC
   if (entry === undefined) return unknownProvider(provider);
   let value = body;
   if (typeof body === 'string' || body instanceof Uint8Array) {
-    const text = typeof body === 'string' ? body : new TextDecoder().decode(body);
-    const parsed = tryParseJson(text);
+    const parsed = tryParseJson(body);
     if (!parsed.ok) return fail('malformed JSON response body');
     value = parsed.value;
   }
@@ -87,9 +86,8 @@ const JSON_TYPES = /json/i;
  */
 export function usageFromResponse(input: ResponseUsageInput): UsageResult {
   const { provider, body, contentType, status, ...ctx } = input;
-  const text = typeof body === 'string' ? body : undefined;
   if (status !== undefined && status >= 400) {
-    const parsed = tryParseJson(text ?? new TextDecoder().decode(body as Uint8Array));
+    const parsed = tryParseJson(body);
     const reason = parsed.ok ? providerError(parsed.value) : undefined;
     return fail(`HTTP ${status}${reason === undefined ? '' : `: ${reason}`}`);
   }
@@ -97,8 +95,7 @@ export function usageFromResponse(input: ResponseUsageInput): UsageResult {
   let streamed = STREAM_TYPES.test(type);
   if (!streamed && !JSON_TYPES.test(type)) {
     // No usable content type: JSON if the whole body parses, a stream otherwise.
-    const decoded = text ?? new TextDecoder().decode(body as Uint8Array);
-    const parsed = tryParseJson(decoded);
+    const parsed = tryParseJson(body);
     if (parsed.ok) return parseUsageJson(provider, parsed.value, ctx);
     streamed = true;
   }

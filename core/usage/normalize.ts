@@ -98,15 +98,9 @@ export function requestJson(ctx: UsageContext): unknown {
   const given = ctx.requestBody;
   // A thunk: the caller's one parse of the request, run only when a parser needs the body.
   const body = typeof given === 'function' ? (given as () => unknown)() : given;
-  if (typeof body === 'string') {
-    const parsed = tryParseJson(body);
-    return parsed.ok ? parsed.value : undefined;
-  }
-  if (body instanceof Uint8Array) {
-    const parsed = tryParseJson(new TextDecoder().decode(body));
-    return parsed.ok ? parsed.value : undefined;
-  }
-  return body;
+  if (typeof body !== 'string' && !(body instanceof Uint8Array)) return body;
+  const parsed = tryParseJson(body);
+  return parsed.ok ? parsed.value : undefined;
 }
 
 const MODEL_IN_PATH = /\/(?:models|tunedModels)\/([^/:?#]+)/;
