@@ -93,11 +93,6 @@ export class TokenTally {
     this.#chars += n;
   }
 
-  /** True when nothing was counted. */
-  get isEmpty(): boolean {
-    return this.#chars === 0 && this.#tokens === 0;
-  }
-
   /** Counted tokens plus the characters converted with the family's ratio. */
   total(family: TokenizerFamily): number {
     return this.#tokens + tokensFromChars(this.#chars, family);
