@@ -51,27 +51,20 @@ export type { BedrockStreamEvent, EventStreamDecoder } from './types';
 
 /** `/model/<id>/<operation>`; the id is URL-encoded when it is an ARN. */
 const MODEL_PATH =
-  /\/model\/([^/?#]+)\/(converse-stream|converse|invoke-with-response-stream|invoke)(?=$|[?#/])/;
+  /\/model\/([^/?#]+)\/(?:converse-stream|converse|invoke-with-response-stream|invoke)(?=$|[?#/])/;
 
-/** The Bedrock runtime operation and model id named by a request path or URL, or null. */
-export function bedrockOperationOf(
-  url: string | undefined,
-): { readonly modelId: string; readonly operation: string } | null {
-  if (url === undefined) return null;
-  const m = MODEL_PATH.exec(url);
-  if (m === null) return null;
-  let modelId = m[1] ?? '';
+/**
+ * The model id of a Bedrock runtime operation's path or URL (`/model/us.amazon.nova-pro-v1:0/converse` →
+ * `us.amazon.nova-pro-v1:0`), or null when it names no runtime operation.
+ */
+export function bedrockModelFromPath(path: string | undefined): string | null {
+  const id = path === undefined ? undefined : MODEL_PATH.exec(path)?.[1];
+  if (id === undefined) return null;
   try {
-    modelId = decodeURIComponent(modelId);
+    return decodeURIComponent(id);
   } catch {
-    // keep it as sent
+    return id; // keep it as sent
   }
-  return { modelId, operation: m[2] ?? '' };
-}
-
-/** The model id of a Bedrock runtime path (`/model/us.amazon.nova-pro-v1:0/converse` → `us.amazon.nova-pro-v1:0`). */
-export function bedrockModelFromPath(path: string): string | null {
-  return bedrockOperationOf(path)?.modelId ?? null;
 }
 
 /** Whether `model` is served by OpenAI (Converse `inputTokens` then includes the cache tokens). */
@@ -192,7 +185,7 @@ function readBodyUsage(body: JsonObject, model: string | null): Partial<Normaliz
 /** The model a call is priced as: the request path's (the profile chosen), else the body's. */
 function modelOf(ctx: UsageContext, body: unknown): string | null {
   return (
-    bedrockOperationOf(ctx.url)?.modelId ??
+    bedrockModelFromPath(ctx.url) ??
     asString(field(requestJson(ctx), 'model')) ??
     asString(field(body, 'model')) ??
     null
@@ -204,7 +197,7 @@ function modelOf(ctx: UsageContext, body: unknown): string | null {
  * `/v1/…` on bedrock-mantle: chat completions, responses) rather than a runtime operation.
  */
 export function isBedrockOpenAIEndpoint(url: string | undefined): boolean {
-  return url !== undefined && bedrockOperationOf(url) === null && /\/(?:openai\/)?v1\//.test(url);
+  return url !== undefined && bedrockModelFromPath(url) === null && /\/(?:openai\/)?v1\//.test(url);
 }
 
 /**
@@ -428,7 +421,7 @@ export const bedrockUsage: UsageParser = {
     );
   },
   stream(ctx: UsageContext): UsageStream {
-    if (bedrockOperationOf(ctx.url) === null) return openaiUsage.stream(ctx);
+    if (bedrockModelFromPath(ctx.url) === null) return openaiUsage.stream(ctx);
     const decoder = ctx.eventStreamDecoder?.();
     if (decoder === undefined) return settledStream(fail('no event-stream decoder for a Bedrock stream'));
     return new BedrockByteStream(ctx, decoder);
