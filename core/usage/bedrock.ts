@@ -21,14 +21,13 @@
  *   caller chose (`us.…` and `global.…` are priced differently), never the bare name an Anthropic body
  *   reports.
  * - Streams are AWS event streams: this module reads DECODED events ({@link BedrockEventTally}); bytes are
- *   framed and CRC-checked by the AWS codec in `bedrock-event-stream.ts`, which callers pass in
- *   {@link UsageContext.eventStreamDecoder} (the SDK never needs it: the AWS client decodes for it).
+ *   framed and CRC-checked by the AWS codec in `bedrock-event-stream.ts`, whose reader callers pass in
+ *   {@link UsageContext.bedrockEventStream} (the SDK never needs it: the AWS client decodes for it).
  */
 import { readAnthropicUsage } from './anthropic';
 import { asCount, asObject, asString, field, parseJsonObject, type JsonObject } from './json-fields';
 import {
   fail,
-  failedWith,
   makeUsage,
   NOT_AN_OBJECT,
   ok,
@@ -39,7 +38,6 @@ import {
 import { openaiUsage, readOpenAIUsage } from './openai';
 import { StreamTally } from './stream';
 import type {
-  EventStreamDecoder,
   NormalizedUsage,
   UsageContext,
   UsageParser,
@@ -375,34 +373,6 @@ export class BedrockEventTally {
   }
 }
 
-/** A byte-level stream: the context's event-stream decoder feeding a {@link BedrockEventTally}. */
-class BedrockByteStream implements UsageStream {
-  readonly #tally: BedrockEventTally;
-  #result: UsageResult | undefined;
-  readonly #decoder: EventStreamDecoder;
-
-  constructor(ctx: UsageContext, decoder: EventStreamDecoder) {
-    this.#decoder = decoder;
-    this.#tally = new BedrockEventTally(ctx);
-  }
-
-  push(chunk: Uint8Array): void {
-    if (this.#result !== undefined) return;
-    try {
-      for (const e of this.#decoder.push(chunk)) this.#tally.event(e.eventType, e.payload, e.messageType);
-    } catch (err) {
-      this.#result = failedWith('stream parser error', err);
-    }
-  }
-
-  end(): UsageResult {
-    if (this.#result !== undefined) return this.#result;
-    const result = this.#tally.end();
-    if (this.#decoder.error !== undefined && !result.ok) return fail(this.#decoder.error);
-    return result;
-  }
-}
-
 /** Amazon Bedrock: the runtime API (Converse, InvokeModel, their streams) and the OpenAI-compatible endpoints. */
 export const bedrockUsage: UsageParser = {
   fromJson(body: unknown, ctx: UsageContext): UsageResult {
@@ -422,9 +392,9 @@ export const bedrockUsage: UsageParser = {
   },
   stream(ctx: UsageContext): UsageStream {
     if (bedrockModelFromPath(ctx.url) === null) return openaiUsage.stream(ctx);
-    const decoder = ctx.eventStreamDecoder?.();
-    if (decoder === undefined) return settledStream(fail('no event-stream decoder for a Bedrock stream'));
-    return new BedrockByteStream(ctx, decoder);
+    return (
+      ctx.bedrockEventStream?.(ctx) ?? settledStream(fail('no event-stream decoder for a Bedrock stream'))
+    );
   },
 };
 

@@ -8,13 +8,14 @@
  * as OpenAI requests.
  */
 import { bedrockModelFromPath, isBedrockOpenAIEndpoint } from '../../usage/bedrock';
+import { field } from '../../usage/json-fields';
 import { openaiRequestShape } from './openai';
-import { fieldOf, largest, mentions, mentionsString, type RequestShapeReader } from './types';
+import { largest, mentions, mentionsString, type RequestShapeReader } from './types';
 
 const ASYNC_INVOKE = /\/async-invoke(?:\/|$)/;
 
 function tierOf(value: unknown): string | null {
-  const tier = typeof value === 'string' ? value : fieldOf(value, 'type');
+  const tier = typeof value === 'string' ? value : field(value, 'type');
   return tier === 'priority' ? 'priority' : null;
 }
 
@@ -27,11 +28,11 @@ export const bedrockRequestShape: RequestShapeReader = (view) => {
   return {
     model,
     outputTokens: largest(
-      fieldOf(inference, 'maxTokens'),
-      fieldOf(inference, 'max_new_tokens'),
+      field(inference, 'maxTokens'),
+      field(inference, 'max_new_tokens'),
       view.member('max_tokens'),
       view.member('max_gen_len'),
-      fieldOf(view.member('textGenerationConfig'), 'maxTokenCount'),
+      field(view.member('textGenerationConfig'), 'maxTokenCount'),
     ),
     choices: 1,
     serviceTier: tierOf(view.member('serviceTier')) ?? tierOf(view.member('service_tier')),
