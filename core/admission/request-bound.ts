@@ -19,7 +19,6 @@
 import type { RequestFlavor } from '../providers/types';
 import { estimateRequestTokens, familyOfModel, framingTokens, type TokenizerFamily } from '../usage/estimate';
 import type { TokenCounter } from '../usage/types';
-import { matchesAt } from '../providers/request-shape/types';
 import type { CallShape } from './call-shape';
 import { contextTokensOf } from './context-window';
 import { documentedMaxOutputOf, maxOutputTokensOf } from './max-output';
@@ -60,6 +59,14 @@ export function utf8Bytes(body: string | Uint8Array): Uint8Array {
 }
 
 const QUOTE = 0x22;
+
+// Not request-shape's matchesAt: the caller has matched the first byte (the quote) already, and using
+// that shared function here measured ~40 µs more per 5 KB chat request (Node 20, relay hot path).
+function matchesAt(buf: Uint8Array, at: number, needle: Uint8Array): boolean {
+  if (at + needle.length > buf.length) return false;
+  for (let j = 1; j < needle.length; j++) if (buf[at + j] !== needle[j]) return false;
+  return true;
+}
 
 /**
  * Image parts: each marker's occurrences, counted as successive `indexOf` searches find them (no overlap

@@ -84,8 +84,7 @@ function needleOf(name: string): Uint8Array {
   return needle;
 }
 
-/** Whether `needle` occurs in `body` at index `at`. */
-export function matchesAt(body: Uint8Array, at: number, needle: Uint8Array): boolean {
+function matchesAt(body: Uint8Array, at: number, needle: Uint8Array): boolean {
   if (at + needle.length > body.length) return false;
   for (let j = 0; j < needle.length; j++) if (body[at + j] !== needle[j]) return false;
   return true;
