@@ -11,7 +11,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { encodeEvents, type FixtureEvent } from '../core/usage/fixtures/bedrock/encode';
-import { createEventStreamDecoder } from '../core/usage/bedrock-event-stream';
+import { readBedrockEventStream } from '../core/usage/bedrock-event-stream';
 import { createUsageStream } from '../core/usage';
 import { instrumentAwsClient, shutdown, wrapFetch } from '../sdk/src';
 
@@ -71,7 +71,7 @@ function tapMsPerMb(body: Uint8Array, url: string, rounds: number): { msPerMb: n
   for (let r = 0; r < rounds; r++) {
     // Process CPU, not wall time: the shared machine's load would otherwise dominate.
     const t0 = process.cpuUsage();
-    const s = createUsageStream('bedrock', { url, eventStreamDecoder: createEventStreamDecoder });
+    const s = createUsageStream('bedrock', { url, bedrockEventStream: readBedrockEventStream });
     for (let i = 0; i < body.byteLength; i += CHUNK) s.push(body.subarray(i, i + CHUNK));
     const result = s.end();
     const used = process.cpuUsage(t0);

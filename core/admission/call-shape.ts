@@ -12,7 +12,7 @@
  * prompt); larger ones never are (several MB would block the event loop for every other caller).
  */
 import type { RequestShape, RequestShapeReader, RequestView } from '../providers/request-shape/types';
-import { scanTopLevel, type TopLevelMember } from './top-level-json';
+import { scanTopLevel, skipSpace, utf8Text, type TopLevelMember } from './top-level-json';
 
 /** Bodies up to this size are parsed whole (issue 15.1's bound). */
 export const MAX_PARSE_BYTES = 1024 * 1024;
@@ -48,17 +48,8 @@ export interface CallShape extends RequestShape {
 export type CallShapeResult =
   { readonly ok: true; readonly shape: CallShape } | { readonly ok: false; readonly message: string };
 
-// Keeps a byte order mark as Buffer#toString does (a value that starts with one is not JSON). No Buffer:
-// the SDK reads its calls' shapes with this module too (issue 18.5).
-const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
-
 function startsLikeObject(buf: Uint8Array): boolean {
-  for (let i = 0; i < buf.length; i++) {
-    const c = buf[i];
-    if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) continue;
-    return c === 0x7b;
-  }
-  return false;
+  return buf[skipSpace(buf, 0)] === 0x7b;
 }
 
 /**
@@ -102,7 +93,7 @@ export function callShapeOf(body: Uint8Array, endpoint: string, reader: RequestS
     const m = byKey.get(name);
     if (m === undefined || m.end - m.start > MAX_MEMBER_PARSE_BYTES) return undefined;
     try {
-      return JSON.parse(utf8.decode(buf.subarray(m.start, m.end))) as unknown;
+      return JSON.parse(utf8Text(buf.subarray(m.start, m.end))) as unknown;
     } catch {
       return undefined;
     }
@@ -119,7 +110,7 @@ export function callShapeOf(body: Uint8Array, endpoint: string, reader: RequestS
       let value: unknown;
       if (buf.byteLength <= MAX_PARSE_BYTES) {
         try {
-          value = JSON.parse(utf8.decode(buf));
+          value = JSON.parse(utf8Text(buf));
         } catch {
           value = undefined; // invalid below the top level: the provider refuses it, nothing to estimate
         }

@@ -17,13 +17,7 @@
  * `cacheWrite`, `deferred`. The shape comes from `callShapeOf` (Buffer-free, so the SDK reads it too).
  */
 import type { RequestFlavor } from '../providers/types';
-import {
-  estimateRequestTokens,
-  familyOfModel,
-  MESSAGE_OVERHEAD_TOKENS,
-  REPLY_PRIMING_TOKENS,
-  type TokenizerFamily,
-} from '../usage/estimate';
+import { estimateRequestTokens, familyOfModel, framingTokens, type TokenizerFamily } from '../usage/estimate';
 import type { TokenCounter } from '../usage/types';
 import type { CallShape } from './call-shape';
 import { contextTokensOf } from './context-window';
@@ -66,6 +60,8 @@ export function utf8Bytes(body: string | Uint8Array): Uint8Array {
 
 const QUOTE = 0x22;
 
+// Not request-shape's matchesAt: the caller has matched the first byte (the quote) already, and using
+// that shared function here measured ~40 µs more per 5 KB chat request (Node 20, relay hot path).
 function matchesAt(buf: Uint8Array, at: number, needle: Uint8Array): boolean {
   if (at + needle.length > buf.length) return false;
   for (let j = 1; j < needle.length; j++) if (buf[at + j] !== needle[j]) return false;
@@ -163,16 +159,4 @@ export function preciseTokenBound(
       serverContextTokens(shape, model),
     ...outputBound(shape, model),
   };
-}
-
-/** The per-message and reply-priming tokens estimateRequestTokens adds. */
-function framingTokens(parsed: unknown): number {
-  if (typeof parsed !== 'object' || parsed === null) return 0;
-  let turns = 0;
-  for (const name of ['messages', 'contents', 'input']) {
-    const v = (parsed as Record<string, unknown>)[name];
-    if (Array.isArray(v))
-      turns += v.filter((t) => typeof t === 'object' && t !== null && !Array.isArray(t)).length;
-  }
-  return turns === 0 ? 0 : turns * MESSAGE_OVERHEAD_TOKENS + REPLY_PRIMING_TOKENS;
 }

@@ -29,14 +29,21 @@ const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
 const COLON = 0x3a;
 const COMMA = 0x2c;
-// Keeps a byte order mark as Buffer#toString does (a value that starts with one is not JSON).
+// Keeps a byte order mark as Buffer#toString does (a value that starts with one is not JSON). No Buffer:
+// the SDK reads its calls' shapes with these modules too (issue 18.5).
 const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
+
+/** The text of UTF-8 bytes as `Buffer#toString` reads them (a byte order mark kept, invalid bytes U+FFFD). */
+export function utf8Text(bytes: Uint8Array): string {
+  return utf8.decode(bytes);
+}
 
 function isSpace(c: number | undefined): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }
 
-function skipSpace(buf: Uint8Array, i: number): number {
+/** The index of the first byte at or after `i` that is not JSON whitespace (`buf.length` when none is). */
+export function skipSpace(buf: Uint8Array, i: number): number {
   while (i < buf.length && isSpace(buf[i])) i++;
   return i;
 }
@@ -112,10 +119,10 @@ export function scanTopLevel(buf: Uint8Array): TopLevelScan {
     let key: string;
     // Most names carry no escape: read them as they are; an escaped one is decoded as a JSON parser would.
     if (buf.subarray(i + 1, keyEnd - 1).indexOf(BACKSLASH) === -1) {
-      key = utf8.decode(buf.subarray(i + 1, keyEnd - 1));
+      key = utf8Text(buf.subarray(i + 1, keyEnd - 1));
     } else {
       try {
-        key = JSON.parse(utf8.decode(buf.subarray(i, keyEnd))) as string;
+        key = JSON.parse(utf8Text(buf.subarray(i, keyEnd))) as string;
       } catch {
         return fail('invalid member name', i);
       }

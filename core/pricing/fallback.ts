@@ -37,6 +37,10 @@ export interface FallbackFamily {
 const LONG_CONTEXT_200K = 200_000;
 const LONG_CONTEXT_272K = 272_000;
 
+/** Rates in USD per million tokens: input, output and, when the family has its own price, cache read. */
+const usd = (input: number, output: number, cacheRead?: number): UsdRates =>
+  cacheRead === undefined ? { input, output } : { input, output, cacheRead };
+
 /** Claude rates from input/output with Anthropic's cache multipliers. */
 const claude = (input: number, output: number): UsdRates => ({
   input,
@@ -96,177 +100,140 @@ export const FALLBACK_FAMILIES: readonly FallbackFamily[] = [
   family('claude', 'generic', /claude/, claude(15, 75)),
   // OpenAI reasoning models
   // o1-pro
-  family('o1-pro', 'named', /^o1-pro/, { input: 150, output: 600 }),
+  family('o1-pro', 'named', /^o1-pro/, usd(150, 600)),
   // o3-pro
-  family('o-pro', 'named', /^o\d+-pro/, { input: 20, output: 80 }),
+  family('o-pro', 'named', /^o\d+-pro/, usd(20, 80)),
   // o3-deep-research
-  family('deep-research', 'named', /deep-research/, { input: 10, output: 40, cacheRead: 2.5 }),
+  family('deep-research', 'named', /deep-research/, usd(10, 40, 2.5)),
   // fine-tuned o4-mini
-  family('o-mini', 'named', /^o\d+-mini/, { input: 4, output: 16, cacheRead: 1 }),
+  family('o-mini', 'named', /^o\d+-mini/, usd(4, 16, 1)),
   // o1
-  family('o1', 'named', /^o1/, { input: 15, output: 60, cacheRead: 7.5 }),
+  family('o1', 'named', /^o1/, usd(15, 60, 7.5)),
   // o3 (launch price)
-  family('o-series', 'named', /^o\d/, { input: 10, output: 40, cacheRead: 2.5 }),
+  family('o-series', 'named', /^o\d/, usd(10, 40, 2.5)),
   // OpenAI GPT
   // gpt-5.4-pro incl. > 272k band
-  family(
-    'gpt-pro',
-    'named',
-    /^gpt-[\d.]+-pro/,
-    { input: 30, output: 180 },
-    {
-      aboveInputTokens: LONG_CONTEXT_272K,
-      rates: { input: 60, output: 270 },
-    },
-  ),
+  family('gpt-pro', 'named', /^gpt-[\d.]+-pro/, usd(30, 180), {
+    aboveInputTokens: LONG_CONTEXT_272K,
+    rates: usd(60, 270),
+  }),
   // fine-tuned gpt-4o-mini
-  family('gpt-4o-mini', 'named', /gpt-4o-mini/, { input: 0.3, output: 1.2, cacheRead: 0.15 }),
+  family('gpt-4o-mini', 'named', /gpt-4o-mini/, usd(0.3, 1.2, 0.15)),
   // gpt-4o:extended
-  family('gpt-4o', 'named', /gpt-4o/, { input: 6, output: 18, cacheRead: 3 }),
+  family('gpt-4o', 'named', /gpt-4o/, usd(6, 18, 3)),
   // fine-tuned 4.1-nano
-  family('gpt-4.1-nano', 'named', /gpt-4\.1-nano/, { input: 0.2, output: 0.8, cacheRead: 0.05 }),
+  family('gpt-4.1-nano', 'named', /gpt-4\.1-nano/, usd(0.2, 0.8, 0.05)),
   // fine-tuned 4.1-mini
-  family('gpt-4.1-mini', 'named', /gpt-4\.1-mini/, { input: 0.8, output: 3.2, cacheRead: 0.2 }),
+  family('gpt-4.1-mini', 'named', /gpt-4\.1-mini/, usd(0.8, 3.2, 0.2)),
   // fine-tuned gpt-4.1
-  family('gpt-4.1', 'named', /gpt-4\.1/, { input: 3, output: 12, cacheRead: 0.75 }),
+  family('gpt-4.1', 'named', /gpt-4\.1/, usd(3, 12, 0.75)),
   // gpt-4.5-preview
-  family('gpt-4.5', 'named', /gpt-4\.5/, { input: 75, output: 150, cacheRead: 37.5 }),
+  family('gpt-4.5', 'named', /gpt-4\.5/, usd(75, 150, 37.5)),
   // gpt-4-32k
-  family('gpt-4-32k', 'named', /gpt-4-32k/, { input: 60, output: 120 }),
+  family('gpt-4-32k', 'named', /gpt-4-32k/, usd(60, 120)),
   // gpt-4-turbo
-  family('gpt-4-turbo', 'named', /gpt-4-(?:turbo|vision|\d{4}-preview)/, { input: 10, output: 30 }),
+  family('gpt-4-turbo', 'named', /gpt-4-(?:turbo|vision|\d{4}-preview)/, usd(10, 30)),
   // gpt-4
-  family('gpt-4', 'named', /^gpt-4/, { input: 30, output: 60 }),
+  family('gpt-4', 'named', /^gpt-4/, usd(30, 60)),
   // fine-tuned gpt-3.5-turbo
-  family('gpt-3.5', 'named', /gpt-3\.5|gpt-35/, { input: 3, output: 6 }),
+  family('gpt-3.5', 'named', /gpt-3\.5|gpt-35/, usd(3, 6)),
   // gpt-oss-120b on Groq
-  family('gpt-oss', 'named', /gpt-oss/, { input: 0.15, output: 0.6, cacheRead: 0.075 }),
+  family('gpt-oss', 'named', /gpt-oss/, usd(0.15, 0.6, 0.075)),
   // codex-mini-latest
-  family('codex-mini', 'named', /codex-mini/, { input: 1.5, output: 6, cacheRead: 0.375 }),
+  family('codex-mini', 'named', /codex-mini/, usd(1.5, 6, 0.375)),
   // gpt-5.4-nano
-  family('gpt-nano', 'named', /^gpt-[\d.]+.*nano/, { input: 0.2, output: 1.25, cacheRead: 0.02 }),
+  family('gpt-nano', 'named', /^gpt-[\d.]+.*nano/, usd(0.2, 1.25, 0.02)),
   // gpt-5.4-mini
-  family('gpt-mini', 'named', /^gpt-[\d.]+.*mini/, { input: 0.75, output: 4.5, cacheRead: 0.075 }),
+  family('gpt-mini', 'named', /^gpt-[\d.]+.*mini/, usd(0.75, 4.5, 0.075)),
   // gpt-5.5 incl. > 272k band
-  family(
-    'gpt-5',
-    'generic',
-    /^gpt-5/,
-    { input: 5, output: 30, cacheRead: 0.5 },
-    {
-      aboveInputTokens: LONG_CONTEXT_272K,
-      rates: { input: 10, output: 45, cacheRead: 1 },
-    },
-  ),
+  family('gpt-5', 'generic', /^gpt-5/, usd(5, 30, 0.5), {
+    aboveInputTokens: LONG_CONTEXT_272K,
+    rates: usd(10, 45, 1),
+  }),
   // gpt-6-astra
-  family(
-    'gpt',
-    'generic',
-    /^(?:chat)?gpt/,
-    { input: 10, output: 50, cacheRead: 1 },
-    {
-      aboveInputTokens: LONG_CONTEXT_272K,
-      rates: { input: 20, output: 75, cacheRead: 2 },
-    },
-  ),
+  family('gpt', 'generic', /^(?:chat)?gpt/, usd(10, 50, 1), {
+    aboveInputTokens: LONG_CONTEXT_272K,
+    rates: usd(20, 75, 2),
+  }),
   // embedding models (≤ $0.20/MTok)
-  family('embedding', 'generic', /embed/, { input: 0.2, output: 0.2 }),
+  family('embedding', 'generic', /embed/, usd(0.2, 0.2)),
   // Google
   // gemini-3.5-flash-lite
-  family('gemini-flash-lite', 'named', /flash-lite/, { input: 0.3, output: 2.5, cacheRead: 0.03 }),
+  family('gemini-flash-lite', 'named', /flash-lite/, usd(0.3, 2.5, 0.03)),
   // gemini-3-pro incl. > 200k
-  family(
-    'gemini-pro',
-    'named',
-    /gemini.*pro/,
-    { input: 2, output: 12, cacheRead: 0.2 },
-    {
-      aboveInputTokens: LONG_CONTEXT_200K,
-      rates: { input: 4, output: 18, cacheRead: 0.4 },
-    },
-  ),
+  family('gemini-pro', 'named', /gemini.*pro/, usd(2, 12, 0.2), {
+    aboveInputTokens: LONG_CONTEXT_200K,
+    rates: usd(4, 18, 0.4),
+  }),
   // gemini-3.5-flash
-  family('gemini-flash', 'named', /flash/, { input: 1.5, output: 9, cacheRead: 0.15 }),
+  family('gemini-flash', 'named', /flash/, usd(1.5, 9, 0.15)),
   // Gemini Pro level
-  family(
-    'gemini',
-    'generic',
-    /gemini/,
-    { input: 2, output: 12, cacheRead: 0.2 },
-    {
-      aboveInputTokens: LONG_CONTEXT_200K,
-      rates: { input: 4, output: 18, cacheRead: 0.4 },
-    },
-  ),
+  family('gemini', 'generic', /gemini/, usd(2, 12, 0.2), {
+    aboveInputTokens: LONG_CONTEXT_200K,
+    rates: usd(4, 18, 0.4),
+  }),
   // xAI
   // grok-3-mini-fast
-  family('grok-mini', 'named', /grok.*mini/, { input: 0.6, output: 4, cacheRead: 0.15 }),
+  family('grok-mini', 'named', /grok.*mini/, usd(0.6, 4, 0.15)),
   // grok-3-fast
-  family('grok-fast', 'generic', /grok.*fast/, { input: 5, output: 25, cacheRead: 1.25 }),
+  family('grok-fast', 'generic', /grok.*fast/, usd(5, 25, 1.25)),
   // grok-3 / grok-4
-  family('grok', 'named', /grok/, { input: 3, output: 15, cacheRead: 0.75 }),
+  family('grok', 'named', /grok/, usd(3, 15, 0.75)),
   // Mistral
   // mistral-large
-  family('mistral-large', 'named', /mistral-large|pixtral-large|magistral-medium/, { input: 2, output: 6 }),
+  family('mistral-large', 'named', /mistral-large|pixtral-large|magistral-medium/, usd(2, 6)),
   // mistral-medium-2312
-  family('mistral-medium', 'named', /mistral-medium/, { input: 2.7, output: 8.1 }),
+  family('mistral-medium', 'named', /mistral-medium/, usd(2.7, 8.1)),
   // devstral-2512
-  family('codestral', 'named', /codestral|devstral/, { input: 0.4, output: 2 }),
+  family('codestral', 'named', /codestral|devstral/, usd(0.4, 2)),
   // ministral-14b
-  family('ministral', 'named', /ministral/, { input: 0.2, output: 0.2 }),
+  family('ministral', 'named', /ministral/, usd(0.2, 0.2)),
   // magistral-small
-  family('mistral-small', 'named', /mistral-small|magistral-small/, { input: 0.5, output: 1.5 }),
+  family('mistral-small', 'named', /mistral-small|magistral-small/, usd(0.5, 1.5)),
   // Mixtral 8x22B (Together in, Mistral out)
-  family('mixtral-8x22b', 'named', /mixtral-8x22b/, { input: 2.4, output: 6 }),
+  family('mixtral-8x22b', 'named', /mixtral-8x22b/, usd(2.4, 6)),
   // open-mixtral-8x7b
-  family('mixtral', 'named', /mixtral/, { input: 0.7, output: 0.7 }),
+  family('mixtral', 'named', /mixtral/, usd(0.7, 0.7)),
   // DeepSeek
   // R1
-  family('deepseek-reasoner', 'named', /deepseek.*(?:r1|reasoner)/, {
-    input: 0.75,
-    output: 2.19,
-    cacheRead: 0.14,
-  }),
+  family('deepseek-reasoner', 'named', /deepseek.*(?:r1|reasoner)/, usd(0.75, 2.19, 0.14)),
   // deepseek-v4-pro peak
-  family('deepseek', 'generic', /deepseek/, { input: 1.32, output: 3.96, cacheRead: 0.14 }),
+  family('deepseek', 'generic', /deepseek/, usd(1.32, 3.96, 0.14)),
   // Other proprietary lines
   // kimi-k3
-  family('kimi', 'named', /kimi|moonshot/, { input: 3, output: 15 }),
+  family('kimi', 'named', /kimi|moonshot/, usd(3, 15)),
   // command-a
-  family('command', 'named', /^command/, { input: 2.5, output: 10 }),
+  family('command', 'named', /^command/, usd(2.5, 10)),
   // GLM-5.2
-  family('glm', 'named', /glm/, { input: 1.4, output: 4.4 }),
+  family('glm', 'named', /glm/, usd(1.4, 4.4)),
   // qwen-max
-  family('qwen-max', 'named', /qwen.*max/, { input: 1.6, output: 6.4 }),
+  family('qwen-max', 'named', /qwen.*max/, usd(1.6, 6.4)),
   // Open weights by parameter count (Groq, Together, Bedrock list prices, high side)
   // ≤ 4B (Bedrock Llama 3.2 3B)
-  family('open-weights-4b', 'generic', sized(0, 4), { input: 0.2, output: 0.2 }),
+  family('open-weights-4b', 'generic', sized(0, 4), usd(0.2, 0.2)),
   // ≤ 10B (Bedrock Llama 3 8B)
-  family('open-weights-10b', 'generic', sized(4, 10), { input: 0.3, output: 0.6 }),
+  family('open-weights-10b', 'generic', sized(4, 10), usd(0.3, 0.6)),
   // ≤ 20B (Llama 4 17B MoE)
-  family('open-weights-20b', 'generic', sized(10, 20), { input: 0.3, output: 1 }),
+  family('open-weights-20b', 'generic', sized(10, 20), usd(0.3, 1)),
   // ≤ 35B (Gemma 4 31B)
-  family('open-weights-35b', 'generic', sized(20, 35), { input: 1, output: 1.5 }),
+  family('open-weights-35b', 'generic', sized(20, 35), usd(1, 1.5)),
   // ≤ 80B (Bedrock Llama 3 70B)
-  family('open-weights-80b', 'generic', sized(35, 80), { input: 2.65, output: 3.5 }),
+  family('open-weights-80b', 'generic', sized(35, 80), usd(2.65, 3.5)),
   // > 80B (Llama 3.1 405B)
-  family('open-weights-xl', 'generic', sized(80, Infinity), { input: 3.5, output: 3.5 }),
+  family('open-weights-xl', 'generic', sized(80, Infinity), usd(3.5, 3.5)),
   // unsized Llama: 70B-class
-  family('llama', 'generic', /llama/, { input: 2.65, output: 3.5 }),
+  family('llama', 'generic', /llama/, usd(2.65, 3.5)),
   // mistral-medium
-  family('mistral', 'generic', /mistral|pixtral|magistral|voxtral/, { input: 2.7, output: 8.1 }),
+  family('mistral', 'generic', /mistral|pixtral|magistral|voxtral/, usd(2.7, 8.1)),
   // qwen-max
-  family('qwen', 'generic', /qwen/, { input: 1.6, output: 6.4 }),
+  family('qwen', 'generic', /qwen/, usd(1.6, 6.4)),
   // Gemma 4 31B
-  family('gemma', 'generic', /gemma/, { input: 1, output: 1.5 }),
+  family('gemma', 'generic', /gemma/, usd(1, 1.5)),
 ];
 
 /** The last resort: about the 95th percentile of list prices, above every mid-tier model. */
 // unknown model: $10 in / $30 out per MTok, above ~95 % of the registry (output ≥ $30 is the top ~8 %)
-export const CATCH_ALL_FAMILY: FallbackFamily = family('unknown', 'generic', () => true, {
-  input: 10,
-  output: 30,
-});
+export const CATCH_ALL_FAMILY: FallbackFamily = family('unknown', 'generic', () => true, usd(10, 30));
 
 const FAMILY_BY_ID = new Map(FALLBACK_FAMILIES.map((f) => [f.id, f]));
 

@@ -284,12 +284,13 @@ export interface UsdRates {
   readonly cacheRead?: number;
   readonly cacheWrite5m?: number;
   readonly cacheWrite1h?: number;
+  readonly reasoning?: number;
 }
 
 /**
  * Compiles {@link UsdRates} (plus optional long-context bands) into a {@link ModelPrice}. Unset cache
  * prices default to the input price (the conservative choice), the 1-hour write to the 5-minute write,
- * reasoning to output.
+ * reasoning to output. The SDK decodes its generated price table with it too.
  */
 export function modelPriceFromUsd(
   base: UsdRates,
@@ -302,7 +303,7 @@ export function modelPriceFromUsd(
     return {
       input,
       output,
-      reasoning: output,
+      reasoning: usd.reasoning === undefined ? output : usdPerMTokToPicos(usd.reasoning),
       cacheRead: usd.cacheRead === undefined ? input : usdPerMTokToPicos(usd.cacheRead),
       cacheWrite5m,
       cacheWrite1h: usd.cacheWrite1h === undefined ? cacheWrite5m : usdPerMTokToPicos(usd.cacheWrite1h),

@@ -39,8 +39,8 @@ export interface Rational {
 export const ONE: Rational = { num: 1, den: 1 };
 const HALF: Rational = { num: 1, den: 2 };
 const TWO: Rational = { num: 2, den: 1 };
-/** Bedrock's Priority tier: Standard + 75 %. */
-const BEDROCK_PRIORITY: Rational = { num: 7, den: 4 };
+/** Standard + 75 %: Bedrock's Priority tier, and several OpenAI models' priority prices. */
+const SEVEN_FOURTHS: Rational = { num: 7, den: 4 };
 
 /** Tier strings as providers report them → normalized tier. Other values are normalized first. */
 const TIER_BY_RAW = new Map<string, ServiceTier>([
@@ -79,13 +79,13 @@ export const OPENAI_PRIORITY_MULTIPLIERS: Readonly<Record<string, Rational>> = {
   'gpt-5.1': TWO, // $2.50 / $0.25 / $20.00 (gpt-5.1 and gpt-5.1-codex)
   'gpt-5': TWO, // $2.50 / $0.25 / $20.00 (gpt-5 and gpt-5-codex)
   'gpt-5-mini': { num: 9, den: 5 }, // $0.45 / $0.045 / $3.60 vs $0.25 / $0.025 / $2.00
-  'gpt-4.1': { num: 7, den: 4 }, // $3.50 / $0.875 / $14.00 vs $2.00 / $0.50 / $8.00
-  'gpt-4.1-mini': { num: 7, den: 4 }, // $0.70 / $0.175 / $2.80
+  'gpt-4.1': SEVEN_FOURTHS, // $3.50 / $0.875 / $14.00 vs $2.00 / $0.50 / $8.00
+  'gpt-4.1-mini': SEVEN_FOURTHS, // $0.70 / $0.175 / $2.80
   'gpt-4.1-nano': TWO, // $0.20 / $0.05 / $0.80
   'gpt-4o': { num: 17, den: 10 }, // $4.25 / $2.125 / $17.00 (2024-08-06, 2024-11-20)
-  'gpt-4o-2024-05-13': { num: 7, den: 4 }, // $8.75 / $26.25 vs $5.00 / $15.00
+  'gpt-4o-2024-05-13': SEVEN_FOURTHS, // $8.75 / $26.25 vs $5.00 / $15.00
   'gpt-4o-mini': { num: 5, den: 3 }, // $0.25 / $0.125 / $1.00 vs $0.15 / $0.075 / $0.60
-  o3: { num: 7, den: 4 }, // $3.50 / $0.875 / $14.00 vs $2.00 / $0.50 / $8.00
+  o3: SEVEN_FOURTHS, // $3.50 / $0.875 / $14.00 vs $2.00 / $0.50 / $8.00
   'o4-mini': { num: 20, den: 11 }, // $2.00 / $0.50 / $8.00 vs $1.10 / $0.275 / $4.40
 };
 
@@ -117,7 +117,7 @@ export function tierMultipliersFor(provider: string, matchedModel: string): Tier
       return { standard: ONE, batch: HALF, flex: HALF, priority: TWO };
     case 'bedrock':
     case 'aws':
-      return { standard: ONE, batch: HALF, flex: HALF, priority: BEDROCK_PRIORITY };
+      return { standard: ONE, batch: HALF, flex: HALF, priority: SEVEN_FOURTHS };
     default:
       return { standard: ONE, batch: HALF, flex: ONE, priority: ONE };
   }

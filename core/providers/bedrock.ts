@@ -1,4 +1,4 @@
-import { bedrockModelFromPath, bedrockUsage } from '../usage/bedrock';
+import { bedrockModelFromPath, bedrockUsage, isBedrockOpenAIEndpoint } from '../usage/bedrock';
 import { bedrockRequestShape } from './request-shape/bedrock';
 import { defineProvider, type RequestFlavor } from './types';
 
@@ -30,8 +30,7 @@ export const bedrock = defineProvider({
     (BEDROCK_MANTLE_HOST.test(host) && path.startsWith('/v1/')),
   upstreamBaseUrl: 'https://bedrock-runtime.us-east-1.amazonaws.com',
   requestFlavor: 'anthropic',
-  flavorForPath: (path: string): RequestFlavor =>
-    bedrockModelFromPath(path) === null && /\/(?:openai\/)?v1\//.test(path) ? 'openai' : 'anthropic',
+  flavorForPath: (path: string): RequestFlavor => (isBedrockOpenAIEndpoint(path) ? 'openai' : 'anthropic'),
   modelFromPath: bedrockModelFromPath,
   requestShape: bedrockRequestShape,
   usage: bedrockUsage,

@@ -37,7 +37,6 @@ export type ProviderId = (typeof PROVIDERS)[number]['id'];
 export const PROVIDER_IDS: readonly ProviderId[] = Object.freeze(PROVIDERS.map((p) => p.id));
 
 const BY_ID = new Map<string, ProviderEntry<ProviderId>>(PROVIDERS.map((p) => [p.id, p]));
-const BY_SLUG = new Map<string, ProviderEntry<ProviderId>>(PROVIDERS.map((p) => [p.slug, p]));
 
 /** Auto-detected entries by host, so that detection is one map lookup for unrelated URLs. */
 const BY_HOST = new Map<string, ProviderEntry<ProviderId>[]>();
@@ -58,9 +57,12 @@ export function getProvider(id: string): ProviderEntry<ProviderId> | undefined {
   return BY_ID.get(id);
 }
 
-/** The entry whose proxy slug (the first path segment after the proxy URL) is `slug`, or undefined. */
+/**
+ * The entry whose proxy slug (the first path segment after the proxy URL) is `slug`, or undefined. A slug
+ * is its entry's id (`defineProvider`), so this is the id lookup.
+ */
 export function providerBySlug(slug: string): ProviderEntry<ProviderId> | undefined {
-  return BY_SLUG.get(slug);
+  return BY_ID.get(slug);
 }
 
 /** scheme://[userinfo@]host[:port]path — host and path captured; query and fragment left out. */

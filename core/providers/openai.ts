@@ -1,14 +1,9 @@
-import { openaiUsage } from '../usage/openai';
-import { defineProvider } from './types';
+import { openAICompatible } from './openai-compatible';
 
 /** OpenAI: Chat Completions, Responses, Embeddings. `eu.api.openai.com` is the EU data-residency host. */
-export const openai = defineProvider({
+export const openai = openAICompatible({
   id: 'openai',
   displayName: 'OpenAI',
   hosts: ['api.openai.com', 'eu.api.openai.com'],
   pathPrefixes: ['/v1'],
-  autoDetect: true,
-  upstreamBaseUrl: 'https://api.openai.com',
-  requestFlavor: 'openai',
-  usage: openaiUsage,
 });

@@ -16,9 +16,9 @@
  *   `message_delta` carries CUMULATIVE usage: each field it has replaces the earlier value (never summed).
  *   A stream cut before `message_delta` keeps the input figures of `message_start` and estimates the output.
  */
-import { asCount, asObject, asString, field, tryParseJson, type JsonObject } from './json-fields';
+import { asCount, asObject, asString, field, type JsonObject } from './json-fields';
 import { jsonKey, readStringValue, tallyStringAt, valueIndex } from './json-scan';
-import { fail, makeUsage, ok, providerError, withRequestFallbacks } from './normalize';
+import { makeUsage, providerError, usageResultOf } from './normalize';
 import { framedUsageStream, StreamTally, type FrameHandler } from './stream';
 import type { NormalizedUsage, UsageContext, UsageParser, UsageResult } from './types';
 
@@ -76,8 +76,8 @@ function isContentBlockDelta(type: string): boolean {
 /** Streamed Messages events. */
 class AnthropicStreamHandler implements FrameHandler {
   /** Usage fields so far: `message_start`'s, overwritten field by field by each `message_delta`. */
-  private usage: JsonObject = {};
-  private model: string | null = null;
+  #usage: JsonObject = {};
+  #model: string | null = null;
 
   constructor(readonly tally: StreamTally) {}
 
@@ -92,29 +92,29 @@ class AnthropicStreamHandler implements FrameHandler {
     }
     switch (type) {
       case 'message_start': {
-        const message = asObject(this.parse(data)?.message);
+        const message = asObject(this.tally.parseFrame(data)?.message);
         if (message === undefined) return;
-        this.model = asString(message.model) ?? null;
-        this.tally.seen(this.model);
+        this.#model = asString(message.model) ?? null;
+        this.tally.seen(this.#model);
         const usage = asObject(message.usage);
         if (usage === undefined) return;
-        this.usage = { ...usage };
-        const start = toUsage(this.usage, this.model);
+        this.#usage = { ...usage };
+        const start = toUsage(this.#usage, this.#model);
         if (start !== undefined) this.tally.reportPartial(start);
         return;
       }
       case 'message_delta': {
-        const usage = asObject(this.parse(data)?.usage);
+        const usage = asObject(this.tally.parseFrame(data)?.usage);
         if (usage === undefined) return;
         for (const [key, value] of Object.entries(usage)) {
-          if (value !== null && value !== undefined) this.usage[key] = value;
+          if (value !== null && value !== undefined) this.#usage[key] = value;
         }
-        const final = toUsage(this.usage, this.model);
+        const final = toUsage(this.#usage, this.#model);
         if (final !== undefined) this.tally.report(final);
         return;
       }
       case 'error': {
-        const frame = this.parse(data);
+        const frame = this.tally.parseFrame(data);
         if (frame !== undefined) this.tally.fail(providerError(frame) ?? 'provider error');
         return;
       }
@@ -122,24 +122,15 @@ class AnthropicStreamHandler implements FrameHandler {
       // ping, content_block_start, content_block_stop, message_stop: nothing to count
     }
   }
-
-  private parse(data: string): JsonObject | undefined {
-    const parsed = tryParseJson(data);
-    const obj = parsed.ok ? asObject(parsed.value) : undefined;
-    if (obj === undefined) this.tally.malformedFrame();
-    return obj;
-  }
 }
 
 /** Anthropic Messages API (`/v1/messages`). */
 export const anthropicUsage: UsageParser = {
   fromJson(body: unknown, ctx: UsageContext): UsageResult {
-    const obj = asObject(body);
-    if (obj === undefined) return fail('response body is not a JSON object');
-    const usageObj = asObject(obj.usage);
-    const usage = usageObj === undefined ? undefined : toUsage(usageObj, asString(obj.model) ?? null);
-    if (usage === undefined) return fail(providerError(obj) ?? 'no usage in response');
-    return ok(withRequestFallbacks(usage, ctx));
+    return usageResultOf(body, ctx, (obj) => {
+      const usage = asObject(obj.usage);
+      return usage === undefined ? undefined : toUsage(usage, asString(obj.model) ?? null);
+    });
   },
   stream(ctx: UsageContext) {
     return framedUsageStream(

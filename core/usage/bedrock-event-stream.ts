@@ -6,9 +6,15 @@
  *
  * Memory is bounded by one message ({@link MAX_EVENT_MESSAGE_BYTES}); a longer or corrupt message stops
  * the decoder (its `error` says why) and the bytes that follow are ignored.
+ *
+ * {@link readBedrockEventStream} feeds the decoded events to a `BedrockEventTally` (`bedrock.ts`). The
+ * relay passes it as `UsageContext.bedrockEventStream`; the SDK, which sees events the AWS client has
+ * already decoded, bundles neither the codec nor this reader.
  */
 import { EventStreamCodec } from '@smithy/eventstream-codec';
-import type { BedrockStreamEvent, EventStreamDecoder } from './types';
+import { BedrockEventTally } from './bedrock';
+import { fail, failedWith } from './normalize';
+import type { BedrockStreamEvent, EventStreamDecoder, UsageContext, UsageResult, UsageStream } from './types';
 
 /** Largest message accepted (Bedrock's chunks are a few kB; the AWS SDK's own limit is 16 MiB). */
 export const MAX_EVENT_MESSAGE_BYTES = 16 * 1024 * 1024;
@@ -87,7 +93,42 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   return out;
 }
 
-/** A fresh decoder for one response; pass as {@link UsageContext.eventStreamDecoder}. */
+/** A fresh decoder for one response. */
 export function createEventStreamDecoder(): EventStreamDecoder {
   return new CodecDecoder();
+}
+
+/** A Bedrock runtime stream's usage: the codec's events, fed to a {@link BedrockEventTally}. */
+class BedrockByteStream implements UsageStream {
+  readonly #decoder = createEventStreamDecoder();
+  readonly #tally: BedrockEventTally;
+  #result: UsageResult | undefined;
+
+  constructor(ctx: UsageContext) {
+    this.#tally = new BedrockEventTally(ctx);
+  }
+
+  push(chunk: Uint8Array): void {
+    if (this.#result !== undefined) return;
+    try {
+      for (const e of this.#decoder.push(chunk)) this.#tally.event(e.eventType, e.payload, e.messageType);
+    } catch (err) {
+      this.#result = failedWith('stream parser error', err);
+    }
+  }
+
+  end(): UsageResult {
+    if (this.#result !== undefined) return this.#result;
+    const result = this.#tally.end();
+    if (this.#decoder.error !== undefined && !result.ok) return fail(this.#decoder.error);
+    return result;
+  }
+}
+
+/**
+ * Reads the usage of a Bedrock runtime stream (`application/vnd.amazon.eventstream` bytes: ConverseStream,
+ * InvokeModelWithResponseStream); pass as `UsageContext.bedrockEventStream`.
+ */
+export function readBedrockEventStream(ctx: UsageContext): UsageStream {
+  return new BedrockByteStream(ctx);
 }

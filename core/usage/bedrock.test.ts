@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { createEventStreamDecoder } from './bedrock-event-stream';
+import { createEventStreamDecoder, readBedrockEventStream } from './bedrock-event-stream';
 import { bedrockModelFromPath, converseInputIncludesCache } from './bedrock';
 import { bedrockStreamFixture, encodeEvents } from './fixtures/bedrock/encode';
 import { fixtureJson } from './fixtures/load';
@@ -12,7 +12,7 @@ const url = (model: string, op: string) => `${RUNTIME}/model/${encodeURIComponen
 function streamOf(model: string, op: string, bytes: Uint8Array, cuts: readonly number[] = []): UsageResult {
   const s = createUsageStream('bedrock', {
     url: url(model, op),
-    eventStreamDecoder: createEventStreamDecoder,
+    bedrockEventStream: readBedrockEventStream,
   });
   let at = 0;
   for (const cut of [...cuts].sort((a, b) => a - b)) {
@@ -198,7 +198,7 @@ describe('Bedrock event streams (decoded with the AWS codec)', () => {
       contentType: 'application/vnd.amazon.eventstream',
       body: bedrockStreamFixture('converse-stream-nova.json'),
       url: url('amazon.nova-pro-v1:0', 'converse-stream'),
-      eventStreamDecoder: createEventStreamDecoder,
+      bedrockEventStream: readBedrockEventStream,
     });
     expect(r.ok && r.usage.inputTokens).toBe(1200);
   });

@@ -21,16 +21,23 @@
  *   caller chose (`us.…` and `global.…` are priced differently), never the bare name an Anthropic body
  *   reports.
  * - Streams are AWS event streams: this module reads DECODED events ({@link BedrockEventTally}); bytes are
- *   framed and CRC-checked by the AWS codec in `bedrock-event-stream.ts`, which callers pass in
- *   {@link UsageContext.eventStreamDecoder} (the SDK never needs it: the AWS client decodes for it).
+ *   framed and CRC-checked by the AWS codec in `bedrock-event-stream.ts`, whose reader callers pass in
+ *   {@link UsageContext.bedrockEventStream} (the SDK never needs it: the AWS client decodes for it).
  */
 import { readAnthropicUsage } from './anthropic';
-import { asCount, asObject, asString, field, tryParseJson, type JsonObject } from './json-fields';
-import { fail, makeUsage, ok, providerError, requestJson } from './normalize';
+import { asCount, asObject, asString, field, parseJsonObject, type JsonObject } from './json-fields';
+import {
+  fail,
+  makeUsage,
+  NOT_AN_OBJECT,
+  ok,
+  providerError,
+  requestJson,
+  settledStream,
+} from './normalize';
 import { openaiUsage, readOpenAIUsage } from './openai';
 import { StreamTally } from './stream';
 import type {
-  EventStreamDecoder,
   NormalizedUsage,
   UsageContext,
   UsageParser,
@@ -42,27 +49,20 @@ export type { BedrockStreamEvent, EventStreamDecoder } from './types';
 
 /** `/model/<id>/<operation>`; the id is URL-encoded when it is an ARN. */
 const MODEL_PATH =
-  /\/model\/([^/?#]+)\/(converse-stream|converse|invoke-with-response-stream|invoke)(?=$|[?#/])/;
+  /\/model\/([^/?#]+)\/(?:converse-stream|converse|invoke-with-response-stream|invoke)(?=$|[?#/])/;
 
-/** The Bedrock runtime operation and model id named by a request path or URL, or null. */
-export function bedrockOperationOf(
-  url: string | undefined,
-): { readonly modelId: string; readonly operation: string } | null {
-  if (url === undefined) return null;
-  const m = MODEL_PATH.exec(url);
-  if (m === null) return null;
-  let modelId = m[1] ?? '';
+/**
+ * The model id of a Bedrock runtime operation's path or URL (`/model/us.amazon.nova-pro-v1:0/converse` →
+ * `us.amazon.nova-pro-v1:0`), or null when it names no runtime operation.
+ */
+export function bedrockModelFromPath(path: string | undefined): string | null {
+  const id = path === undefined ? undefined : MODEL_PATH.exec(path)?.[1];
+  if (id === undefined) return null;
   try {
-    modelId = decodeURIComponent(modelId);
+    return decodeURIComponent(id);
   } catch {
-    // keep it as sent
+    return id; // keep it as sent
   }
-  return { modelId, operation: m[2] ?? '' };
-}
-
-/** The model id of a Bedrock runtime path (`/model/us.amazon.nova-pro-v1:0/converse` → `us.amazon.nova-pro-v1:0`). */
-export function bedrockModelFromPath(path: string): string | null {
-  return bedrockOperationOf(path)?.modelId ?? null;
 }
 
 /** Whether `model` is served by OpenAI (Converse `inputTokens` then includes the cache tokens). */
@@ -183,16 +183,19 @@ function readBodyUsage(body: JsonObject, model: string | null): Partial<Normaliz
 /** The model a call is priced as: the request path's (the profile chosen), else the body's. */
 function modelOf(ctx: UsageContext, body: unknown): string | null {
   return (
-    bedrockOperationOf(ctx.url)?.modelId ??
+    bedrockModelFromPath(ctx.url) ??
     asString(field(requestJson(ctx), 'model')) ??
     asString(field(body, 'model')) ??
     null
   );
 }
 
-/** Whether the call went to an OpenAI-compatible endpoint (chat completions, responses) rather than the runtime API. */
-function isOpenAIEndpoint(url: string | undefined): boolean {
-  return url !== undefined && bedrockOperationOf(url) === null && /\/(?:openai\/)?v1\//.test(url);
+/**
+ * Whether a Bedrock URL or path is an OpenAI-compatible endpoint (`/openai/v1/…` on bedrock-runtime,
+ * `/v1/…` on bedrock-mantle: chat completions, responses) rather than a runtime operation.
+ */
+export function isBedrockOpenAIEndpoint(url: string | undefined): boolean {
+  return url !== undefined && bedrockModelFromPath(url) === null && /\/(?:openai\/)?v1\//.test(url);
 }
 
 /**
@@ -228,30 +231,29 @@ export function bedrockUsageFromHeaders(
     : makeUsage({ ...fields, model, serviceTier: header('x-amzn-bedrock-service-tier') ?? null });
 }
 
-function decodeBase64Json(bytes: unknown): JsonObject | undefined {
-  let text: string;
+/** The JSON object an event's payload carries: as bytes of JSON text, or already decoded. */
+function payloadObject(payload: unknown): JsonObject | undefined {
+  return payload instanceof Uint8Array ? parseJsonObject(payload) : asObject(payload);
+}
+
+/** The model-native body of a `chunk` event from its `bytes`: base64 text (in a JSON payload) or bytes. */
+function chunkBody(bytes: unknown): JsonObject | undefined {
+  let raw = bytes;
   if (typeof bytes === 'string') {
     try {
       const bin = atob(bytes);
-      const raw = new Uint8Array(bin.length);
-      for (let i = 0; i < bin.length; i++) raw[i] = bin.charCodeAt(i);
-      text = new TextDecoder().decode(raw);
+      raw = new Uint8Array(bin.length);
+      for (let i = 0; i < bin.length; i++) (raw as Uint8Array)[i] = bin.charCodeAt(i);
     } catch {
       return undefined;
     }
-  } else if (bytes instanceof Uint8Array) {
-    text = new TextDecoder().decode(bytes);
-  } else return undefined;
-  const parsed = tryParseJson(text);
-  return parsed.ok ? asObject(parsed.value) : undefined;
+  }
+  return raw instanceof Uint8Array ? payloadObject(raw) : undefined;
 }
 
-function payloadObject(payload: unknown): JsonObject | undefined {
-  if (payload instanceof Uint8Array) {
-    const parsed = tryParseJson(new TextDecoder().decode(payload));
-    return parsed.ok ? asObject(parsed.value) : undefined;
-  }
-  return asObject(payload);
+/** The message of an AWS error body (`message`, or `Message` as some services spell it), cut short for logs. */
+function awsErrorMessage(body: JsonObject | undefined): string | undefined {
+  return (asString(body?.message) ?? asString(body?.Message))?.slice(0, 160);
 }
 
 /**
@@ -261,33 +263,32 @@ function payloadObject(payload: unknown): JsonObject | undefined {
  * Output text is counted for the estimate of a stream cut before its usage.
  */
 export class BedrockEventTally {
-  private readonly tally: StreamTally;
-  private readonly model: string | null;
+  readonly #tally: StreamTally;
+  readonly #model: string | null;
   /** Anthropic usage fields so far (message_start, then each message_delta's). */
-  private anthropic: JsonObject | undefined;
-  private fromMetrics: Partial<NormalizedUsage> | undefined;
-  private tier: string | null = null;
+  #anthropic: JsonObject | undefined;
+  #fromMetrics: Partial<NormalizedUsage> | undefined;
+  #tier: string | null = null;
+  readonly #ctx: UsageContext;
 
-  constructor(private readonly ctx: UsageContext) {
-    this.model = modelOf(ctx, undefined);
-    this.tally = new StreamTally(ctx, 'anthropic', isOpenAIModel(this.model) ? 'openai' : 'anthropic');
-    this.tally.seen(this.model, tierOf(requestJson(ctx)));
+  constructor(ctx: UsageContext) {
+    this.#ctx = ctx;
+    this.#model = modelOf(ctx, undefined);
+    this.#tally = new StreamTally(ctx, 'anthropic', isOpenAIModel(this.#model) ? 'openai' : 'anthropic');
+    this.#tally.seen(this.#model, tierOf(requestJson(ctx)));
   }
 
   /** One decoded event. `eventType` is the union member's name (`metadata`, `contentBlockDelta`, `chunk`). */
   event(eventType: string, payload: unknown, messageType = 'event'): void {
-    this.tally.countFrame();
+    this.#tally.countFrame();
     if (messageType !== 'event') {
-      const body = payloadObject(payload);
-      const message = asString(body?.message) ?? asString(body?.Message);
-      this.tally.fail(
-        `provider error: ${eventType}${message === undefined ? '' : `: ${message.slice(0, 160)}`}`,
-      );
+      const message = awsErrorMessage(payloadObject(payload));
+      this.#tally.fail(`provider error: ${eventType}${message === undefined ? '' : `: ${message}`}`);
       return;
     }
     const body = payloadObject(payload);
     if (body === undefined) {
-      this.tally.malformedFrame();
+      this.#tally.malformedFrame();
       return;
     }
     switch (eventType) {
@@ -297,18 +298,18 @@ export class BedrockEventTally {
           asString(delta?.text) ??
           asString(field(delta, 'reasoningContent', 'text')) ??
           asString(field(delta, 'toolUse', 'input'));
-        if (text !== undefined) this.tally.output.addText(text);
+        if (text !== undefined) this.#tally.output.addText(text);
         return;
       }
       case 'metadata': {
-        this.tier = tierOf(body) ?? this.tier;
+        this.#tier = tierOf(body) ?? this.#tier;
         const usage = asObject(body.usage);
-        const fields = usage === undefined ? undefined : readConverseUsage(usage, this.model);
-        if (fields !== undefined) this.tally.report(this.finish(fields));
+        const fields = usage === undefined ? undefined : readConverseUsage(usage, this.#model);
+        if (fields !== undefined) this.#tally.report(this.#finish(fields));
         return;
       }
       case 'chunk':
-        this.chunk(decodeBase64Json(body.bytes));
+        this.#chunk(chunkBody(body.bytes));
         return;
       default:
       // messageStart, contentBlockStart, contentBlockStop, messageStop: nothing to count
@@ -317,96 +318,67 @@ export class BedrockEventTally {
 
   /** A tier known from outside the events (InvokeModel's response header); the events' own wins. */
   setServiceTier(tier: string | undefined): void {
-    if (tier !== undefined && tier.length > 0) this.tier ??= tier;
+    if (tier !== undefined && tier.length > 0) this.#tier ??= tier;
   }
 
   /** The usage (reported, or estimated for a stream that carried none). */
   end(): UsageResult {
-    return this.tally.finish();
+    return this.#tally.finish();
   }
 
-  private chunk(body: JsonObject | undefined): void {
+  #chunk(body: JsonObject | undefined): void {
     if (body === undefined) {
-      this.tally.malformedFrame();
+      this.#tally.malformedFrame();
       return;
     }
     const metrics = asObject(body['amazon-bedrock-invocationMetrics']);
-    if (metrics !== undefined) this.fromMetrics = readInvocationMetrics(metrics, this.model);
+    if (metrics !== undefined) this.#fromMetrics = readInvocationMetrics(metrics, this.#model);
     const type = asString(body.type);
     if (type === 'content_block_delta') {
       const text = asString(field(body, 'delta', 'text')) ?? asString(field(body, 'delta', 'thinking'));
-      if (text !== undefined) this.tally.output.addText(text);
+      if (text !== undefined) this.#tally.output.addText(text);
     } else if (type === 'message_start') {
       const usage = asObject(field(body, 'message', 'usage'));
-      if (usage !== undefined) this.anthropic = { ...usage };
+      if (usage !== undefined) this.#anthropic = { ...usage };
     } else if (type === 'message_delta') {
       const usage = asObject(body.usage);
       if (usage !== undefined) {
-        this.anthropic = { ...this.anthropic };
-        for (const [key, value] of Object.entries(usage)) if (value != null) this.anthropic[key] = value;
+        this.#anthropic = { ...this.#anthropic };
+        for (const [key, value] of Object.entries(usage)) if (value != null) this.#anthropic[key] = value;
       }
     } else if (type === 'error') {
-      this.tally.fail(providerError(body) ?? 'provider error');
+      this.#tally.fail(providerError(body) ?? 'provider error');
     } else {
       const text = asString(body.generation) ?? asString(field(body, 'contentBlockDelta', 'delta', 'text'));
-      if (text !== undefined) this.tally.output.addText(text);
+      if (text !== undefined) this.#tally.output.addText(text);
       const nova = asObject(field(body, 'metadata', 'usage'));
-      const fields = nova !== undefined ? readConverseUsage(nova, this.model) : undefined;
-      if (fields !== undefined) this.fromMetrics = fields;
+      const fields = nova !== undefined ? readConverseUsage(nova, this.#model) : undefined;
+      if (fields !== undefined) this.#fromMetrics = fields;
     }
     // The model's own figures win (Anthropic's carry the 5-minute / 1-hour split); the metrics otherwise.
-    const anthropic = this.anthropic === undefined ? undefined : readAnthropicUsage(this.anthropic);
+    const anthropic = this.#anthropic === undefined ? undefined : readAnthropicUsage(this.#anthropic);
     const best =
-      metrics !== undefined || type === 'message_delta' ? (anthropic ?? this.fromMetrics) : undefined;
-    if (best !== undefined) this.tally.report(this.finish(best));
-    else if (anthropic !== undefined) this.tally.reportPartial(this.finish(anthropic));
-    else if (this.fromMetrics !== undefined) this.tally.report(this.finish(this.fromMetrics));
+      metrics !== undefined || type === 'message_delta' ? (anthropic ?? this.#fromMetrics) : undefined;
+    if (best !== undefined) this.#tally.report(this.#finish(best));
+    else if (anthropic !== undefined) this.#tally.reportPartial(this.#finish(anthropic));
+    else if (this.#fromMetrics !== undefined) this.#tally.report(this.#finish(this.#fromMetrics));
   }
 
-  private finish(fields: Partial<NormalizedUsage>): NormalizedUsage {
+  #finish(fields: Partial<NormalizedUsage>): NormalizedUsage {
     return makeUsage({
       ...fields,
-      model: this.model,
-      serviceTier: fields.serviceTier ?? this.tier ?? tierOf(requestJson(this.ctx)),
+      model: this.#model,
+      serviceTier: fields.serviceTier ?? this.#tier ?? tierOf(requestJson(this.#ctx)),
     });
-  }
-}
-
-/** A byte-level stream: the context's event-stream decoder feeding a {@link BedrockEventTally}. */
-class BedrockByteStream implements UsageStream {
-  private readonly tally: BedrockEventTally;
-  private result: UsageResult | undefined;
-
-  constructor(
-    ctx: UsageContext,
-    private readonly decoder: EventStreamDecoder,
-  ) {
-    this.tally = new BedrockEventTally(ctx);
-  }
-
-  push(chunk: Uint8Array): void {
-    if (this.result !== undefined) return;
-    try {
-      for (const e of this.decoder.push(chunk)) this.tally.event(e.eventType, e.payload, e.messageType);
-    } catch (err) {
-      this.result = fail(`stream parser error: ${err instanceof Error ? err.message : String(err)}`);
-    }
-  }
-
-  end(): UsageResult {
-    if (this.result !== undefined) return this.result;
-    const result = this.tally.end();
-    if (this.decoder.error !== undefined && !result.ok) return fail(this.decoder.error);
-    return result;
   }
 }
 
 /** Amazon Bedrock: the runtime API (Converse, InvokeModel, their streams) and the OpenAI-compatible endpoints. */
 export const bedrockUsage: UsageParser = {
   fromJson(body: unknown, ctx: UsageContext): UsageResult {
-    if (isOpenAIEndpoint(ctx.url)) return openaiUsage.fromJson(body, ctx);
+    if (isBedrockOpenAIEndpoint(ctx.url)) return openaiUsage.fromJson(body, ctx);
     const obj = asObject(body);
-    if (obj === undefined) return fail('response body is not a JSON object');
+    if (obj === undefined) return fail(NOT_AN_OBJECT);
     const model = modelOf(ctx, obj);
     const fields = readBodyUsage(obj, model);
     if (fields === undefined) return fail(providerError(obj) ?? bedrockError(obj) ?? 'no usage in response');
@@ -419,18 +391,15 @@ export const bedrockUsage: UsageParser = {
     );
   },
   stream(ctx: UsageContext): UsageStream {
-    if (bedrockOperationOf(ctx.url) === null) return openaiUsage.stream(ctx);
-    const decoder = ctx.eventStreamDecoder?.();
-    if (decoder === undefined) {
-      const result = fail('no event-stream decoder for a Bedrock stream');
-      return { push: () => undefined, end: () => result };
-    }
-    return new BedrockByteStream(ctx, decoder);
+    if (bedrockModelFromPath(ctx.url) === null) return openaiUsage.stream(ctx);
+    return (
+      ctx.bedrockEventStream?.(ctx) ?? settledStream(fail('no event-stream decoder for a Bedrock stream'))
+    );
   },
 };
 
 /** AWS JSON errors: `{"message": "…"}` with the type in a header the parser does not see. */
 function bedrockError(body: JsonObject): string | undefined {
-  const message = asString(body.message) ?? asString(body.Message);
-  return message === undefined ? undefined : `provider error: ${message.slice(0, 160)}`;
+  const message = awsErrorMessage(body);
+  return message === undefined ? undefined : `provider error: ${message}`;
 }

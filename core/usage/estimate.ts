@@ -60,44 +60,42 @@ export function tokensFromChars(chars: number, family: TokenizerFamily): number 
  * Holds two numbers, never the text.
  */
 export class TokenTally {
-  private chars = 0;
-  private tokens = 0;
+  #chars = 0;
+  #tokens = 0;
   /** True when callers should pass text (there is a counter); otherwise a character count is enough. */
   readonly wantsText: boolean;
 
-  constructor(private readonly counter: TokenCounter | undefined) {
+  readonly #counter: TokenCounter | undefined;
+
+  constructor(counter: TokenCounter | undefined) {
+    this.#counter = counter;
     this.wantsText = counter !== undefined;
   }
 
   /** Counts a piece of text (with the counter when there is one and it behaves). */
   addText(text: string): void {
-    if (this.counter !== undefined) {
+    if (this.#counter !== undefined) {
       try {
-        const n = this.counter(text);
+        const n = this.#counter(text);
         if (Number.isFinite(n) && n >= 0) {
-          this.tokens += n;
+          this.#tokens += n;
           return;
         }
       } catch {
         // a faulty counter falls back to the ratio for this piece
       }
     }
-    this.chars += text.length;
+    this.#chars += text.length;
   }
 
   /** Counts `n` characters of text by ratio. */
   addChars(n: number): void {
-    this.chars += n;
-  }
-
-  /** True when nothing was counted. */
-  get isEmpty(): boolean {
-    return this.chars === 0 && this.tokens === 0;
+    this.#chars += n;
   }
 
   /** Counted tokens plus the characters converted with the family's ratio. */
   total(family: TokenizerFamily): number {
-    return this.tokens + tokensFromChars(this.chars, family);
+    return this.#tokens + tokensFromChars(this.#chars, family);
   }
 }
 
@@ -166,13 +164,22 @@ export function estimateRequestTokens(
     const tools = body[name];
     if (tools !== undefined && tools !== null) tally.addText(safeStringify(tools));
   }
-  let overhead = 0;
+  return tally.total(family) + framingTokens(body);
+}
+
+/**
+ * The chat framing {@link estimateRequestTokens} adds: {@link MESSAGE_OVERHEAD_TOKENS} per conversation
+ * turn and, when there is one, {@link REPLY_PRIMING_TOKENS}.
+ */
+export function framingTokens(request: unknown): number {
+  const body = asObject(request);
+  if (body === undefined) return 0;
+  let turns = 0;
   for (const name of TURN_FIELDS) {
-    const turns = body[name];
-    if (Array.isArray(turns)) overhead += turns.filter((t) => asObject(t) !== undefined).length;
+    const list = body[name];
+    if (Array.isArray(list)) turns += list.filter((t) => asObject(t) !== undefined).length;
   }
-  const turnTokens = overhead === 0 ? 0 : overhead * MESSAGE_OVERHEAD_TOKENS + REPLY_PRIMING_TOKENS;
-  return tally.total(family) + turnTokens;
+  return turns === 0 ? 0 : turns * MESSAGE_OVERHEAD_TOKENS + REPLY_PRIMING_TOKENS;
 }
 
 function collectText(value: unknown, tally: TokenTally, depth: number): void {

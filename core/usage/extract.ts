@@ -5,7 +5,7 @@
 import { getProvider, type ProviderId } from '../providers/catalog';
 import type { ProviderEntry } from '../providers/types';
 import { tryParseJson } from './json-fields';
-import { fail, providerError } from './normalize';
+import { fail, failedWith, providerError, settledStream } from './normalize';
 import type { UsageContext, UsageResult, UsageStream } from './types';
 
 /** A catalog entry, or the id of one (`'openai'`, `'anthropic'`, …). */
@@ -17,10 +17,6 @@ function resolve(provider: ProviderRef): ProviderEntry | undefined {
 
 function unknownProvider(provider: ProviderRef): UsageResult {
   return fail(`unknown provider: ${typeof provider === 'string' ? provider : String(provider)}`);
-}
-
-function describe(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 /**
@@ -37,15 +33,14 @@ export function parseUsageJson(provider: ProviderRef, body: unknown, ctx: UsageC
   if (entry === undefined) return unknownProvider(provider);
   let value = body;
   if (typeof body === 'string' || body instanceof Uint8Array) {
-    const text = typeof body === 'string' ? body : new TextDecoder().decode(body);
-    const parsed = tryParseJson(text);
+    const parsed = tryParseJson(body);
     if (!parsed.ok) return fail('malformed JSON response body');
     value = parsed.value;
   }
   try {
     return entry.usage.fromJson(value, ctx);
   } catch (err) {
-    return fail(`usage parser error: ${describe(err)}`);
+    return failedWith('usage parser error', err);
   }
 }
 
@@ -60,15 +55,11 @@ export function parseUsageJson(provider: ProviderRef, body: unknown, ctx: UsageC
  */
 export function createUsageStream(provider: ProviderRef, ctx: UsageContext = {}): UsageStream {
   const entry = resolve(provider);
-  if (entry === undefined) {
-    const result = unknownProvider(provider);
-    return { push: () => undefined, end: () => result };
-  }
+  if (entry === undefined) return settledStream(unknownProvider(provider));
   try {
     return entry.usage.stream(ctx);
   } catch (err) {
-    const result = fail(`usage parser error: ${describe(err)}`);
-    return { push: () => undefined, end: () => result };
+    return settledStream(failedWith('usage parser error', err));
   }
 }
 
@@ -95,9 +86,8 @@ const JSON_TYPES = /json/i;
  */
 export function usageFromResponse(input: ResponseUsageInput): UsageResult {
   const { provider, body, contentType, status, ...ctx } = input;
-  const text = typeof body === 'string' ? body : undefined;
   if (status !== undefined && status >= 400) {
-    const parsed = tryParseJson(text ?? new TextDecoder().decode(body as Uint8Array));
+    const parsed = tryParseJson(body);
     const reason = parsed.ok ? providerError(parsed.value) : undefined;
     return fail(`HTTP ${status}${reason === undefined ? '' : `: ${reason}`}`);
   }
@@ -105,8 +95,7 @@ export function usageFromResponse(input: ResponseUsageInput): UsageResult {
   let streamed = STREAM_TYPES.test(type);
   if (!streamed && !JSON_TYPES.test(type)) {
     // No usable content type: JSON if the whole body parses, a stream otherwise.
-    const decoded = text ?? new TextDecoder().decode(body as Uint8Array);
-    const parsed = tryParseJson(decoded);
+    const parsed = tryParseJson(body);
     if (parsed.ok) return parseUsageJson(provider, parsed.value, ctx);
     streamed = true;
   }

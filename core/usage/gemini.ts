@@ -14,8 +14,8 @@
  *
  * The OpenAI-compatible endpoint (`/v1beta/openai/…`) answers in OpenAI's format and is read as such.
  */
-import { asCount, asObject, asString, tryParseJson, type JsonObject } from './json-fields';
-import { fail, makeUsage, ok, providerError, withRequestFallbacks } from './normalize';
+import { asCount, asObject, asString, type JsonObject } from './json-fields';
+import { fail, makeUsage, NOT_AN_OBJECT, ok, providerError, withRequestFallbacks } from './normalize';
 import { createOpenAIUsageParser } from './openai';
 import { framedUsageStream, StreamTally, type FrameHandler } from './stream';
 import type { NormalizedUsage, UsageContext, UsageParser, UsageResult, UsageStream } from './types';
@@ -51,12 +51,8 @@ class GeminiStreamHandler implements FrameHandler {
   constructor(readonly tally: StreamTally) {}
 
   frame(data: string): void {
-    const parsed = tryParseJson(data);
-    const chunk = parsed.ok ? asObject(parsed.value) : undefined;
-    if (chunk === undefined) {
-      this.tally.malformedFrame();
-      return;
-    }
+    const chunk = this.tally.parseFrame(data);
+    if (chunk === undefined) return;
     this.tally.seen(asString(chunk.modelVersion));
     const usage = toUsage(chunk);
     if (usage !== undefined) this.tally.report(usage);
@@ -112,9 +108,7 @@ export const geminiUsage: UsageParser = {
     if (usage !== undefined) return ok(withRequestFallbacks(usage, ctx, model));
     if (error !== undefined) return fail(error);
     return fail(
-      asObject(body) === undefined && !Array.isArray(body)
-        ? 'response body is not a JSON object'
-        : 'no usage in response',
+      asObject(body) === undefined && !Array.isArray(body) ? NOT_AN_OBJECT : 'no usage in response',
     );
   },
   stream(ctx: UsageContext): UsageStream {

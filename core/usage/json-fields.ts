@@ -36,11 +36,20 @@ export function field(value: unknown, ...path: string[]): unknown {
   return current;
 }
 
-/** JSON.parse that reports failure instead of throwing. */
-export function tryParseJson(text: string): { ok: true; value: unknown } | { ok: false } {
+/** JSON.parse of a text or of its UTF-8 bytes, reporting failure instead of throwing. */
+export function tryParseJson(text: string | Uint8Array): { ok: true; value: unknown } | { ok: false } {
   try {
-    return { ok: true, value: JSON.parse(text) as unknown };
+    return {
+      ok: true,
+      value: JSON.parse(typeof text === 'string' ? text : new TextDecoder().decode(text)) as unknown,
+    };
   } catch {
     return { ok: false };
   }
+}
+
+/** The text (or its UTF-8 bytes) parsed as a JSON object; undefined when not valid JSON or not an object. */
+export function parseJsonObject(text: string | Uint8Array): JsonObject | undefined {
+  const parsed = tryParseJson(text);
+  return parsed.ok ? asObject(parsed.value) : undefined;
 }

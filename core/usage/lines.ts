@@ -28,68 +28,72 @@ const LF = 10;
 const CR = 13;
 
 export class LineSplitter {
-  private readonly decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+  readonly #decoder = new TextDecoder('utf-8', { ignoreBOM: true });
   /** Bytes of a character whose end has not arrived yet (at most 3). */
-  private partial: Uint8Array | undefined;
+  #partial: Uint8Array | undefined;
   /** No text decoded yet: a BOM may still come. */
-  private atStart = true;
+  #atStart = true;
   /** The start of a line whose end has not arrived yet. */
-  private carry = '';
+  #carry = '';
   /** The previous text ended with `\r`: a `\n` at the start of the next text belongs to it. */
-  private skipLf = false;
+  #skipLf = false;
   /** Inside an over-long line: drop text up to the next line end. */
-  private discarding = false;
+  #discarding = false;
 
-  constructor(
-    private readonly maxLine: number,
-    private sink: LineSink,
-  ) {}
+  readonly #maxLine: number;
+  #sink: LineSink;
+
+  constructor(maxLine: number, sink: LineSink) {
+    this.#maxLine = maxLine;
+    this.#sink = sink;
+  }
 
   /** Sends the following lines to another sink (a sniffer hands over to the decoder it chose). */
   redirect(sink: LineSink): void {
-    this.sink = sink;
+    this.#sink = sink;
   }
 
   /** Consumes the next bytes. */
   push(chunk: Uint8Array): void {
     let bytes = chunk;
-    if (this.partial !== undefined) {
-      bytes = new Uint8Array(this.partial.length + chunk.length);
-      bytes.set(this.partial);
-      bytes.set(chunk, this.partial.length);
-      this.partial = undefined;
+    if (this.#partial !== undefined) {
+      bytes = new Uint8Array(this.#partial.length + chunk.length);
+      bytes.set(this.#partial);
+      bytes.set(chunk, this.#partial.length);
+      this.#partial = undefined;
     }
     const cut = completeLength(bytes);
-    if (cut < bytes.length) this.partial = bytes.slice(cut);
-    if (cut > 0) this.feedDecoded(this.decoder.decode(cut === bytes.length ? bytes : bytes.subarray(0, cut)));
+    if (cut < bytes.length) this.#partial = bytes.slice(cut);
+    if (cut > 0)
+      this.#feedDecoded(this.#decoder.decode(cut === bytes.length ? bytes : bytes.subarray(0, cut)));
   }
 
   /** Consumes already decoded text. */
   pushText(text: string): void {
-    this.feedDecoded(text);
+    this.#feedDecoded(text);
   }
 
   /** Flushes the decoder and emits the last line even when it has no terminator. */
   end(): void {
-    if (this.partial !== undefined) this.feedDecoded(this.decoder.decode(this.partial));
-    this.partial = undefined;
-    if (!this.discarding && this.carry.length > 0) this.sink.line(this.carry, 0, this.carry.length);
-    this.carry = '';
-    this.discarding = false;
-    this.skipLf = false;
+    if (this.#partial !== undefined) this.#feedDecoded(this.#decoder.decode(this.#partial));
+    this.#partial = undefined;
+    if (!this.#discarding && this.#carry.length > 0) this.#sink.line(this.#carry, 0, this.#carry.length);
+    this.#carry = '';
+    this.#discarding = false;
+    this.#skipLf = false;
   }
 
-  private feedDecoded(decoded: string): void {
+  #feedDecoded(decoded: string): void {
     let text = decoded;
-    if (this.atStart && text.length > 0) {
-      this.atStart = false;
+    if (this.#atStart && text.length > 0) {
+      this.#atStart = false;
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     }
     const n = text.length;
     if (n === 0) return;
     let start = 0;
-    if (this.skipLf) {
-      this.skipLf = false;
+    if (this.#skipLf) {
+      this.#skipLf = false;
       if (text.charCodeAt(0) === LF) start = 1;
     }
     // Positions of the next \n and \r, each searched again only once passed (-1: none left in `text`).
@@ -108,28 +112,28 @@ export class LineSplitter {
       const lineStart = start;
       start = end + 1;
       if (text.charCodeAt(end) === CR) {
-        if (start === n) this.skipLf = true;
+        if (start === n) this.#skipLf = true;
         else if (text.charCodeAt(start) === LF) start++;
       }
-      if (this.discarding) {
-        this.discarding = false;
-        this.carry = '';
-      } else if (this.carry.length === 0) {
-        if (end - lineStart > this.maxLine) this.sink.overflow();
-        else this.sink.line(text, lineStart, end);
+      if (this.#discarding) {
+        this.#discarding = false;
+        this.#carry = '';
+      } else if (this.#carry.length === 0) {
+        if (end - lineStart > this.#maxLine) this.#sink.overflow();
+        else this.#sink.line(text, lineStart, end);
       } else {
-        const line = this.carry + text.slice(lineStart, end);
-        this.carry = '';
-        if (line.length > this.maxLine) this.sink.overflow();
-        else this.sink.line(line, 0, line.length);
+        const line = this.#carry + text.slice(lineStart, end);
+        this.#carry = '';
+        if (line.length > this.#maxLine) this.#sink.overflow();
+        else this.#sink.line(line, 0, line.length);
       }
     }
-    if (start < n && !this.discarding) {
-      this.carry = this.carry.length === 0 ? text.slice(start) : this.carry + text.slice(start);
-      if (this.carry.length > this.maxLine) {
-        this.carry = '';
-        this.discarding = true;
-        this.sink.overflow();
+    if (start < n && !this.#discarding) {
+      this.#carry = this.#carry.length === 0 ? text.slice(start) : this.#carry + text.slice(start);
+      if (this.#carry.length > this.#maxLine) {
+        this.#carry = '';
+        this.#discarding = true;
+        this.#sink.overflow();
       }
     }
   }

@@ -6,15 +6,19 @@ import type { LineSink } from './lines';
 import type { FrameSink } from './sse';
 
 export class NdjsonDecoder implements LineSink {
-  constructor(private readonly sink: FrameSink) {}
+  readonly #sink: FrameSink;
+
+  constructor(sink: FrameSink) {
+    this.#sink = sink;
+  }
 
   line(text: string, start: number, end: number): void {
     if (end === start) return;
     const line = text.slice(start, end);
-    if (line.trim().length > 0) this.sink.frame(line, '');
+    if (line.trim().length > 0) this.#sink.frame(line, '');
   }
 
   overflow(): void {
-    this.sink.overflow();
+    this.#sink.overflow();
   }
 }

@@ -1,6 +1,6 @@
 /** Building {@link NormalizedUsage} records, and what every parser reads from the request context. */
-import { asObject, asString, field, tryParseJson } from './json-fields';
-import type { NormalizedUsage, UsageContext, UsageResult } from './types';
+import { asObject, asString, field, tryParseJson, type JsonObject } from './json-fields';
+import type { NormalizedUsage, UsageContext, UsageResult, UsageStream } from './types';
 
 /** A complete record from the fields a parser found; absent fields are zero / null / not estimated. */
 export function makeUsage(fields: Partial<NormalizedUsage>): NormalizedUsage {
@@ -29,6 +29,35 @@ export function fail(reason: string): UsageResult {
   return { ok: false, reason };
 }
 
+/** The failure for an exception a parser raised: `<what>: <its message>`. */
+export function failedWith(what: string, err: unknown): UsageResult {
+  return fail(`${what}: ${err instanceof Error ? err.message : String(err)}`);
+}
+
+/** A stream whose result is known before its first byte (an unknown provider, a parser that failed to start). */
+export function settledStream(result: UsageResult): UsageStream {
+  return { push: () => undefined, end: () => result };
+}
+
+/** Why a response body that is not a JSON object has no usage. */
+export const NOT_AN_OBJECT = 'response body is not a JSON object';
+
+/**
+ * The result for a JSON response body: the usage `read` finds in it, completed from the request; a body
+ * that is not a JSON object, or in which `read` finds no usage, fails (with the provider's error if any).
+ */
+export function usageResultOf(
+  body: unknown,
+  ctx: UsageContext,
+  read: (body: JsonObject) => NormalizedUsage | undefined,
+): UsageResult {
+  const obj = asObject(body);
+  if (obj === undefined) return fail(NOT_AN_OBJECT);
+  const usage = read(obj);
+  if (usage === undefined) return fail(providerError(obj) ?? 'no usage in response');
+  return ok(withRequestFallbacks(usage, ctx));
+}
+
 const MAX_MESSAGE = 160;
 
 /**
@@ -43,17 +72,16 @@ export function providerError(body: unknown): string | undefined {
   const err = obj.error;
   if (typeof err === 'string' && err.length > 0) return `provider error: ${clip(err)}`;
   const errObj = asObject(err);
-  if (errObj !== undefined) {
-    const kind = label(errObj.type) ?? label(errObj.status) ?? label(errObj.code);
-    const message = asString(errObj.message);
-    return `provider error: ${[kind, message === undefined ? undefined : clip(message)].filter(Boolean).join(': ') || 'unknown'}`;
-  }
-  if (obj.type === 'error') {
-    const kind = label(obj.code);
-    const message = asString(obj.message);
-    return `provider error: ${[kind, message === undefined ? undefined : clip(message)].filter(Boolean).join(': ') || 'unknown'}`;
-  }
+  if (errObj !== undefined)
+    return describeError(label(errObj.type) ?? label(errObj.status) ?? label(errObj.code), errObj.message);
+  if (obj.type === 'error') return describeError(label(obj.code), obj.message);
   return undefined;
+}
+
+/** `provider error: <kind>: <message>`, either part left out when absent (`unknown` when both are). */
+function describeError(kind: string | undefined, message: unknown): string {
+  const text = asString(message);
+  return `provider error: ${[kind, text === undefined ? undefined : clip(text)].filter(Boolean).join(': ') || 'unknown'}`;
 }
 
 function label(value: unknown): string | undefined {
@@ -70,15 +98,9 @@ export function requestJson(ctx: UsageContext): unknown {
   const given = ctx.requestBody;
   // A thunk: the caller's one parse of the request, run only when a parser needs the body.
   const body = typeof given === 'function' ? (given as () => unknown)() : given;
-  if (typeof body === 'string') {
-    const parsed = tryParseJson(body);
-    return parsed.ok ? parsed.value : undefined;
-  }
-  if (body instanceof Uint8Array) {
-    const parsed = tryParseJson(new TextDecoder().decode(body));
-    return parsed.ok ? parsed.value : undefined;
-  }
-  return body;
+  if (typeof body !== 'string' && !(body instanceof Uint8Array)) return body;
+  const parsed = tryParseJson(body);
+  return parsed.ok ? parsed.value : undefined;
 }
 
 const MODEL_IN_PATH = /\/(?:models|tunedModels)\/([^/:?#]+)/;

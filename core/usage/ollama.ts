@@ -10,10 +10,10 @@
  * Which dialect a response speaks is read from the data: an object with `usage` is OpenAI-style; an SSE
  * stream is OpenAI-style, an NDJSON stream is Ollama's.
  */
-import { asCount, asObject, asString, tryParseJson, type JsonObject } from './json-fields';
+import { asCount, asObject, asString, type JsonObject } from './json-fields';
 import { jsonKey, readStringValue, tallyStringValues, valueIndex } from './json-scan';
-import { fail, makeUsage, ok, providerError, withRequestFallbacks } from './normalize';
-import { createOpenAIUsageParser, openAIBodyUsage, OpenAIStreamHandler } from './openai';
+import { makeUsage, providerError, usageResultOf } from './normalize';
+import { openAIBodyUsage, OpenAIStreamHandler } from './openai';
 import { framedUsageStream, StreamTally, type FrameHandler } from './stream';
 import type { NormalizedUsage, UsageContext, UsageParser, UsageResult } from './types';
 
@@ -43,12 +43,8 @@ class OllamaStreamHandler implements FrameHandler {
   frame(data: string): void {
     const done = valueIndex(data, DONE);
     if ((done !== -1 && data.startsWith('true', done)) || valueIndex(data, ERROR) !== -1) {
-      const parsed = tryParseJson(data);
-      const obj = parsed.ok ? asObject(parsed.value) : undefined;
-      if (obj === undefined) {
-        this.tally.malformedFrame();
-        return;
-      }
+      const obj = this.tally.parseFrame(data);
+      if (obj === undefined) return;
       const usage = toUsage(obj);
       if (usage !== undefined) this.tally.report(usage);
       const error = providerError(obj);
@@ -59,17 +55,13 @@ class OllamaStreamHandler implements FrameHandler {
   }
 }
 
-const compatible = createOpenAIUsageParser({ family: 'llama' });
-
 /** Ollama native responses, and OpenAI-compatible ones from any Llama-family server. */
 export const ollamaUsage: UsageParser = {
   fromJson(body: unknown, ctx: UsageContext): UsageResult {
-    const obj = asObject(body);
-    if (obj === undefined) return fail('response body is not a JSON object');
-    if (asObject(obj.usage) !== undefined) return compatible.fromJson(obj, ctx);
-    const usage = toUsage(obj);
-    if (usage === undefined) return fail(providerError(obj) ?? 'no usage in response');
-    return ok(withRequestFallbacks(usage, ctx));
+    // An object with `usage` is OpenAI-style (an OpenAI-compatible server), else Ollama's own.
+    return usageResultOf(body, ctx, (obj) =>
+      asObject(obj.usage) !== undefined ? openAIBodyUsage(obj) : toUsage(obj),
+    );
   },
   stream(ctx: UsageContext) {
     return framedUsageStream(ctx, (framing) =>

@@ -20,7 +20,7 @@
  *   reasoning) are added to outputTokens, so outputTokens always includes reasoning.
  */
 import type { TokenizerFamily } from './estimate';
-import { asCount, asObject, asString, field, tryParseJson, type JsonObject } from './json-fields';
+import { asCount, asObject, asString, field, type JsonObject } from './json-fields';
 import {
   hasObjectValue,
   jsonKey,
@@ -29,7 +29,7 @@ import {
   tallyStringsWithin,
   valueIndex,
 } from './json-scan';
-import { fail, makeUsage, ok, providerError, withRequestFallbacks } from './normalize';
+import { makeUsage, providerError, usageResultOf } from './normalize';
 import { framedUsageStream, StreamTally, type FrameHandler } from './stream';
 import type { NormalizedUsage, UsageContext, UsageParser, UsageResult } from './types';
 
@@ -131,13 +131,7 @@ export function createOpenAIUsageParser(dialect: OpenAIDialect = {}): UsageParse
   const fromBody = (body: JsonObject): NormalizedUsage | undefined => openAIBodyUsage(body, dialect);
 
   return {
-    fromJson(body: unknown, ctx: UsageContext): UsageResult {
-      const obj = asObject(body);
-      if (obj === undefined) return fail('response body is not a JSON object');
-      const usage = fromBody(obj);
-      if (usage === undefined) return fail(providerError(obj) ?? 'no usage in response');
-      return ok(withRequestFallbacks(usage, ctx));
-    },
+    fromJson: (body: unknown, ctx: UsageContext): UsageResult => usageResultOf(body, ctx, fromBody),
     stream(ctx: UsageContext) {
       return framedUsageStream(
         ctx,
@@ -149,20 +143,24 @@ export function createOpenAIUsageParser(dialect: OpenAIDialect = {}): UsageParse
 
 /** Chat Completions chunks and Responses API events, told apart per frame. */
 export class OpenAIStreamHandler implements FrameHandler {
+  readonly #fromBody: (body: JsonObject) => NormalizedUsage | undefined;
+
   constructor(
     readonly tally: StreamTally,
-    private readonly fromBody: (body: JsonObject) => NormalizedUsage | undefined,
-  ) {}
+    fromBody: (body: JsonObject) => NormalizedUsage | undefined,
+  ) {
+    this.#fromBody = fromBody;
+  }
 
   frame(data: string, event: string): void {
     // Responses API events carry an `event:` name; chat chunks have none and start with {"id":
     const typed = data.charCodeAt(2) === 116; /* t of {"type": */
     if (event.length > 0 ? event.startsWith('response.') : typed && data.startsWith('{"type":"response.')) {
-      this.responsesEvent(data, event);
+      this.#responsesEvent(data, event);
       return;
     }
     const withUsage = hasObjectValue(data, USAGE);
-    if (withUsage) this.parseFrame(data, false);
+    if (withUsage) this.#reportFrame(data, false);
     // generated text: the `delta` object of each choice
     let texts = 0;
     for (let v = valueIndex(data, DELTA); v !== -1; v = valueIndex(data, DELTA, v)) {
@@ -175,14 +173,14 @@ export class OpenAIStreamHandler implements FrameHandler {
       !withUsage &&
       (hasObjectValue(data, ERROR) || event === 'error' || (typed && data.startsWith('{"type":"error"')))
     ) {
-      this.parseFrame(data, false);
+      this.#reportFrame(data, false);
     }
     if (!this.tally.hasModel) {
       this.tally.seen(readStringValue(data, MODEL), readStringValue(data, SERVICE_TIER));
     }
   }
 
-  private responsesEvent(data: string, event: string): void {
+  #responsesEvent(data: string, event: string): void {
     const type = event.length > 0 ? event : (readStringValue(data, TYPE) ?? '');
     if (type.endsWith('.delta')) {
       // output text, refusal, reasoning summary, tool-call arguments; audio deltas are base64, not text
@@ -193,18 +191,14 @@ export class OpenAIStreamHandler implements FrameHandler {
     if (type === 'response.created') {
       this.tally.seen(readStringValue(data, MODEL), readStringValue(data, SERVICE_TIER));
     }
-    if (hasObjectValue(data, USAGE) || hasObjectValue(data, ERROR)) this.parseFrame(data, true);
+    if (hasObjectValue(data, USAGE) || hasObjectValue(data, ERROR)) this.#reportFrame(data, true);
   }
 
-  private parseFrame(data: string, responses: boolean): void {
-    const parsed = tryParseJson(data);
-    const frame = parsed.ok ? asObject(parsed.value) : undefined;
-    if (frame === undefined) {
-      this.tally.malformedFrame();
-      return;
-    }
+  #reportFrame(data: string, responses: boolean): void {
+    const frame = this.tally.parseFrame(data);
+    if (frame === undefined) return;
     const body = (responses ? asObject(frame.response) : undefined) ?? frame;
-    const usage = this.fromBody(body);
+    const usage = this.#fromBody(body);
     if (usage !== undefined) {
       this.tally.report(usage);
       return;

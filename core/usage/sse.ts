@@ -25,23 +25,26 @@ const LOWER_D = 100;
 const LOWER_E = 101;
 
 export class SseDecoder implements LineSink {
-  private data = '';
-  private hasData = false;
-  private event = '';
+  #data = '';
+  #hasData = false;
+  #event = '';
   /** The current event overflowed: ignore its remaining lines. */
-  private dropping = false;
+  #dropping = false;
 
-  constructor(
-    private readonly maxFrame: number,
-    private readonly sink: FrameSink,
-  ) {}
+  readonly #maxFrame: number;
+  readonly #sink: FrameSink;
+
+  constructor(maxFrame: number, sink: FrameSink) {
+    this.#maxFrame = maxFrame;
+    this.#sink = sink;
+  }
 
   line(text: string, start: number, end: number): void {
     if (end === start) {
-      this.dispatch();
+      this.#dispatch();
       return;
     }
-    if (this.dropping) return;
+    if (this.#dropping) return;
     // Field names by character codes: cheaper than startsWith on a decoded chunk. Reading past `end` is
     // safe: the character there is the line terminator (or nothing).
     const first = text.charCodeAt(start);
@@ -54,16 +57,16 @@ export class SseDecoder implements LineSink {
       const from = valueStart(text, start + 4, end);
       if (from === -1) return;
       const value = text.slice(from, end);
-      if (this.hasData) {
-        this.data = `${this.data}\n${value}`;
-        if (this.data.length > this.maxFrame) {
-          this.dropping = true;
-          this.data = '';
-          this.sink.overflow();
+      if (this.#hasData) {
+        this.#data = `${this.#data}\n${value}`;
+        if (this.#data.length > this.#maxFrame) {
+          this.#dropping = true;
+          this.#data = '';
+          this.#sink.overflow();
         }
       } else {
-        this.data = value;
-        this.hasData = true;
+        this.#data = value;
+        this.#hasData = true;
       }
     } else if (
       first === LOWER_E &&
@@ -74,29 +77,29 @@ export class SseDecoder implements LineSink {
     ) {
       const from = valueStart(text, start + 5, end);
       if (from === -1) return;
-      this.event = text.slice(from, end);
+      this.#event = text.slice(from, end);
     }
     // ':' comments, 'id', 'retry' and unknown fields carry nothing we need.
   }
 
   overflow(): void {
     // A single line over the limit: the event it belongs to is incomplete, drop it whole.
-    this.dropping = true;
-    this.data = '';
-    this.sink.overflow();
+    this.#dropping = true;
+    this.#data = '';
+    this.#sink.overflow();
   }
 
   /** Dispatches a pending event at the end of the stream. */
   end(): void {
-    this.dispatch();
+    this.#dispatch();
   }
 
-  private dispatch(): void {
-    if (this.hasData && !this.dropping) this.sink.frame(this.data, this.event);
-    this.data = '';
-    this.hasData = false;
-    this.event = '';
-    this.dropping = false;
+  #dispatch(): void {
+    if (this.#hasData && !this.#dropping) this.#sink.frame(this.#data, this.#event);
+    this.#data = '';
+    this.#hasData = false;
+    this.#event = '';
+    this.#dropping = false;
   }
 }
 

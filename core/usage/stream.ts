@@ -6,10 +6,12 @@
  */
 import type { RequestFlavor } from '../providers/types';
 import { estimateRequestTokens, familyOfModel, TokenTally, type TokenizerFamily } from './estimate';
+import { parseJsonObject, type JsonObject } from './json-fields';
 import { LineSplitter, type LineSink } from './lines';
 import { NdjsonDecoder } from './ndjson';
 import {
   fail,
+  failedWith,
   makeUsage,
   ok,
   requestedModel,
@@ -38,73 +40,83 @@ export interface FrameHandler {
 /** What a stream has shown so far; its {@link finish} makes the result. */
 export class StreamTally {
   /** The provider's final (or cumulative, last-wins) usage. */
-  private usage: NormalizedUsage | null = null;
+  #usage: NormalizedUsage | null = null;
   /** Provider figures that are not final (Anthropic's `message_start`), used if no final usage comes. */
-  private partial: NormalizedUsage | null = null;
+  #partial: NormalizedUsage | null = null;
   /** A frame was dropped as too large and no usage frame has come since. */
-  private lost = false;
-  private error: string | undefined;
-  private malformed = 0;
-  private frames = 0;
+  #lost = false;
+  #error: string | undefined;
+  #malformed = 0;
+  #frames = 0;
   /** Model name seen in content frames. */
-  private model: string | null = null;
+  #model: string | null = null;
   /** Service tier seen in content frames. */
-  private serviceTier: string | null = null;
+  #serviceTier: string | null = null;
   /** Completion text counted for the estimate. */
   readonly output: TokenTally;
+
+  readonly #ctx: UsageContext;
+  readonly #flavor: RequestFlavor;
+  readonly #family: TokenizerFamily;
 
   /**
    * @param flavor shape of the request body, for the prompt estimate
    * @param family tokenizer family when the model name does not tell
    */
-  constructor(
-    private readonly ctx: UsageContext,
-    private readonly flavor: RequestFlavor,
-    private readonly family: TokenizerFamily,
-  ) {
+  constructor(ctx: UsageContext, flavor: RequestFlavor, family: TokenizerFamily) {
+    this.#ctx = ctx;
+    this.#flavor = flavor;
+    this.#family = family;
     this.output = new TokenTally(ctx.tokenCounter);
   }
 
   /** True once a model name is known from any frame (so handlers can stop looking). */
   get hasModel(): boolean {
-    return this.model !== null;
+    return this.#model !== null;
   }
 
   /** Records the provider's usage; a later call replaces it (cumulative counts: last wins). */
   report(usage: NormalizedUsage): void {
-    this.usage = usage;
-    this.lost = false;
+    this.#usage = usage;
+    this.#lost = false;
   }
 
   /** Records provider figures that a final usage frame would supersede. */
   reportPartial(usage: NormalizedUsage): void {
-    this.partial = usage;
+    this.#partial = usage;
   }
 
   /** Records model / service tier seen in any frame. */
   seen(model: string | null | undefined, serviceTier?: string | null): void {
-    if (model) this.model = model;
-    if (serviceTier) this.serviceTier = serviceTier;
+    if (model) this.#model = model;
+    if (serviceTier) this.#serviceTier = serviceTier;
   }
 
   /** Records a provider error frame. */
   fail(reason: string): void {
-    this.error ??= reason;
+    this.#error ??= reason;
   }
 
   /** Records a frame that is not valid JSON. */
   malformedFrame(): void {
-    this.malformed++;
+    this.#malformed++;
+  }
+
+  /** A frame's data parsed as a JSON object; a frame that is not one is recorded as malformed. */
+  parseFrame(data: string): JsonObject | undefined {
+    const frame = parseJsonObject(data);
+    if (frame === undefined) this.#malformed++;
+    return frame;
   }
 
   /** Records a data frame. */
   countFrame(): void {
-    this.frames++;
+    this.#frames++;
   }
 
   /** Records a frame dropped for its size. */
   frameTooLarge(): void {
-    this.lost = true;
+    this.#lost = true;
   }
 
   /**
@@ -113,32 +125,32 @@ export class StreamTally {
    * any partial figures the provider sent.
    */
   finish(): UsageResult {
-    if (this.usage !== null && !this.lost)
-      return ok(withRequestFallbacks(this.usage, this.ctx, this.model, this.serviceTier));
-    if (this.error !== undefined) return fail(this.error);
-    if (this.lost) return fail(frameTooLarge(maxFrameChars(this.ctx)));
-    if (this.malformed > 0) return fail(`malformed JSON in ${this.malformed} stream frame(s)`);
-    if (this.frames === 0) return fail('no usage in stream: no data frames');
-    return ok(this.estimate());
+    if (this.#usage !== null && !this.#lost)
+      return ok(withRequestFallbacks(this.#usage, this.#ctx, this.#model, this.#serviceTier));
+    if (this.#error !== undefined) return fail(this.#error);
+    if (this.#lost) return fail(frameTooLarge(maxFrameChars(this.#ctx)));
+    if (this.#malformed > 0) return fail(`malformed JSON in ${this.#malformed} stream frame(s)`);
+    if (this.#frames === 0) return fail('no usage in stream: no data frames');
+    return ok(this.#estimate());
   }
 
-  private estimate(): NormalizedUsage {
-    const request = requestJson(this.ctx);
-    const partial = this.partial;
-    const model = partial?.model ?? this.model ?? requestedModel(this.ctx, request);
-    const family = familyOfModel(model, this.family);
+  #estimate(): NormalizedUsage {
+    const request = requestJson(this.#ctx);
+    const partial = this.#partial;
+    const model = partial?.model ?? this.#model ?? requestedModel(this.#ctx, request);
+    const family = familyOfModel(model, this.#family);
     const inputTokens =
-      partial?.inputTokens ?? estimateRequestTokens(this.flavor, request, family, this.ctx.tokenCounter);
+      partial?.inputTokens ?? estimateRequestTokens(this.#flavor, request, family, this.#ctx.tokenCounter);
     const visible = Math.max(partial?.outputTokens ?? 0, this.output.total(family));
     // Hidden reasoning is billed as output but never streamed: a documented allowance (reasoning-allowance.ts).
-    const output = estimateReasoningOutput(visible, model, request, this.ctx.typicalReasoning);
+    const output = estimateReasoningOutput(visible, model, request, this.#ctx.typicalReasoning);
     return makeUsage({
       ...partial,
       model,
       inputTokens,
       outputTokens: output.outputTokens,
       reasoningTokens: Math.max(partial?.reasoningTokens ?? 0, output.reasoningTokens),
-      serviceTier: partial?.serviceTier ?? this.serviceTier ?? requestedServiceTier(request),
+      serviceTier: partial?.serviceTier ?? this.#serviceTier ?? requestedServiceTier(request),
       estimated: true,
     });
   }
@@ -157,85 +169,85 @@ export function framedUsageStream(
 }
 
 class FramedStream implements UsageStream, LineSink {
-  private readonly splitter: LineSplitter;
-  private readonly maxFrame: number;
-  private lines: LineSink | undefined;
-  private sse: SseDecoder | undefined;
-  private handler: FrameHandler | undefined;
-  private overflowBeforeFraming = false;
-  private internalError: string | undefined;
-  private result: UsageResult | undefined;
+  readonly #splitter: LineSplitter;
+  readonly #maxFrame: number;
+  #lines: LineSink | undefined;
+  #sse: SseDecoder | undefined;
+  #handler: FrameHandler | undefined;
+  #overflowBeforeFraming = false;
+  /** Set at the end, or as soon as the parser fails (the bytes after that are not read). */
+  #result: UsageResult | undefined;
 
-  constructor(
-    ctx: UsageContext,
-    private readonly handlerFor: (framing: Framing) => FrameHandler,
-  ) {
-    this.maxFrame = maxFrameChars(ctx);
-    this.splitter = new LineSplitter(this.maxFrame, this);
+  readonly #handlerFor: (framing: Framing) => FrameHandler;
+
+  constructor(ctx: UsageContext, handlerFor: (framing: Framing) => FrameHandler) {
+    this.#handlerFor = handlerFor;
+    this.#maxFrame = maxFrameChars(ctx);
+    this.#splitter = new LineSplitter(this.#maxFrame, this);
   }
 
   push(chunk: Uint8Array): void {
-    if (this.result !== undefined || this.internalError !== undefined) return;
+    if (this.#result !== undefined) return;
     try {
-      if (typeof chunk === 'string') this.splitter.pushText(chunk);
-      else this.splitter.push(chunk);
+      if (typeof chunk === 'string') this.#splitter.pushText(chunk);
+      else this.#splitter.push(chunk);
     } catch (err) {
-      this.internalError = `stream parser error: ${describe(err)}`;
+      this.#result = failedWith('stream parser error', err);
     }
   }
 
   end(): UsageResult {
-    if (this.result !== undefined) return this.result;
+    if (this.#result !== undefined) return this.#result;
     try {
-      if (this.internalError === undefined) {
-        this.splitter.end();
-        this.sse?.end();
-      }
-      this.result =
-        this.internalError !== undefined
-          ? fail(this.internalError)
-          : this.handler !== undefined
-            ? this.handler.tally.finish()
-            : fail(this.overflowBeforeFraming ? frameTooLarge(this.maxFrame) : 'empty stream');
+      this.#splitter.end();
+      this.#sse?.end();
+      this.#result =
+        this.#handler !== undefined
+          ? this.#handler.tally.finish()
+          : fail(this.#overflowBeforeFraming ? frameTooLarge(this.#maxFrame) : 'empty stream');
     } catch (err) {
-      this.result = fail(`stream parser error: ${describe(err)}`);
+      this.#result = failedWith('stream parser error', err);
     }
-    return this.result;
+    return this.#result;
   }
 
   /** Sees lines only until the framing is known; then the splitter feeds the decoder directly. */
   line(text: string, start: number, end: number): void {
-    if (this.lines === undefined) {
+    if (this.#lines === undefined) {
       const trimmed = text.slice(start, end).trimStart();
       if (trimmed.length === 0) return;
-      this.choose(trimmed.charCodeAt(0) === 123 /* { */ ? 'ndjson' : 'sse');
+      this.#choose(trimmed.charCodeAt(0) === 123 /* { */ ? 'ndjson' : 'sse');
     }
-    this.lines?.line(text, start, end);
+    this.#lines?.line(text, start, end);
   }
 
   overflow(): void {
-    if (this.lines === undefined) this.overflowBeforeFraming = true;
-    else this.lines.overflow();
+    if (this.#lines === undefined) this.#overflowBeforeFraming = true;
+    else this.#lines.overflow();
   }
 
-  private choose(framing: Framing): void {
-    const handler = this.handlerFor(framing);
-    this.handler = handler;
+  #choose(framing: Framing): void {
+    const handler = this.#handlerFor(framing);
+    this.#handler = handler;
     const frames = new HandlerSink(handler);
     if (framing === 'sse') {
-      this.sse = new SseDecoder(this.maxFrame, frames);
-      this.lines = this.sse;
+      this.#sse = new SseDecoder(this.#maxFrame, frames);
+      this.#lines = this.#sse;
     } else {
-      this.lines = new NdjsonDecoder(frames);
+      this.#lines = new NdjsonDecoder(frames);
     }
-    if (this.overflowBeforeFraming) handler.tally.frameTooLarge();
-    this.splitter.redirect(this.lines);
+    if (this.#overflowBeforeFraming) handler.tally.frameTooLarge();
+    this.#splitter.redirect(this.#lines);
   }
 }
 
 /** Filters frames before the handler: skips `[DONE]` and blank data, counts non-JSON as malformed. */
 class HandlerSink implements FrameSink {
-  constructor(private readonly handler: FrameHandler) {}
+  readonly #handler: FrameHandler;
+
+  constructor(handler: FrameHandler) {
+    this.#handler = handler;
+  }
 
   frame(data: string, event: string): void {
     let json = data;
@@ -243,16 +255,16 @@ class HandlerSink implements FrameSink {
       json = json.trim();
       if (json.length === 0 || json === '[DONE]') return;
       if (json.charCodeAt(0) !== 123 || json.charCodeAt(json.length - 1) !== 125) {
-        this.handler.tally.malformedFrame();
+        this.#handler.tally.malformedFrame();
         return;
       }
     }
-    this.handler.tally.countFrame();
-    this.handler.frame(json, event);
+    this.#handler.tally.countFrame();
+    this.#handler.frame(json, event);
   }
 
   overflow(): void {
-    this.handler.tally.frameTooLarge();
+    this.#handler.tally.frameTooLarge();
   }
 }
 
@@ -264,8 +276,4 @@ function maxFrameChars(ctx: UsageContext): number {
 
 function frameTooLarge(limit: number): string {
   return `frame too large (over ${limit} characters); usage unknown`;
-}
-
-function describe(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

@@ -102,12 +102,13 @@ export interface UsageContext {
    */
   maxFrameChars?: number;
   /**
-   * Makes a decoder for AWS event streams (Bedrock's `application/vnd.amazon.eventstream` bodies). The
-   * relay passes the AWS codec (`bedrock-event-stream.ts`); without one a Bedrock byte stream has no
-   * readable usage. Kept out of the parsers so that the SDK bundle, which sees decoded events, never
-   * carries the codec.
+   * Reads a Bedrock runtime stream (AWS event-stream bytes, `application/vnd.amazon.eventstream`). The
+   * relay passes `readBedrockEventStream` (`bedrock-event-stream.ts`: the AWS codec feeding a
+   * `BedrockEventTally`); without it such a stream has no readable usage. Kept out of the parsers so
+   * that the SDK bundle, which sees events the AWS client has decoded, carries neither the codec nor
+   * the reader.
    */
-  eventStreamDecoder?: () => EventStreamDecoder;
+  bedrockEventStream?: (ctx: UsageContext) => UsageStream;
 }
 
 /**

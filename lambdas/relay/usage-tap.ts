@@ -8,7 +8,7 @@ import { Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import type { ProviderEntry } from '../../core/providers';
 import { MAX_RESPONSE_PARSE_BYTES, usageEssentials } from './large-response';
-import { createEventStreamDecoder } from '../../core/usage/bedrock-event-stream';
+import { readBedrockEventStream } from '../../core/usage/bedrock-event-stream';
 import {
   createUsageStream,
   usageFromResponse,
@@ -96,7 +96,7 @@ export class UsageTap {
       this.parser = createUsageStream(opts.provider, {
         url: opts.url,
         requestBody: opts.requestBody,
-        eventStreamDecoder: createEventStreamDecoder,
+        bedrockEventStream: readBedrockEventStream,
         ...(opts.tokenCounter ? { tokenCounter: opts.tokenCounter } : {}),
         ...(opts.typicalReasoning ? { typicalReasoning: opts.typicalReasoning } : {}),
       });

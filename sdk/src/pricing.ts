@@ -14,13 +14,13 @@
 import { fallbackFamilyFor } from '../../core/pricing/fallback';
 import { applyPrice } from '../../core/pricing/cost-formula';
 import {
+  modelPriceFromUsd,
   selectPeriodPrice,
   type ModelPrice,
   type PriceConstraint,
   type PricePeriod,
-  type TokenRates,
+  type UsdRates,
 } from '../../core/pricing/model-price';
-import { usdPerMTokToPicos } from '../../core/pricing/money';
 import { normalizeModelName } from '../../core/pricing/normalize-model';
 import { spendguardProviderId } from '../../core/pricing/provider-ids';
 import { normalizeServiceTier, tierMultipliersFor } from '../../core/pricing/tiers';
@@ -46,22 +46,10 @@ interface TableEntry {
 
 let table: Map<string, TableEntry> | null = null;
 
-/** Decodes generated rates (USD per MTok, trailing defaults left out) into exact pico-USD per token. */
-function rates(r: CompactRates): TokenRates {
-  const [input = 0, output = 0] = r.map(usdPerMTokToPicos);
-  const at = (i: number, fallback: number): number => {
-    const v = r[i];
-    return v === undefined ? fallback : usdPerMTokToPicos(v);
-  };
-  const cacheWrite5m = at(3, input);
-  return {
-    input,
-    output,
-    cacheRead: at(2, input),
-    cacheWrite5m,
-    cacheWrite1h: at(4, cacheWrite5m),
-    reasoning: at(5, output),
-  };
+/** Names generated rates (USD per MTok; trailing defaults left out, which modelPriceFromUsd fills in). */
+function usdRates(r: CompactRates): UsdRates {
+  const [input = 0, output = 0, cacheRead, cacheWrite5m, cacheWrite1h, reasoning] = r;
+  return { input, output, cacheRead, cacheWrite5m, cacheWrite1h, reasoning };
 }
 
 function period(p: CompactPeriod): PricePeriod {
@@ -73,10 +61,10 @@ function period(p: CompactPeriod): PricePeriod {
         ? { kind: 'since', startMs: constraint[1] }
         : { kind: 'time-of-day', startSecond: constraint[1], endSecond: constraint[2] ?? 0 };
   }
-  const price: ModelPrice = {
-    base: rates(base),
-    longContext: (bands ?? []).map(([above, r]) => ({ aboveInputTokens: above, rates: rates(r) })),
-  };
+  const price = modelPriceFromUsd(
+    usdRates(base),
+    (bands ?? []).map(([above, r]) => ({ aboveInputTokens: above, rates: usdRates(r) })),
+  );
   return { constraint: c, price };
 }
 

@@ -7,32 +7,32 @@
  * writes. The OpenAI-compatible paths (`/openai/v1/…`, mantle `/v1/…`) name no model in the path and read
  * as OpenAI requests.
  */
-import { bedrockModelFromPath } from '../../usage/bedrock';
+import { bedrockModelFromPath, isBedrockOpenAIEndpoint } from '../../usage/bedrock';
+import { field } from '../../usage/json-fields';
 import { openaiRequestShape } from './openai';
-import { fieldOf, largest, mentions, mentionsString, type RequestShapeReader } from './types';
+import { largest, mentions, mentionsString, type RequestShapeReader } from './types';
 
 const ASYNC_INVOKE = /\/async-invoke(?:\/|$)/;
-const OPENAI_COMPATIBLE = /\/(?:openai\/)?v1\//;
 
 function tierOf(value: unknown): string | null {
-  const tier = typeof value === 'string' ? value : fieldOf(value, 'type');
+  const tier = typeof value === 'string' ? value : field(value, 'type');
   return tier === 'priority' ? 'priority' : null;
 }
 
 /** @example bedrockRequestShape(view) // { model: 'us.amazon.nova-pro-v1:0', outputTokens: 300, … } */
 export const bedrockRequestShape: RequestShapeReader = (view) => {
+  if (isBedrockOpenAIEndpoint(view.endpoint)) return openaiRequestShape(view);
   const model = bedrockModelFromPath(view.endpoint);
-  if (model === null && OPENAI_COMPATIBLE.test(view.endpoint)) return openaiRequestShape(view);
   const inference = view.member('inferenceConfig');
   const caches = mentions(view.body, 'cachePoint') || mentions(view.body, 'cache_control');
   return {
     model,
     outputTokens: largest(
-      fieldOf(inference, 'maxTokens'),
-      fieldOf(inference, 'max_new_tokens'),
+      field(inference, 'maxTokens'),
+      field(inference, 'max_new_tokens'),
       view.member('max_tokens'),
       view.member('max_gen_len'),
-      fieldOf(view.member('textGenerationConfig'), 'maxTokenCount'),
+      field(view.member('textGenerationConfig'), 'maxTokenCount'),
     ),
     choices: 1,
     serviceTier: tierOf(view.member('serviceTier')) ?? tierOf(view.member('service_tier')),

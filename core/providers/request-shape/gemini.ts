@@ -3,7 +3,8 @@
  * `candidateCount`, `cachedContent` and files by URI (server-side input), batch and tuning endpoints.
  */
 import { geminiModelFromPath } from '../../fingerprint/flavors';
-import { choicesOf, fieldOf, mentions, positiveInt, type RequestShapeReader } from './types';
+import { field } from '../../usage/json-fields';
+import { choicesOf, mentions, positiveInt, type RequestShapeReader } from './types';
 
 /** @example geminiRequestShape(view) // { model: 'gemini-2.5-pro', choices: 4, … } */
 export const geminiRequestShape: RequestShapeReader = (view) => {
@@ -11,8 +12,8 @@ export const geminiRequestShape: RequestShapeReader = (view) => {
   const cached = view.member('cachedContent') ?? view.member('cached_content');
   return {
     model: geminiModelFromPath(view.endpoint),
-    outputTokens: positiveInt(fieldOf(config, 'maxOutputTokens') ?? fieldOf(config, 'max_output_tokens')),
-    choices: choicesOf(fieldOf(config, 'candidateCount'), fieldOf(config, 'candidate_count')),
+    outputTokens: positiveInt(field(config, 'maxOutputTokens') ?? field(config, 'max_output_tokens')),
+    choices: choicesOf(field(config, 'candidateCount'), field(config, 'candidate_count')),
     serviceTier: null,
     cacheWrite: null,
     serverContext:

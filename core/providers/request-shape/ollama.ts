@@ -1,12 +1,13 @@
 /** Ollama's native requests: `model` and `options.num_predict`. */
-import { fieldOf, positiveInt, type RequestShapeReader } from './types';
+import { field } from '../../usage/json-fields';
+import { positiveInt, type RequestShapeReader } from './types';
 
 /** @example ollamaRequestShape(view) // { model: 'llama3.2', outputTokens: 128, … } */
 export const ollamaRequestShape: RequestShapeReader = (view) => {
   const model = view.member('model');
   return {
     model: typeof model === 'string' ? model : null,
-    outputTokens: positiveInt(fieldOf(view.member('options'), 'num_predict')),
+    outputTokens: positiveInt(field(view.member('options'), 'num_predict')),
     choices: 1,
     serviceTier: null,
     cacheWrite: null,

@@ -3,7 +3,8 @@
  * providers): `model`, `max_tokens` / `max_completion_tokens` / `max_output_tokens`, `n`, `best_of`,
  * `service_tier`, `background`, `previous_response_id`, `conversation`, stored `prompt`s, `file_id` parts.
  */
-import { choicesOf, fieldOf, largest, mentions, type RequestShapeReader } from './types';
+import { field } from '../../usage/json-fields';
+import { choicesOf, largest, mentions, type RequestShapeReader } from './types';
 
 const BATCH_ENDPOINT = /\/batches(?:\/|$)/;
 const FINE_TUNING_ENDPOINT = /\/fine[_-]tun/;
@@ -26,7 +27,7 @@ export const openaiRequestShape: RequestShapeReader = (view) => {
     serverContext:
       view.member('previous_response_id') != null ||
       view.member('conversation') != null ||
-      typeof fieldOf(prompt, 'id') === 'string' ||
+      typeof field(prompt, 'id') === 'string' ||
       mentions(view.body, 'file_id'),
     deferred: BATCH_ENDPOINT.test(view.endpoint)
       ? 'batch'

@@ -71,13 +71,6 @@ export function choicesOf(...values: unknown[]): number {
   return Math.min(MAX_CHOICES, largest(...values) ?? 1);
 }
 
-/** A member of a parsed object, or undefined. */
-export function fieldOf(value: unknown, name: string): unknown {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)[name]
-    : undefined;
-}
-
 const encoder = new TextEncoder();
 /** Encoded needles, once each. */
 const needles = new Map<string, Uint8Array>();
