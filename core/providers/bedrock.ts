@@ -1,5 +1,4 @@
 import { bedrockModelFromPath, bedrockUsage, isBedrockOpenAIEndpoint } from '../usage/bedrock';
-import { bedrockRequestShape } from './request-shape/bedrock';
 import { defineProvider, type RequestFlavor } from './types';
 
 /**
@@ -14,7 +13,8 @@ import { defineProvider, type RequestFlavor } from './types';
  *
  * Request bodies: Converse (`messages`, `system`, `inferenceConfig`) and the Anthropic and Nova
  * InvokeModel bodies read as the `anthropic` flavor with the model from the path; the OpenAI-compatible
- * paths as `openai`.
+ * paths as `openai`. Its own request-shape reader (`request-shape/bedrock.ts`) is chosen by
+ * `requestShapeReaderOf`, so that only the worst-case readers carry it.
  */
 const BEDROCK_RUNTIME_HOST = /^bedrock-runtime\.[a-z0-9-]+\.amazonaws\.com$/;
 const BEDROCK_MANTLE_HOST = /^bedrock-mantle\.[a-z0-9-]+\.api\.aws$/;
@@ -32,6 +32,5 @@ export const bedrock = defineProvider({
   requestFlavor: 'anthropic',
   flavorForPath: (path: string): RequestFlavor => (isBedrockOpenAIEndpoint(path) ? 'openai' : 'anthropic'),
   modelFromPath: bedrockModelFromPath,
-  requestShape: bedrockRequestShape,
   usage: bedrockUsage,
 });

@@ -1,5 +1,4 @@
 import type { UsageParser } from '../usage/types';
-import type { RequestShapeReader } from './request-shape/types';
 
 /**
  * How a provider's request body is shaped, for modules that read it (the fingerprint, stream estimation):
@@ -40,11 +39,6 @@ export interface ProviderSpec<Id extends string = string> {
   readonly modelFromPath?: (path: string) => string | null;
   /** Reads token usage from the provider's responses. */
   readonly usage: UsageParser;
-  /**
-   * Reads what a request asks for (model, output bound, choices, tier…) when its body is not shaped like
-   * its {@link requestFlavor}'s (core/providers/request-shape). @default the flavor's reader
-   */
-  readonly requestShape?: RequestShapeReader;
 }
 
 /** One entry of the provider catalog. */

@@ -1,10 +1,11 @@
 /**
- * The request-shape reader of each dialect (issue 19.2): `requestShapeReaderOf(entry, endpoint)` picks a
- * provider's own reader when it declares one, else its dialect's.
+ * The request-shape reader of each dialect (issue 19.2): `requestShapeReaderOf(entry, flavor)` picks a
+ * provider's own reader when it has one, else its dialect's.
  * @module
  */
 import type { ProviderEntry, RequestFlavor } from '../types';
 import { anthropicRequestShape } from './anthropic';
+import { bedrockRequestShape } from './bedrock';
 import { geminiRequestShape } from './gemini';
 import { ollamaRequestShape } from './ollama';
 import { openaiRequestShape } from './openai';
@@ -21,7 +22,16 @@ export const REQUEST_SHAPE_READERS: Readonly<Record<RequestFlavor, RequestShapeR
   ollama: ollamaRequestShape,
 });
 
+/**
+ * Readers of providers whose bodies are not shaped like their dialect's (Bedrock: Converse and the
+ * InvokeModel bodies, the model in the path). Kept here rather than on the catalog entry, so that code
+ * that detects providers without bounding their requests (the SDK's entry) does not carry them.
+ */
+const PROVIDER_READERS: Readonly<Partial<Record<string, RequestShapeReader>>> = Object.freeze({
+  bedrock: bedrockRequestShape,
+});
+
 /** The reader for a provider's request: its own, else its dialect's. */
 export function requestShapeReaderOf(entry: ProviderEntry, flavor: RequestFlavor): RequestShapeReader {
-  return entry.requestShape ?? REQUEST_SHAPE_READERS[flavor];
+  return PROVIDER_READERS[entry.id] ?? REQUEST_SHAPE_READERS[flavor];
 }
