@@ -61,6 +61,7 @@ function ensureExitHook(state: SdkState): void {
   const failedAt = new WeakMap<Client, number>();
   state.removeExitHook = onRuntimeExit((reason) => {
     for (const client of state.clients.values()) {
+      if (reason === 'exit') client.releaseOnExit();
       const { buffered, calls } = client.stats();
       if (buffered === 0 || failedAt.get(client) === calls) continue;
       void client.flushOnExit(reason === 'pagehide' || isBrowserLike()).then((result) => {

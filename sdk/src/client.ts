@@ -182,10 +182,22 @@ export class Client implements SpendguardClient {
       return blocked;
     }
     const lease = this.#link.lease;
-    if (lease === null || lease.mode === 'uncapped') return new Call(this, facts, monotonicNow(), null, 0);
+    if (lease === null) return new Call(this, facts, monotonicNow(), null, 0);
     const readers = admissionReaders();
-    if (readers === undefined) return this.#reserveOnceLoaded(facts, lease);
-    return this.#reserve(facts, lease, readers, now);
+    if (readers !== undefined) return this.#reserve(facts, lease, readers, now);
+    return this.#withoutWorstCase(facts, lease, now) ?? this.#reserveOnceLoaded(facts, lease);
+  }
+
+  /**
+   * The lease's decision when it needs no worst case: no hard cap (uncapped), none known because the
+   * backend cannot be reached (fail open, counted), or the key refused (fail closed). Undefined when a
+   * cap applies or may apply: the call's worst case decides.
+   */
+  #withoutWorstCase(facts: CallFacts, lease: BudgetLease, now: number): Call | Response | undefined {
+    if (lease.mode === 'uncapped') return new Call(this, facts, monotonicNow(), null, 0);
+    if (lease.mode === 'none' || lease.mode === 'capped' || lease.mode === 'exhausted') return undefined;
+    const decision = lease.admit(0, now);
+    return decision.kind === 'wait' ? undefined : this.#admitted(facts, lease, decision, now);
   }
 
   /**
@@ -193,13 +205,20 @@ export class Client implements SpendguardClient {
    * is on its way, it is awaited first: an organization without a hard cap never loads them.
    */
   async #reserveOnceLoaded(facts: CallFacts, lease: BudgetLease): Promise<Call | Response | undefined> {
-    if (lease.mode === 'none') await this.#link.leaseAnswered();
-    if (lease.mode === 'uncapped') return new Call(this, facts, monotonicNow(), null, 0);
+    if (lease.mode === 'none') {
+      await this.#link.leaseAnswered();
+      const decided = this.#withoutWorstCase(facts, lease, Date.now());
+      if (decided !== undefined) return decided;
+    }
     try {
       return await this.#reserve(facts, lease, await loadAdmissionReaders(), Date.now());
     } catch (err) {
       // Without its worst case a call cannot be held under the cap: refused, retryable (design decision 6).
-      this.internalError(err);
+      this.#counters.internalErrors++;
+      this.log.warn(
+        'the admission readers could not be loaded: calls under the hard cap are refused',
+        describe(err),
+      );
       this.#counters.blocked++;
       return blockedResponse({ kind: 'lease', retryAfterSeconds: null }, Date.now());
     }
@@ -421,6 +440,16 @@ export class Client implements SpendguardClient {
     this.#explicitFlushes++;
     this.#wake?.();
     return this.#enqueueFlush(options, 'explicit').finally(() => this.#explicitFlushes--);
+  }
+
+  /**
+   * The process is ending (Node.js `beforeExit`, Deno `beforeunload`): the budget slice it holds goes
+   * back with its final report, as at `shutdown()`. Kept, it would count against the cap until it lapses
+   * (or, once settled as spent, until the period ends): a CLI run many times a day would use up the cap
+   * without spending it. Once released, nothing is held, so the next `beforeExit` finds nothing to do.
+   */
+  releaseOnExit(): void {
+    if (!this.#closed && this.#link.lease?.holding === true) this.track(this.#link.release());
   }
 
   /** The runtime is ending: one more try, with `keepalive` requests in browsers; never keeps a process alive. */

@@ -35,6 +35,22 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 }
 
+/**
+ * `pending` or `ms`, whichever ends first. The timer is cleared when `pending` wins: a timer left behind
+ * would keep a process that has nothing else to do alive until it fires.
+ */
+async function within(pending: Promise<void>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    await Promise.race([
+      pending,
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, ms)))),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** The public id of an `abn_<publicId>_<secret>` key (a session flag naming it covers calls without a session). */
 function publicIdOf(apiKey: string | null): string | null {
   const parts = apiKey?.split('_');
@@ -138,7 +154,7 @@ export class ServerLink {
         if (!lease.inFlight) this.#requestLease(Date.now());
         const pending = this.#leaseRequest;
         if (pending !== null) {
-          await Promise.race([pending, sleep(deadline - Date.now())]);
+          await within(pending, deadline - Date.now());
         }
         const now = Date.now();
         const d = lease.admit(costNanos, now);
@@ -170,7 +186,7 @@ export class ServerLink {
       if (!lease.inFlight && lease.unreported > 0 && lease.working) this.#requestLease(Date.now(), true);
       const pending = this.#leaseRequest;
       if (pending === null) return;
-      await Promise.race([pending, sleep(deadline - Date.now())]);
+      await within(pending, deadline - Date.now());
     }
   }
 

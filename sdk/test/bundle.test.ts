@@ -235,6 +235,37 @@ describe('the bundles', () => {
   });
 
   it.each([
+    ['CommonJS', (file: string) => `const sdk = require(${JSON.stringify(file)});`, 'cjs' as const, []],
+    [
+      'ESM',
+      (file: string) => `const sdk = await import(${JSON.stringify(`file://${file}`)});`,
+      'esm' as const,
+      ['--input-type=module'],
+    ],
+  ])(
+    '%s: under a hard cap, a process that simply ends gives its budget slice back, and ends promptly',
+    async (_name, load, format, flags) => {
+      ingest.leases = true;
+      ingest.leaseCapUsd = 1; // room for the call's worst case: gpt-4o's 16,384 output tokens, $0.16
+      ingest.leaseCalls.length = 0;
+      try {
+        const source = program(load(bundles[format])).replace('INGEST', ingest.url);
+        const started = Date.now();
+        await run(process.execPath, [...flags, '-e', source], { timeout: 15_000 });
+        // The lease wait's 6 s timer, left armed after the answer came, kept such a process alive.
+        expect(Date.now() - started).toBeLessThan(4_000);
+        const releases = ingest.leaseCalls.filter((c) => c.route === 'release');
+        expect(releases).toHaveLength(1);
+        // Its one call: 11 prompt and 3 completion tokens of gpt-4o ($2.50 / $10 per million).
+        expect(releases[0]!.body.consumedUsd).toBeCloseTo(11 * 2.5e-6 + 3 * 10e-6, 12);
+      } finally {
+        ingest.leases = false;
+        ingest.leaseCapUsd = null;
+      }
+    },
+  );
+
+  it.each([
     [
       'node:crypto (process.getBuiltinModule)',
       "if (typeof process.getBuiltinModule !== 'function') process.exit(4);",

@@ -5,6 +5,7 @@
  */
 import { startFakeIngest, TEST_API_KEY, type FakeIngest } from './helpers/fake-ingest';
 import { chatInit, OPENAI_URL } from './helpers/in-process';
+import { sdkState } from '../src/tracked-fetch';
 
 let ingest: FakeIngest;
 beforeAll(async () => {
@@ -42,6 +43,19 @@ it('an organization without a hard cap never loads them', async () => {
     for (let i = 0; i < 3; i++) expect((await f(OPENAI_URL, chatInit())).status).toBe(200);
     expect(ingest.leaseCalls.length).toBeGreaterThan(0);
     expect(loader.admissionReaders()).toBeUndefined();
+  } finally {
+    await sdk.shutdown({ timeoutMs: 500 });
+  }
+});
+
+it('nor does a client whose backend cannot be reached (no cap known: it fails open, counted)', async () => {
+  const { sdk, loader } = freshSdk();
+  const f = sdk.wrapFetch(provider, { apiKey: TEST_API_KEY, endpoint: 'http://127.0.0.1:9' }) as typeof fetch;
+  try {
+    for (let i = 0; i < 3; i++) expect((await f(OPENAI_URL, chatInit())).status).toBe(200);
+    expect(loader.admissionReaders()).toBeUndefined();
+    const client = [...sdkState().clients.values()].find((c) => !c.isClosed);
+    expect(client?.stats().failOpen).toBe(3);
   } finally {
     await sdk.shutdown({ timeoutMs: 500 });
   }
