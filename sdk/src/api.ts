@@ -118,8 +118,12 @@ const NOOP_CLIENT: SpendguardClient = {
 export function initServiceAuto(options?: InitOptions): SpendguardClient {
   try {
     const state = sdkState();
-    const normalized = normalizeOptions(options);
     if (state.auto !== null) {
+      // Options it leaves out keep their earlier values (a library's bare `initServiceAuto()` must not
+      // drop the application's key and endpoint); one given as `undefined` goes back to its default.
+      const merged = { ...state.auto.options, ...options };
+      state.auto.options = merged;
+      const normalized = normalizeOptions(merged);
       const { client, binding } = state.auto;
       const oldKey = clientKey(client.config);
       client.configure(normalized.config);
@@ -133,6 +137,7 @@ export function initServiceAuto(options?: InitOptions): SpendguardClient {
       client.log.debug('initServiceAuto called again: options updated, fetch not wrapped twice');
       return client;
     }
+    const normalized = normalizeOptions(options);
     const current: unknown = globalThis.fetch;
     if (typeof current !== 'function') {
       const client = clientFor(normalized, state);
@@ -146,7 +151,7 @@ export function initServiceAuto(options?: InitOptions): SpendguardClient {
       const auto = sdkState().auto;
       return auto === null ? undefined : { client: auto.client, binding: auto.binding };
     });
-    state.auto = { client, binding, original, wrapper };
+    state.auto = { client, binding, original, wrapper, options: { ...options } };
     globalThis.fetch = wrapper;
     report(normalized, client);
     client.log.debug('global fetch instrumented');

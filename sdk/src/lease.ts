@@ -256,13 +256,19 @@ export class BudgetLease {
     if (this.reservedNanos > 0) body.reservedUsd = nanosToUsd(this.reservedNanos + 1);
     // The largest waiting call; when refused for lack of room, a renewal asks again for the call that was
     // refused: the server grants a need whole or not at all, so the holder does not take a slice too
-    // small for its calls while that room, pooled, would let some holder's call through.
+    // small for its calls while that room, pooled, would let some holder's call through. Right after a
+    // refusal, a smaller waiting call is asked for first: asking again for the need just refused would
+    // hold it back behind a call that does not fit (issue 18: none is refused while one still fits).
+    const refused = this.mode === 'exhausted' ? this.#refusedNeedNanos : 0;
+    const smaller = refused > 0 ? this.waiting.filter((c) => c < refused) : [];
     this.#sentNeedNanos =
-      this.waiting.length > 0
-        ? Math.max(...this.waiting)
-        : this.mode === 'exhausted'
-          ? Math.max(this.#refusedNeedNanos, this.#lastWorstNanos)
-          : 0;
+      smaller.length > 0
+        ? Math.max(...smaller)
+        : this.waiting.length > 0
+          ? Math.max(...this.waiting)
+          : this.mode === 'exhausted'
+            ? Math.max(this.#refusedNeedNanos, this.#lastWorstNanos)
+            : 0;
     if (this.#sentNeedNanos > 0) body.needUsd = nanosToUsd(this.#sentNeedNanos + 1);
     if (this.#lastReportAtMs === 0) return body;
     // Over at least a second, so that a burst right after a report does not read as a huge rate.

@@ -161,7 +161,8 @@ export class ServerLink {
         if (d.kind === 'admitted' || d.kind === 'refused') return d;
         if (now >= deadline) return d;
         if (d.kind === 'exhausted') {
-          if (now - started >= FIT_WAIT_MS) return d;
+          // Not retryable: settled spend leaves no room for this call until the period ends.
+          if (!d.retryable || now - started >= FIT_WAIT_MS) return d;
           await sleep(Math.min(FIT_POLL_MS, deadline - now));
           this.#requestLease(Date.now(), true);
         } else if (asked && !lease.inFlight) {

@@ -22,6 +22,8 @@ export interface AutoInstall {
   readonly original: FetchLike;
   /** What we put in its place. */
   readonly wrapper: TrackedFetch;
+  /** The options given so far (a later `initServiceAuto` changes only what it names). */
+  options?: object;
 }
 
 export interface SdkState {

@@ -210,6 +210,45 @@ describe('a capped budget', () => {
     expect(provider.calls).toBe(1);
   }, 15_000);
 
+  it('a call that settled spend leaves no room for is refused at once, not after waiting for room to come back', async () => {
+    ingest.leaseCapUsd = (OUTPUT_NANOS - 1) / 1e9; // less than the output bound alone: not retryable
+    const provider = costlyProvider();
+    const f = tracked(provider.fetch);
+    await client().settle();
+    const started = Date.now();
+    const refused = await f(OPENAI_URL, chatInit());
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('x-should-retry')).toBe('false');
+    // The fit wait (3 s of asking again) is for room held by others, which can come back.
+    expect(Date.now() - started).toBeLessThan(1_500);
+    expect(provider.calls).toBe(0);
+  });
+
+  it('a small call is not held back behind a large one that waits for room held by another holder', async () => {
+    ingest.leaseCapUsd = 0.05;
+    ingest.sliceUsd = 0.045;
+    // Another process holds most of the room in its slice ($0.005 is left): the large call waits for it
+    // (retryable), the small one fits what is left.
+    const other = await fetch(`${ingest.url}/v1/budget/lease`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'service-api-key': TEST_API_KEY },
+      body: JSON.stringify({ holderId: 'other-process', consumedUsd: 0 }),
+    });
+    expect(other.status).toBe(200);
+    const provider = costlyProvider();
+    const f = tracked(provider.fetch);
+    await client().settle();
+    const large = f(OPENAI_URL, chatInit()); // worst case ~$0.0099: more than the $0.005 left
+    await sleep(50);
+    const started = Date.now();
+    const small = await f(OPENAI_URL, chatInit('gpt-4o-mini', { max_tokens: 20 }));
+    expect(small.status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(1_500);
+    const refused = await large;
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('x-should-retry')).toBe('true');
+  }, 15_000);
+
   it('a refusal while the room is only held by another holder is the retryable budget_busy, as the relay says it', async () => {
     ingest.leaseCapUsd = 0.05;
     ingest.sliceUsd = 0.045;

@@ -95,6 +95,25 @@ describe('initServiceAuto', () => {
     expect(provider.calls).toHaveLength(1);
   });
 
+  it('a later call changes only the options it names (a bare initServiceAuto() keeps the key and endpoint)', async () => {
+    const provider = inProcessProvider();
+    globalThis.fetch = provider.fetch as typeof fetch;
+    initServiceAuto({ ...base, endpoint: ingest.url, projectId: 'one', featureId: 'search' });
+    initServiceAuto(); // a library initializing "just in case", without the application's settings
+    initServiceAuto({ featureId: 'checkout' });
+    await calls(globalThis.fetch, 1);
+    await flush();
+    const [event] = await ingest.waitForEvents(1);
+    expect(event).toMatchObject({ projectId: 'one', featureId: 'checkout' });
+    // One given as undefined goes back to its default.
+    initServiceAuto({ featureId: undefined });
+    await calls(globalThis.fetch, 1);
+    await flush();
+    const events = await ingest.waitForEvents(2);
+    expect(events[1]).toMatchObject({ projectId: 'one' });
+    expect(events[1]).not.toHaveProperty('featureId');
+  });
+
   it('restores the original fetch on shutdown; calls before init are not recorded', async () => {
     const provider = inProcessProvider();
     globalThis.fetch = provider.fetch as typeof fetch;
