@@ -26,24 +26,10 @@
  */
 import { readAnthropicUsage } from './anthropic';
 import { asCount, asObject, asString, field, parseJsonObject, type JsonObject } from './json-fields';
-import {
-  fail,
-  makeUsage,
-  NOT_AN_OBJECT,
-  ok,
-  providerError,
-  requestJson,
-  settledStream,
-} from './normalize';
+import { fail, makeUsage, NOT_AN_OBJECT, ok, providerError, requestJson, settledStream } from './normalize';
 import { openaiUsage, readOpenAIUsage } from './openai';
 import { StreamTally } from './stream';
-import type {
-  NormalizedUsage,
-  UsageContext,
-  UsageParser,
-  UsageResult,
-  UsageStream,
-} from './types';
+import type { NormalizedUsage, UsageContext, UsageParser, UsageResult, UsageStream } from './types';
 
 export type { BedrockStreamEvent, EventStreamDecoder } from './types';
 
