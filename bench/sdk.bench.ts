@@ -131,23 +131,28 @@ interface PerCall {
 }
 
 /**
- * Times every run of the client's deferred event work (the `later` task): wall time of each run into
- * `into`, and the process CPU of all runs into `cpu.ms` (getrusage is too coarse for one run; the sum
- * is not).
+ * Times every run of the client's deferred event work (what a call queues with `later`: usage, price,
+ * fingerprint, event): wall time of each into `into`, and the process CPU of all into `cpu.ms`
+ * (getrusage is too coarse for one run; the sum is not). One job per call.
  */
 function timeEventWork(into: number[], cpu: { ms: number }): () => void {
-  const proto = Client.prototype as unknown as { runLater: () => void };
-  const original = proto.runLater;
-  proto.runLater = function (this: Client) {
-    const start = process.cpuUsage();
-    const t = performance.now();
-    original.call(this);
-    into.push(performance.now() - t);
-    const used = process.cpuUsage(start);
-    cpu.ms += (used.user + used.system) / 1000;
+  const proto = Client.prototype;
+  const original = proto.later;
+  proto.later = function (this: Client, work: () => void) {
+    original.call(this, () => {
+      const start = process.cpuUsage();
+      const t = performance.now();
+      try {
+        work();
+      } finally {
+        into.push(performance.now() - t);
+        const used = process.cpuUsage(start);
+        cpu.ms += (used.user + used.system) / 1000;
+      }
+    });
   };
   return () => {
-    proto.runLater = original;
+    proto.later = original;
   };
 }
 

@@ -109,7 +109,12 @@ describe('the bundles', () => {
   // "Bundle size". `npm run size -w sdk` prints the breakdown.
   // 34.5 KB (35,315 bytes, +297) with Bedrock's OpenAI-compatible endpoints auto-detected (issue 20), an
   // abandoned call keeping its worst case (18.8) and the lease-pending refusal typed budget_busy (18.7).
-  const GUARD_KB = 31.5;
+  // Issue 22 work of 2026-11-26: terser after esbuild (-1.0 KB), the admission readers loaded on demand
+  // under a hard cap (-2.5 KB; their own file, 4.9 KB), ES private members (-0.5 KB), core/ repetition
+  // folded and Bedrock's stream tally and request-shape reader out of the entry (-1.9 KB): 29,416 bytes;
+  // then a process that ends releasing its slice, smaller needs asked first and re-init merging options
+  // (acceptance walk, +227): 29,643 bytes (28.9 KB). Still above issue 22's 27.8 KB: docs/sdk.md says why.
+  const GUARD_KB = 29.5;
   it('stays within its size budget, minified and gzipped, for the functions an application imports', async () => {
     const { entry, chunks } = await appBundle();
     expect(gzipSync(entry.text, { level: 9 }).length).toBeLessThan(GUARD_KB * 1024);
