@@ -104,10 +104,13 @@ function benchFetch(
       new Response('{}', { status: ingestStatus, headers: { 'retry-after': '3600' } }),
     )) as typeof fetch;
   try {
+    // No budget lease: this measures the instrumentation itself. (With one, the 503 + Retry-After the
+    // buffer-bound run answers every request with is a busy lease route: every call waited 6 s for it.)
     return wrapFetch(inner as typeof fetch, {
       apiKey: 'abn_bench',
       endpoint: 'http://ingest.invalid',
       serverFlags: false,
+      serverBudget: false,
       bufferCapacity,
     }) as typeof fetch;
   } finally {
