@@ -165,6 +165,17 @@ describe('the bundles', () => {
     model: 'gpt-4o',
     messages: [{ role: 'user', content: 'caf\u00e9 \ud83d\ude00 \ud800 lone' }],
   });
+  /** How a program loads each built format, the format, and the node flags it runs with. */
+  const BOTH_FORMATS = [
+    ['CommonJS', (file: string) => `const sdk = require(${JSON.stringify(file)});`, 'cjs' as const, []],
+    [
+      'ESM',
+      (file: string) => `const sdk = await import(${JSON.stringify(`file://${file}`)});`,
+      'esm' as const,
+      ['--input-type=module'],
+    ],
+  ] as const;
+
   /** A program that makes one call through the auto-instrumented fetch and then just ends. */
   const program = (load: string) => `
     ${load}
@@ -178,15 +189,7 @@ describe('the bundles', () => {
       .then((r) => r.json());
   `;
 
-  it.each([
-    ['CommonJS', (file: string) => `const sdk = require(${JSON.stringify(file)});`, 'cjs' as const, []],
-    [
-      'ESM',
-      (file: string) => `const sdk = await import(${JSON.stringify(`file://${file}`)});`,
-      'esm' as const,
-      ['--input-type=module'],
-    ],
-  ])(
+  it.each(BOTH_FORMATS)(
     '%s: a process that simply ends still delivers its events (beforeExit flush)',
     async (_name, load, format, flags) => {
       const source = program(load(bundles[format])).replace('INGEST', ingest.url);
@@ -239,15 +242,7 @@ describe('the bundles', () => {
     }
   });
 
-  it.each([
-    ['CommonJS', (file: string) => `const sdk = require(${JSON.stringify(file)});`, 'cjs' as const, []],
-    [
-      'ESM',
-      (file: string) => `const sdk = await import(${JSON.stringify(`file://${file}`)});`,
-      'esm' as const,
-      ['--input-type=module'],
-    ],
-  ])(
+  it.each(BOTH_FORMATS)(
     '%s: under a hard cap, a process that simply ends gives its budget slice back, and ends promptly',
     async (_name, load, format, flags) => {
       ingest.leases = true;

@@ -64,6 +64,16 @@ function costlyProvider(): { fetch: typeof fetch; calls: number } {
   return state;
 }
 
+/** Another process of the organization takes a slice (`ingest.sliceUsd` of what is left). */
+async function anotherHolderTakesASlice(): Promise<void> {
+  const other = await fetch(`${ingest.url}/v1/budget/lease`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'service-api-key': TEST_API_KEY },
+    body: JSON.stringify({ holderId: 'other-process', consumedUsd: 0 }),
+  });
+  expect(other.status).toBe(200);
+}
+
 function tracked(inner: typeof fetch, endpoint = ingest.url): typeof fetch {
   return wrapFetch(inner, { apiKey: TEST_API_KEY, endpoint, flushIntervalMs: 1000 }) as typeof fetch;
 }
@@ -229,12 +239,7 @@ describe('a capped budget', () => {
     ingest.sliceUsd = 0.045;
     // Another process holds most of the room in its slice ($0.005 is left): the large call waits for it
     // (retryable), the small one fits what is left.
-    const other = await fetch(`${ingest.url}/v1/budget/lease`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'service-api-key': TEST_API_KEY },
-      body: JSON.stringify({ holderId: 'other-process', consumedUsd: 0 }),
-    });
-    expect(other.status).toBe(200);
+    await anotherHolderTakesASlice();
     const provider = costlyProvider();
     const f = tracked(provider.fetch);
     await client().settle();
@@ -253,12 +258,7 @@ describe('a capped budget', () => {
     ingest.leaseCapUsd = 0.05;
     ingest.sliceUsd = 0.045;
     // Another process of the organization holds most of what is left in its slice.
-    const other = await fetch(`${ingest.url}/v1/budget/lease`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'service-api-key': TEST_API_KEY },
-      body: JSON.stringify({ holderId: 'other-process', consumedUsd: 0 }),
-    });
-    expect(other.status).toBe(200);
+    await anotherHolderTakesASlice();
     const provider = costlyProvider();
     const refused = await tracked(provider.fetch)(OPENAI_URL, chatInit());
     expect(refused.status).toBe(429);
