@@ -82,6 +82,8 @@ export class Client implements SpendguardClient {
   #backoffUntil = 0;
   #warnedNoTarget = false;
   #counters = { calls: 0, blocked: 0, sent: 0, discarded: 0, internalErrors: 0 };
+  /** Events of the batch a flush is sending now (out of the buffer until it is answered). */
+  #sending = 0;
 
   /** The fetch the SDK's own requests use: the original, never an instrumented one. */
   readonly #baseFetch: () => FetchLike | undefined;
@@ -479,18 +481,32 @@ export class Client implements SpendguardClient {
   }
 
   #enqueueFlush(options: FlushOptions | undefined, mode: FlushMode): Promise<FlushResult> {
-    const run = this.#flushChain.then(() => this.#drain(options, mode));
-    this.#flushChain = run.catch(() => undefined);
-    return run.catch((err: unknown) => {
-      this.internalError(err);
-      return { sent: 0, pending: this.#buffer.size, discarded: 0 };
-    });
-  }
-
-  async #drain(options: FlushOptions | undefined, mode: FlushMode): Promise<FlushResult> {
     const timeout = options?.timeoutMs;
+    // Counted from the request, not from when the flushes queued before it are done.
     const deadline =
       Date.now() + (typeof timeout === 'number' && timeout >= 0 ? timeout : DEFAULT_FLUSH_TIMEOUT_MS);
+    const run = this.#flushChain.then(() => this.#drain(deadline, mode));
+    this.#flushChain = run.catch(() => undefined);
+    const notSent = (): FlushResult => ({
+      sent: 0,
+      pending: this.#buffer.size + this.#sending,
+      discarded: 0,
+    });
+    const result = run.catch((err: unknown) => {
+      this.internalError(err);
+      return notSent();
+    });
+    if (mode === 'background') return result;
+    // The caller is owed an answer by its deadline even while an earlier flush's request still hangs (a
+    // Lambda invocation must end in time): what was not sent by then stays buffered.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<FlushResult>((resolve) => {
+      timer = setTimeout(() => resolve(notSent()), Math.max(0, deadline - Date.now()));
+    });
+    return Promise.race([result, late]).finally(() => clearTimeout(timer));
+  }
+
+  async #drain(deadline: number, mode: FlushMode): Promise<FlushResult> {
     // A page going away may never run another timer: send what is ready, now.
     if (mode === 'page') this.#runLater();
     else await this.settle(deadline - Date.now());
@@ -520,6 +536,7 @@ export class Client implements SpendguardClient {
       const body = JSON.stringify(
         dropped > 0 ? { events: batch, droppedEvents: dropped } : { events: batch },
       );
+      this.#sending = batch.length;
       const outcome = await postBatch({
         fetch: fetchFn,
         url: target.url,
@@ -531,6 +548,7 @@ export class Client implements SpendguardClient {
         keepalive: mode === 'page',
         wait: (ms) => this.#wait(ms, mode === 'explicit'),
       });
+      this.#sending = 0;
       if (outcome.kind === 'sent') {
         this.#link.flushed(outcome.answer ?? null, Date.now());
         this.#backoffUntil = 0;

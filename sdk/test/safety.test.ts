@@ -332,6 +332,27 @@ describe('failing ingest and invalid options never surface', () => {
     await expect(flush({ timeoutMs: 1000 })).resolves.toBeDefined();
   });
 
+  it('an explicit flush answers by its deadline even while an earlier flush hangs on the backend', async () => {
+    const provider = inProcessProvider();
+    ingest.script.push('hang');
+    const f = wrapFetch(provider.fetch, {
+      apiKey: TEST_API_KEY,
+      endpoint: ingest.url,
+      serverFlags: false,
+      serverBudget: false,
+      flushIntervalMs: 20,
+    });
+    await (await f(OPENAI_URL, chatInit())).text();
+    // The timer's flush is sent and hangs (its attempt times out after 10 s).
+    for (let i = 0; i < 100 && ingest.attempts.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(ingest.attempts.length).toBe(1);
+    const started = Date.now();
+    const result = await flush({ timeoutMs: 300 });
+    // Queued behind it, the explicit flush used to wait for it: 10 s, past a Lambda's remaining time.
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(result).toEqual({ sent: 0, pending: 1, discarded: 0 });
+  });
+
   it('accepts anything as options without throwing', async () => {
     await fc.assert(
       fc.asyncProperty(
