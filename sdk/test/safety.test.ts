@@ -3,6 +3,8 @@
  * response. The host must see exactly what the raw fetch does — same result or same error — for any
  * input, including invalid ones; streamed bodies reach it byte for byte, chunk for chunk.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { flush, initServiceAuto, shutdown, verifyService, wrapFetch } from '../src';
 import { sdkState } from '../src/tracked-fetch';
@@ -333,24 +335,32 @@ describe('failing ingest and invalid options never surface', () => {
   });
 
   it('an explicit flush answers by its deadline even while an earlier flush hangs on the backend', async () => {
-    const provider = inProcessProvider();
-    ingest.script.push('hang');
-    const f = wrapFetch(provider.fetch, {
-      apiKey: TEST_API_KEY,
-      endpoint: ingest.url,
-      serverFlags: false,
-      serverBudget: false,
-      flushIntervalMs: 20,
-    });
-    await (await f(OPENAI_URL, chatInit())).text();
-    // The timer's flush is sent and hangs (its attempt times out after 10 s).
-    for (let i = 0; i < 100 && ingest.attempts.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
-    expect(ingest.attempts.length).toBe(1);
-    const started = Date.now();
-    const result = await flush({ timeoutMs: 300 });
-    // Queued behind it, the explicit flush used to wait for it: 10 s, past a Lambda's remaining time.
-    expect(Date.now() - started).toBeLessThan(1_000);
-    expect(result).toEqual({ sent: 0, pending: 1, discarded: 0 });
+    // A backend of its own that takes every request and never answers.
+    const requests: number[] = [];
+    const hanging = createServer(() => requests.push(Date.now()));
+    await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+    try {
+      const provider = inProcessProvider();
+      const f = wrapFetch(provider.fetch, {
+        apiKey: TEST_API_KEY,
+        endpoint: `http://127.0.0.1:${(hanging.address() as AddressInfo).port}`,
+        serverFlags: false,
+        serverBudget: false,
+        flushIntervalMs: 20,
+      });
+      await (await f(OPENAI_URL, chatInit())).text();
+      // The timer's flush is sent and hangs (its attempt times out after 10 s).
+      for (let i = 0; i < 200 && requests.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(requests).toHaveLength(1);
+      const started = Date.now();
+      const result = await flush({ timeoutMs: 300 });
+      // Queued behind it, the explicit flush used to wait for it: 10 s, past a Lambda's remaining time.
+      expect(Date.now() - started).toBeLessThan(1_000);
+      expect(result).toEqual({ sent: 0, pending: 1, discarded: 0 });
+    } finally {
+      hanging.closeAllConnections();
+      await new Promise((resolve) => hanging.close(resolve));
+    }
   });
 
   it('accepts anything as options without throwing', async () => {
