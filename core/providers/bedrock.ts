@@ -1,4 +1,5 @@
-import { bedrockModelFromPath, bedrockUsage, isBedrockOpenAIEndpoint } from '../usage/bedrock';
+import { bedrockUsage } from '../usage/bedrock';
+import { bedrockModelFromPath, isBedrockOpenAIEndpoint } from './bedrock-paths';
 import { defineProvider, type RequestFlavor } from './types';
 
 /**

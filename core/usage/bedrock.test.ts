@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { createEventStreamDecoder, readBedrockEventStream } from './bedrock-event-stream';
-import { bedrockModelFromPath, converseInputIncludesCache } from './bedrock';
+import { bedrockModelFromPath } from '../providers/bedrock-paths';
+import { converseInputIncludesCache } from './bedrock';
 import { bedrockStreamFixture, encodeEvents } from './fixtures/bedrock/encode';
 import { fixtureJson } from './fixtures/load';
 import { createUsageStream, parseUsageJson, usageFromResponse } from './index';

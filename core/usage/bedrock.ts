@@ -24,6 +24,7 @@
  *   framed and CRC-checked by the AWS codec in `bedrock-event-stream.ts`, whose reader callers pass in
  *   {@link UsageContext.bedrockEventStream} (the SDK never needs it: the AWS client decodes for it).
  */
+import { bedrockModelFromPath, isBedrockOpenAIEndpoint } from '../providers/bedrock-paths';
 import { readAnthropicUsage } from './anthropic';
 import { asCount, asObject, asString, field, parseJsonObject, type JsonObject } from './json-fields';
 import { fail, makeUsage, NOT_AN_OBJECT, ok, providerError, requestJson, settledStream } from './normalize';
@@ -32,24 +33,6 @@ import { StreamTally } from './stream';
 import type { NormalizedUsage, UsageContext, UsageParser, UsageResult, UsageStream } from './types';
 
 export type { BedrockStreamEvent, EventStreamDecoder } from './types';
-
-/** `/model/<id>/<operation>`; the id is URL-encoded when it is an ARN. */
-const MODEL_PATH =
-  /\/model\/([^/?#]+)\/(?:converse-stream|converse|invoke-with-response-stream|invoke)(?=$|[?#/])/;
-
-/**
- * The model id of a Bedrock runtime operation's path or URL (`/model/us.amazon.nova-pro-v1:0/converse` →
- * `us.amazon.nova-pro-v1:0`), or null when it names no runtime operation.
- */
-export function bedrockModelFromPath(path: string | undefined): string | null {
-  const id = path === undefined ? undefined : MODEL_PATH.exec(path)?.[1];
-  if (id === undefined) return null;
-  try {
-    return decodeURIComponent(id);
-  } catch {
-    return id; // keep it as sent
-  }
-}
 
 /** Whether `model` is served by OpenAI (Converse `inputTokens` then includes the cache tokens). */
 function isOpenAIModel(model: string | null): boolean {
@@ -174,14 +157,6 @@ function modelOf(ctx: UsageContext, body: unknown): string | null {
     asString(field(body, 'model')) ??
     null
   );
-}
-
-/**
- * Whether a Bedrock URL or path is an OpenAI-compatible endpoint (`/openai/v1/…` on bedrock-runtime,
- * `/v1/…` on bedrock-mantle: chat completions, responses) rather than a runtime operation.
- */
-export function isBedrockOpenAIEndpoint(url: string | undefined): boolean {
-  return url !== undefined && bedrockModelFromPath(url) === null && /\/(?:openai\/)?v1\//.test(url);
 }
 
 /**

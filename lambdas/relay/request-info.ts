@@ -14,7 +14,7 @@ import {
   type TokenCounter,
   type TokenizerFamily,
 } from '../../core/usage';
-import { bedrockModelFromPath } from '../../core/usage/bedrock';
+import { bedrockModelFromPath } from '../../core/providers/bedrock-paths';
 
 export { MAX_PARSE_BYTES } from '../../core/admission/call-shape';
 /** The exact tokenizer (~0.3 ms per kB) counts bodies up to this size; larger ones use the character ratio. */

@@ -2,10 +2,14 @@
  * Builds `@service/sdk` into `sdk/dist`:
  * - `index.mjs` (ESM) and `index.cjs` (CommonJS): minified, with everything the SDK uses from `core/`
  *   bundled in and no import of any package or `node:` module (platform `neutral`: a bare import would
- *   fail the build). In ESM, the module the SDK loads with `import()` (`admission-readers.ts`, the
- *   request readers a call's worst case needs, only once a hard budget cap may apply) is a file of its
- *   own, `admission-readers.mjs`, that `index.mjs` imports when it needs it; `index.cjs` carries it
- *   inline (CommonJS has no such import that every runtime and bundler takes);
+ *   fail the build). In ESM, the modules the SDK loads with `import()` are files of their own that
+ *   `index.mjs` imports when it needs them; `index.cjs` carries them inline (CommonJS has no such import
+ *   that every runtime and bundler takes):
+ *   - `admission-readers.mjs`: the request readers a call's worst case needs, once a hard budget cap may
+ *     apply (`load-admission-readers.ts`);
+ *   - `dialect-usage.mjs`: the Anthropic, Gemini, Bedrock and Ollama usage parsers, once a call to one of
+ *     those providers begins: the ESM build gives the catalog's entries the stand-ins of
+ *     `on-demand-usage.ts` instead (plugin {@link loadOnDemand});
  * - `index.d.ts` / `index.d.mts`: the public types in one file (dts-bundle-generator), which reference
  *   nothing from `core/`.
  *
@@ -21,20 +25,32 @@ export const SDK_ROOT = join(__dirname, '..');
 export const ENTRY = join(SDK_ROOT, 'src', 'index.ts');
 const BANNER = '/* @service/sdk — Spendguard client. Bundled build; see docs/sdk.md. */';
 
-/** The module the SDK loads on demand with `import()` (`load-admission-readers.ts`), and its ESM file. */
-export const LAZY_SOURCE = join(SDK_ROOT, 'src', 'admission-readers.ts');
-export const LAZY_FILE = 'admission-readers.mjs';
+/** The modules the SDK loads on demand with `import()`: their sources, by the name of their ESM file. */
+export const LAZY_MODULES = {
+  'admission-readers': join(SDK_ROOT, 'src', 'admission-readers.ts'),
+  'dialect-usage': join(SDK_ROOT, 'src', 'dialect-usage.ts'),
+} as const;
+
+/** The stand-ins of the dialect parsers (`on-demand-usage.ts`). */
+const ON_DEMAND_USAGE = join(SDK_ROOT, 'src', 'on-demand-usage.ts');
 
 /**
- * ESM: the on-demand module is not bundled into the entry but imported from its own file, which
+ * ESM: the on-demand modules are not bundled into the entry but imported from their own files, which
  * {@link lazyModuleOptions} builds self-contained. (esbuild's code splitting would instead move every
- * module both files use into a third file that the entry imports at once.)
+ * module both files use into a third file that the entry imports at once.) The catalog's providers
+ * import the dialect parsers statically (the relay needs them at once), so their imports resolve to
+ * the stand-ins that load `dialect-usage.mjs`.
  */
 const loadOnDemand: Plugin = {
   name: 'load-on-demand',
   setup(b) {
-    b.onResolve({ filter: /^\.\/admission-readers\.js$/ }, (args) =>
-      args.kind === 'dynamic-import' ? { path: `./${LAZY_FILE}`, external: true } : undefined,
+    b.onResolve({ filter: /^\.\/(?:admission-readers|dialect-usage)\.js$/ }, (args) =>
+      args.kind === 'dynamic-import'
+        ? { path: args.path.replace(/\.js$/, '.mjs'), external: true }
+        : undefined,
+    );
+    b.onResolve({ filter: /^\.\.\/usage\/(?:anthropic|bedrock|gemini|ollama)$/ }, (args) =>
+      /[\\/]core[\\/]providers[\\/][^\\/]+\.ts$/.test(args.importer) ? { path: ON_DEMAND_USAGE } : undefined,
     );
   },
 };
@@ -64,13 +80,13 @@ export function esbuildOptions(format: 'esm' | 'cjs', outdir: string): BuildOpti
 }
 
 /**
- * The on-demand module as its own ESM file: self-contained, so the few small helpers it shares with the
- * entry (request-shape field readers, the prompt estimate) are in both files.
+ * The on-demand modules as their own ESM files: each self-contained, so the small helpers they share with
+ * the entry (JSON field readers, the stream framing, the prompt estimate) are in both files.
  */
 export function lazyModuleOptions(outdir: string): BuildOptions & { write: false } {
   return {
     ...esbuildOptions('esm', outdir),
-    entryPoints: { 'admission-readers': LAZY_SOURCE },
+    entryPoints: LAZY_MODULES,
     plugins: [],
   };
 }
@@ -112,16 +128,16 @@ export async function bundle(
   );
 }
 
-/** Bundles both formats (and the ESM on-demand module) into `outdir`; returns the entry files' paths. */
-export async function buildBundles(outdir: string): Promise<{ esm: string; cjs: string; lazy: string }> {
+/** Bundles both formats (and the ESM on-demand modules) into `outdir`; returns the files' paths. */
+export async function buildBundles(outdir: string): Promise<{ esm: string; cjs: string; lazy: string[] }> {
   mkdirSync(outdir, { recursive: true });
-  const [[esm], [cjs], [lazy]] = await Promise.all([
+  const [[esm], [cjs], lazy] = await Promise.all([
     bundle(esbuildOptions('esm', outdir), 'esm'),
     bundle(esbuildOptions('cjs', outdir), 'cjs'),
     bundle(lazyModuleOptions(outdir), 'esm'),
   ]);
-  for (const file of [esm!, cjs!, lazy!]) writeFileSync(file.path, file.text);
-  return { esm: esm!.path, cjs: cjs!.path, lazy: lazy!.path };
+  for (const file of [esm!, cjs!, ...lazy]) writeFileSync(file.path, file.text);
+  return { esm: esm!.path, cjs: cjs!.path, lazy: lazy.map((f) => f.path) };
 }
 
 /** Writes `index.d.ts` and `index.d.mts` (one self-contained declaration file). */
@@ -147,7 +163,7 @@ if (require.main === module) {
     rmSync(outdir, { recursive: true, force: true });
     const { esm, cjs, lazy } = await buildBundles(outdir);
     const dts = buildDeclarations(outdir);
-    for (const file of [esm, lazy, cjs, dts]) console.log(`${file}  ${statSync(file).size} bytes`);
+    for (const file of [esm, ...lazy, cjs, dts]) console.log(`${file}  ${statSync(file).size} bytes`);
   })().catch((err: unknown) => {
     console.error(err);
     process.exitCode = 1;

@@ -34,6 +34,7 @@ import { monotonicNow, nextTask, setUnrefTimeout, unrefTimer } from './runtime';
 import type { BudgetLease, LeaseDecision } from './lease';
 import { API_TIMEOUT_MS, ServerLink } from './server-link';
 import { admissionReaders, loadAdmissionReaders, type AdmissionReaders } from './load-admission-readers';
+import { usageParserLoading } from './on-demand-usage';
 import { worstCaseOf } from './worst-case';
 import { DEFAULT_RETRY_POLICY, postBatch, type RetryPolicy } from './transport';
 import type {
@@ -178,6 +179,16 @@ export class Client implements SpendguardClient {
       startedAt: now,
       parsed: UNPARSED,
     };
+    // A dialect parser that loads on demand (the ESM build) loads while the call is made. A `block`
+    // budget counts each cost before the next call begins, so there the first call waits for it.
+    const parser = usageParserLoading(provider.usage);
+    if (parser !== null && this.config.budget?.action === 'block')
+      return parser.then(() => this.#admit(facts, Date.now()));
+    return this.#admit(facts, now);
+  }
+
+  /** The call's limits (server flags, local budget), then its lease: a call handle, or a refusal. */
+  #admit(facts: CallFacts, now: number): Call | Response | undefined | Promise<Call | Response | undefined> {
     const blocked = this.#checkLimits(facts, now);
     if (blocked !== undefined) {
       this.#counters.blocked++;
@@ -398,6 +409,16 @@ export class Client implements SpendguardClient {
     );
     this.#pending.add(p);
     void p.finally(() => this.#pending.delete(p));
+  }
+
+  /** A dialect parser could not be loaded: its calls' usage is estimated (warned once). */
+  parserFailed(providerId: string, err: unknown): void {
+    if (this.#notices.has('parser')) return;
+    this.#notices.add('parser');
+    this.log.warn(
+      `the usage parser for ${providerId} could not be loaded: the usage of such calls is estimated`,
+      describe(err),
+    );
   }
 
   internalError(err: unknown): void {
@@ -671,14 +692,14 @@ export class Call {
       const ctx = usageContextOf(this.#facts);
       if (kind === 'stream') {
         const tapped = tapStream(response, this.#facts.provider, ctx, (outcome) =>
-          this.#finish(status, outcome.usage, true),
+          this.#finishParsed(status, outcome.usage, true),
         );
         if (tapped === response) this.#finish(status, null, true);
         return tapped;
       }
       if (kind === 'json')
         return observeJson(response, this.#facts.provider, ctx, (usage) =>
-          this.#finish(status, usage, false),
+          this.#finishParsed(status, usage, false),
         );
       this.#finish(status, null, false);
       return response;
@@ -714,13 +735,38 @@ export class Call {
   }
 
   /**
+   * {@link #finish} for usage read by the provider's parser: when that parser is still loading (on
+   * demand), the call is recorded once the load has ended (its reservation, if any, held till then).
+   */
+  #finishParsed(status: number, usage: () => UsageResult, stream: boolean): void {
+    const loading = this.#done ? null : usageParserLoading(this.#facts.provider.usage);
+    if (loading === null) return this.#finish(status, usage, stream);
+    const latencyMs = monotonicNow() - this.#startMono;
+    this.#done = true;
+    this.#client.track(
+      loading.then((err) => {
+        if (err !== undefined) this.#client.parserFailed(this.#facts.provider.id, err);
+        this.#record(status, usage, stream, latencyMs);
+      }),
+    );
+  }
+
+  /**
    * Records the call in a later task: pricing, fingerprinting and event building never delay the
    * application, which receives the last bytes (or the response) first.
    */
   #finish(status: number, usage: UsageResult | (() => UsageResult) | null, stream: boolean): void {
     if (this.#done) return;
     this.#done = true;
-    const latencyMs = monotonicNow() - this.#startMono;
+    this.#record(status, usage, stream, monotonicNow() - this.#startMono);
+  }
+
+  #record(
+    status: number,
+    usage: UsageResult | (() => UsageResult) | null,
+    stream: boolean,
+    latencyMs: number,
+  ): void {
     const client = this.#client;
     const facts = this.#facts;
     const lease = this.#lease;

@@ -7,7 +7,7 @@
  * writes. The OpenAI-compatible paths (`/openai/v1/…`, mantle `/v1/…`) name no model in the path and read
  * as OpenAI requests.
  */
-import { bedrockModelFromPath, isBedrockOpenAIEndpoint } from '../../usage/bedrock';
+import { bedrockModelFromPath, isBedrockOpenAIEndpoint } from '../bedrock-paths';
 import { field } from '../../usage/json-fields';
 import { openaiRequestShape } from './openai';
 import { largest, mentions, mentionsString, type RequestShapeReader } from './types';
