@@ -303,7 +303,7 @@ async function memory(): Promise<{
   return { at1k, at100k, capacity, buffered, dropped: droppedTotal };
 }
 
-/** The entry an application loads at start (the admission readers load on demand), as published. */
+/** The entry an application loads at start (the admission readers and dialect parsers load on demand), as published. */
 async function bundleSize(contents: string): Promise<{ min: number; gz: number }> {
   const [entry] = await bundle(
     {
@@ -385,11 +385,11 @@ export default async function run(): Promise<void> {
       kb(mem.at100k),
       '≈ same as after 1k',
     ],
-    ['bundle, all exports: minified / gzipped', `${kb(full.min)} / ${kb(full.gz)}`, '≤ 20 KB gzipped'],
+    ['bundle, all exports: minified / gzipped', `${kb(full.min)} / ${kb(full.gz)}`, 'informative'],
     [
       'bundle, initServiceAuto + wrapFetch + flush',
       `${kb(typical.min)} / ${kb(typical.gz)}`,
-      '≤ 20 KB gzipped',
+      '≤ 27.8 KB gzipped (issue 22; issue 12 asked 20 KB)',
     ],
   ];
   const width = Math.max(...rows.map((r) => r[0].length));

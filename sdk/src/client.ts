@@ -715,7 +715,9 @@ export class Call {
    */
   onUsage(status: number, usage: UsageResult | (() => UsageResult) | null, stream: boolean): void {
     try {
-      this.#finish(status, usage, stream);
+      // A function may read with the provider's parser (Converse, InvokeModel bodies): it may be loading.
+      if (typeof usage === 'function') this.#finishParsed(status, usage, stream);
+      else this.#finish(status, usage, stream);
     } catch (err) {
       this.#client.internalError(err);
     }

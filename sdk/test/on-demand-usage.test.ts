@@ -3,7 +3,9 @@
  * moment the load ends, the result is the loaded parser's own, on the providers' real responses; a
  * failed load reads nothing (the client estimates) and is tried again.
  */
+import { BedrockRuntimeClient, ConverseCommand } from '@aws-sdk/client-bedrock-runtime';
 import fc from 'fast-check';
+import { startMockBedrock } from '../../local/mock-providers/bedrock';
 import { getProvider } from '../../core/providers/catalog';
 import { fixtureBytes, fixtureJson, STREAM_FIXTURES } from '../../core/usage/fixtures/load';
 import type { UsageParser, UsageResult, UsageStream } from '../../core/usage/types';
@@ -179,31 +181,37 @@ describe('a client whose Anthropic parser loads on demand (as in the ESM build)'
 
   /** Fresh SDK modules whose catalog's Anthropic entry has a stand-in that loads when `open` says. */
   function sdkWithGatedAnthropic(fails = false): { sdk: Sdk; open: () => void; loads: () => number } {
+    return sdkWithGated('anthropic', fails);
+  }
+
+  /** Fresh SDK modules whose catalog's entry for `dialect` has a stand-in that loads when `open` says. */
+  function sdkWithGated(
+    dialect: 'anthropic' | 'bedrock',
+    fails = false,
+  ): { sdk: Sdk; open: () => void; loads: () => number } {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     let loads = 0;
     let sdk: Sdk | undefined;
     jest.isolateModules(() => {
-      jest.doMock('../../core/usage/anthropic', () => {
-        const actual = jest.requireActual<typeof import('../../core/usage/anthropic')>(
-          '../../core/usage/anthropic',
-        );
+      jest.doMock(`../../core/usage/${dialect}`, () => {
+        const actual = jest.requireActual<Record<string, UsageParser>>(`../../core/usage/${dialect}`);
         const { OnDemandParser: Stand } =
           // eslint-disable-next-line @typescript-eslint/no-require-imports -- the isolated registry's instance
           require('../src/on-demand-usage') as typeof import('../src/on-demand-usage');
-        const anthropicUsage = new Stand(() => {
+        const standIn = new Stand(() => {
           loads++;
           return gate.then(() => {
             if (fails) throw new Error('Cannot find module ./dialect-usage.mjs');
-            return actual.anthropicUsage;
+            return actual[`${dialect}Usage`]!;
           });
         });
-        return { ...actual, anthropicUsage };
+        return { ...actual, [`${dialect}Usage`]: standIn };
       });
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- fresh module instances
       sdk = require('../src') as Sdk;
     });
-    jest.dontMock('../../core/usage/anthropic');
+    jest.dontMock(`../../core/usage/${dialect}`);
     return { sdk: sdk!, open: release, loads: () => loads };
   }
 
@@ -251,6 +259,44 @@ describe('a client whose Anthropic parser loads on demand (as in the ESM build)'
       }
     },
   );
+
+  it('an AWS SDK Converse call is read by the Bedrock parser once it has loaded', async () => {
+    const { sdk, open } = sdkWithGated('bedrock');
+    const bedrock = await startMockBedrock();
+    try {
+      const client = sdk.instrumentAwsClient(
+        new BedrockRuntimeClient({
+          region: 'us-east-1',
+          endpoint: bedrock.url,
+          credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' },
+        }),
+        { apiKey: 'abn_test_secret', endpoint: ingest.url, serverFlags: false, serverBudget: false },
+      );
+      const out = await client.send(
+        new ConverseCommand({
+          modelId: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0',
+          messages: [{ role: 'user', content: [{ text: 'Which clause covers termination?' }] }],
+          inferenceConfig: { maxTokens: 300 },
+        }),
+      );
+      await sdk.flush({ timeoutMs: 200 });
+      expect(ingest.events()).toHaveLength(0);
+      open();
+      await sdk.flush();
+      expect(ingest.events()).toEqual([
+        expect.objectContaining({
+          provider: 'bedrock',
+          promptTokens: out.usage!.inputTokens,
+          completionTokens: out.usage!.outputTokens,
+        }),
+      ]);
+      expect(ingest.events()[0]).not.toHaveProperty('estimated', true);
+    } finally {
+      open();
+      await sdk.shutdown({ timeoutMs: 500 });
+      await bedrock.close();
+    }
+  });
 
   it('a parser that cannot be loaded: the answer is untouched, the call recorded as an estimate, one warning', async () => {
     const { sdk, open } = sdkWithGatedAnthropic(true);
