@@ -7,12 +7,13 @@ import { BedrockRuntimeClient, ConverseCommand } from '@aws-sdk/client-bedrock-r
 import fc from 'fast-check';
 import { startMockBedrock } from '../../local/mock-providers/bedrock';
 import { getProvider } from '../../core/providers/catalog';
-import { fixtureBytes, fixtureJson, STREAM_FIXTURES } from '../../core/usage/fixtures/load';
+import { fixtureBytes, fixtureJson, splitAt, STREAM_FIXTURES } from '../../core/usage/fixtures/load';
 import type { UsageParser, UsageResult, UsageStream } from '../../core/usage/types';
 import * as standIns from '../src/on-demand-usage';
 import { startFakeIngest, type FakeIngest } from './helpers/fake-ingest';
 import { ANTHROPIC_URL, inProcessProvider } from './helpers/in-process';
 import { MAX_HELD_BYTES, OnDemandParser, usageParserLoading } from '../src/on-demand-usage';
+import type { ServiceOptions } from '../src/types';
 
 /** A parser whose load ends when the test says so. */
 function gated(real: UsageParser): {
@@ -35,18 +36,6 @@ function gated(real: UsageParser): {
     },
     loads: () => loads,
   };
-}
-
-function splitAt(bytes: Uint8Array, offsets: number[]): Uint8Array[] {
-  const cuts = [...new Set(offsets)].sort((a, b) => a - b);
-  const parts: Uint8Array[] = [];
-  let from = 0;
-  for (const cut of cuts) {
-    parts.push(bytes.subarray(from, cut));
-    from = cut;
-  }
-  parts.push(bytes.subarray(from));
-  return parts;
 }
 
 function streamed(parser: UsageParser, chunks: Uint8Array[]): UsageResult {
@@ -215,6 +204,14 @@ describe('a client whose Anthropic parser loads on demand (as in the ESM build)'
     return { sdk: sdk!, open: release, loads: () => loads };
   }
 
+  /** A client reporting to the fake ingest, without server flags or a lease (the parser is the subject). */
+  const clientOptions = (extra: ServiceOptions = {}): ServiceOptions => ({
+    apiKey: 'abn_test_secret',
+    endpoint: ingest.url,
+    serverFlags: false,
+    serverBudget: false,
+    ...extra,
+  });
   const messages = (stream: boolean): RequestInit => ({
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -234,12 +231,7 @@ describe('a client whose Anthropic parser loads on demand (as in the ESM build)'
     async (_n, stream) => {
       const { sdk, open, loads } = sdkWithGatedAnthropic();
       const provider = inProcessProvider();
-      const f = sdk.wrapFetch(provider.fetch, {
-        apiKey: 'abn_test_secret',
-        endpoint: ingest.url,
-        serverFlags: false,
-        serverBudget: false,
-      }) as typeof fetch;
+      const f = sdk.wrapFetch(provider.fetch, clientOptions()) as typeof fetch;
       try {
         const response = await f(ANTHROPIC_URL, messages(stream));
         await response.text(); // the application has its whole answer; the parser is still loading
@@ -270,7 +262,7 @@ describe('a client whose Anthropic parser loads on demand (as in the ESM build)'
           endpoint: bedrock.url,
           credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' },
         }),
-        { apiKey: 'abn_test_secret', endpoint: ingest.url, serverFlags: false, serverBudget: false },
+        clientOptions(),
       );
       const out = await client.send(
         new ConverseCommand({
@@ -302,13 +294,8 @@ describe('a client whose Anthropic parser loads on demand (as in the ESM build)'
     const { sdk, open } = sdkWithGatedAnthropic(true);
     const warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
     const provider = inProcessProvider();
-    const f = sdk.wrapFetch(provider.fetch, {
-      apiKey: 'abn_test_secret',
-      endpoint: ingest.url,
-      serverFlags: false,
-      serverBudget: false,
-      debug: true, // the SDK writes its warnings only when asked to
-    }) as typeof fetch;
+    // The SDK writes its warnings only when asked to.
+    const f = sdk.wrapFetch(provider.fetch, clientOptions({ debug: true })) as typeof fetch;
     try {
       open();
       const bodies = [];
@@ -329,13 +316,10 @@ describe('a client whose Anthropic parser loads on demand (as in the ESM build)'
   it('under a block budget, the first call waits for the parser: its cost is counted before the next call', async () => {
     const { sdk, open } = sdkWithGatedAnthropic();
     const provider = inProcessProvider();
-    const f = sdk.wrapFetch(provider.fetch, {
-      apiKey: 'abn_test_secret',
-      endpoint: ingest.url,
-      serverFlags: false,
-      serverBudget: false,
-      budget: { dailyLimitUsd: 0.0001, action: 'block' },
-    }) as typeof fetch;
+    const f = sdk.wrapFetch(
+      provider.fetch,
+      clientOptions({ budget: { dailyLimitUsd: 0.0001, action: 'block' } }),
+    ) as typeof fetch;
     try {
       const first = f(ANTHROPIC_URL, messages(false));
       await new Promise((resolve) => setTimeout(resolve, 50));
