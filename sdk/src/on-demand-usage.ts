@@ -15,6 +15,7 @@
 import { fail } from '../../core/usage/normalize';
 import type { UsageContext, UsageParser, UsageResult, UsageStream } from '../../core/usage/types';
 import type * as Dialects from './dialect-usage';
+import { setUnrefTimeout } from './runtime';
 
 /** Why a call's usage could not be read: its parser's load failed (the client warns with the error). */
 const NOT_LOADED = 'usage parser not loaded';
@@ -86,11 +87,27 @@ export class OnDemandParser implements UsageParser {
 }
 
 /**
+ * Longest a call waits for its parser's load: a finished call is held (with its request) until then, and
+ * under a `block` budget the first call is. Past it the call goes on as if the load had failed.
+ */
+export const MAX_LOAD_WAIT_MS = 5_000;
+
+/**
  * The pending load of `parser`, started now if needed; null when it can answer (loaded, or a parser of
- * the bundle itself). The promise never rejects (it settles with the error of a failed load).
+ * the bundle itself). The promise never rejects and settles within {@link MAX_LOAD_WAIT_MS}: with
+ * undefined once loaded, else with the error (a failed load, or one that took too long).
  */
 export function usageParserLoading(parser: UsageParser): Promise<unknown> | null {
-  return parser instanceof OnDemandParser ? parser.loading() : null;
+  const loading = parser instanceof OnDemandParser ? parser.loading() : null;
+  if (loading === null) return null;
+  let cancel = (): void => undefined;
+  const late = new Promise<unknown>((resolve) => {
+    cancel = setUnrefTimeout(
+      () => resolve(new Error(`not loaded within ${MAX_LOAD_WAIT_MS} ms`)),
+      MAX_LOAD_WAIT_MS,
+    );
+  });
+  return Promise.race([loading, late]).finally(cancel);
 }
 
 let dialects: Promise<typeof Dialects> | undefined;

@@ -12,7 +12,7 @@ import type { UsageParser, UsageResult, UsageStream } from '../../core/usage/typ
 import * as standIns from '../src/on-demand-usage';
 import { startFakeIngest, type FakeIngest } from './helpers/fake-ingest';
 import { ANTHROPIC_URL, inProcessProvider } from './helpers/in-process';
-import { MAX_HELD_BYTES, OnDemandParser, usageParserLoading } from '../src/on-demand-usage';
+import { MAX_HELD_BYTES, MAX_LOAD_WAIT_MS, OnDemandParser, usageParserLoading } from '../src/on-demand-usage';
 import type { ServiceOptions } from '../src/types';
 
 /** A parser whose load ends when the test says so. */
@@ -109,6 +109,25 @@ it('reads JSON once loaded; before, or after a failed load, it reads nothing', a
   expect(parser.fromJson(body, {})).toEqual(real.fromJson(body, {}));
   // A parser of the bundle itself never loads.
   expect(usageParserLoading(real)).toBeNull();
+});
+
+it('a load that never ends is waited for at most MAX_LOAD_WAIT_MS (a call is then recorded as an estimate)', async () => {
+  jest.useFakeTimers();
+  try {
+    const parser = new OnDemandParser(() => new Promise<UsageParser>(() => undefined));
+    let settled: unknown = 'pending';
+    void usageParserLoading(parser)!.then((v) => (settled = v));
+    await jest.advanceTimersByTimeAsync(MAX_LOAD_WAIT_MS - 1);
+    expect(settled).toBe('pending');
+    await jest.advanceTimersByTimeAsync(1);
+    expect(String(settled)).toContain(`not loaded within ${MAX_LOAD_WAIT_MS} ms`);
+    expect(parser.fromJson(fixtureJson('anthropic-message.json'), {})).toEqual({
+      ok: false,
+      reason: 'usage parser not loaded',
+    });
+  } finally {
+    jest.useRealTimers();
+  }
 });
 
 describe('the bytes held while loading are bounded', () => {
