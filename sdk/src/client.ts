@@ -30,11 +30,11 @@ import { createLogger, describe, type Logger } from './log';
 import type { ClientConfig, Labels } from './options';
 import { bodyKindOf, observeJson, tapStream } from './response-tap';
 import { RingBuffer } from './ring-buffer';
-import { monotonicNow, nextTask, setUnrefTimeout, unrefTimer } from './runtime';
+import { monotonicNow, nextTask, settleWithin, setUnrefTimeout, unrefTimer } from './runtime';
 import type { BudgetLease, LeaseDecision } from './lease';
 import { API_TIMEOUT_MS, ServerLink } from './server-link';
 import { admissionReaders, loadAdmissionReaders, type AdmissionReaders } from './load-admission-readers';
-import { usageParserLoading } from './on-demand-usage';
+import { loadTimeout, MAX_LOAD_WAIT_MS, usageParserLoading } from './on-demand-usage';
 import { worstCaseOf } from './worst-case';
 import { DEFAULT_RETRY_POLICY, postBatch, type RetryPolicy } from './transport';
 import type {
@@ -224,7 +224,10 @@ export class Client implements SpendguardClient {
       if (decided !== undefined) return decided;
     }
     try {
-      return await this.#reserve(facts, lease, await loadAdmissionReaders(), Date.now());
+      const readers = await settleWithin(loadAdmissionReaders(), MAX_LOAD_WAIT_MS, () =>
+        Promise.reject(loadTimeout()),
+      );
+      return await this.#reserve(facts, lease, readers, Date.now());
     } catch (err) {
       // Without its worst case a call cannot be held under the cap: refused, retryable (design decision 6).
       this.#counters.internalErrors++;

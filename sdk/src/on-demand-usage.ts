@@ -15,7 +15,7 @@
 import { fail } from '../../core/usage/normalize';
 import type { UsageContext, UsageParser, UsageResult, UsageStream } from '../../core/usage/types';
 import type * as Dialects from './dialect-usage';
-import { setUnrefTimeout } from './runtime';
+import { settleWithin } from './runtime';
 
 /** Why a call's usage could not be read: its parser's load failed (the client warns with the error). */
 const NOT_LOADED = 'usage parser not loaded';
@@ -87,10 +87,14 @@ export class OnDemandParser implements UsageParser {
 }
 
 /**
- * Longest a call waits for its parser's load: a finished call is held (with its request) until then, and
- * under a `block` budget the first call is. Past it the call goes on as if the load had failed.
+ * Longest a call waits for a module loaded on demand (its parser; the admission readers): a finished call
+ * is held (with its request) until then, and under a `block` budget or a hard cap a call waits before it
+ * is sent. Past it the call goes on as if the load had failed.
  */
 export const MAX_LOAD_WAIT_MS = 5_000;
+
+/** The error of a load that did not end within {@link MAX_LOAD_WAIT_MS}. */
+export const loadTimeout = (): Error => new Error(`not loaded within ${MAX_LOAD_WAIT_MS} ms`);
 
 /**
  * The pending load of `parser`, started now if needed; null when it can answer (loaded, or a parser of
@@ -99,15 +103,7 @@ export const MAX_LOAD_WAIT_MS = 5_000;
  */
 export function usageParserLoading(parser: UsageParser): Promise<unknown> | null {
   const loading = parser instanceof OnDemandParser ? parser.loading() : null;
-  if (loading === null) return null;
-  let cancel = (): void => undefined;
-  const late = new Promise<unknown>((resolve) => {
-    cancel = setUnrefTimeout(
-      () => resolve(new Error(`not loaded within ${MAX_LOAD_WAIT_MS} ms`)),
-      MAX_LOAD_WAIT_MS,
-    );
-  });
-  return Promise.race([loading, late]).finally(cancel);
+  return loading && settleWithin(loading, MAX_LOAD_WAIT_MS, loadTimeout);
 }
 
 let dialects: Promise<typeof Dialects> | undefined;

@@ -82,6 +82,16 @@ export function setUnrefTimeout(fn: () => void, ms: number): () => void {
 }
 
 /**
+ * `task`'s outcome, or `late()`'s once `ms` have passed without one (the timer is cleared when `task`
+ * settles first, and never keeps a process alive).
+ */
+export function settleWithin<T>(task: Promise<T>, ms: number, late: () => T | PromiseLike<T>): Promise<T> {
+  let cancel = (): void => undefined;
+  const timer = new Promise<T>((resolve) => (cancel = setUnrefTimeout(() => resolve(late()), ms)));
+  return Promise.race([task, timer]).finally(() => cancel());
+}
+
+/**
  * Runs `fn` in a task of its own, as soon as the current one and its promise callbacks are done:
  * `setImmediate` where it exists (Node.js, Bun: no 1 ms timer clamp), else a 0 ms timer.
  */

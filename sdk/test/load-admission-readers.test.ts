@@ -5,6 +5,7 @@
  */
 import { startFakeIngest, TEST_API_KEY, type FakeIngest } from './helpers/fake-ingest';
 import { chatInit, OPENAI_URL } from './helpers/in-process';
+import { MAX_LOAD_WAIT_MS } from '../src/on-demand-usage';
 import { sdkState } from '../src/tracked-fetch';
 
 let ingest: FakeIngest;
@@ -77,3 +78,30 @@ it('a capped organization loads them, and its calls are reserved with them', asy
     await sdk.shutdown({ timeoutMs: 500 });
   }
 });
+
+it('a load that never ends: a call under the cap is refused, retryable, after MAX_LOAD_WAIT_MS, not held for ever', async () => {
+  ingest.leaseCapUsd = 10;
+  let sdk: Sdk | undefined;
+  jest.isolateModules(() => {
+    // A bundler's chunk fetched over a network that stalls: the import never settles.
+    jest.doMock('../src/load-admission-readers', () => ({
+      admissionReaders: () => undefined,
+      loadAdmissionReaders: () => new Promise<never>(() => undefined),
+    }));
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- fresh module instances
+    sdk = require('../src') as Sdk;
+  });
+  jest.dontMock('../src/load-admission-readers');
+  const f = sdk!.wrapFetch(provider, { apiKey: TEST_API_KEY, endpoint: ingest.url }) as typeof fetch;
+  try {
+    const started = Date.now();
+    const response = await f(OPENAI_URL, chatInit());
+    const waited = Date.now() - started;
+    expect(response.status).toBe(429);
+    expect(response.headers.get('x-should-retry')).toBe('true');
+    expect(waited).toBeGreaterThanOrEqual(MAX_LOAD_WAIT_MS - 50);
+    expect(waited).toBeLessThan(MAX_LOAD_WAIT_MS + 3_000);
+  } finally {
+    await sdk!.shutdown({ timeoutMs: 500 });
+  }
+}, 20_000);
