@@ -523,11 +523,7 @@ export class Client implements SpendguardClient {
     if (mode === 'background') return result;
     // The caller is owed an answer by its deadline even while an earlier flush's request still hangs (a
     // Lambda invocation must end in time): what was not sent by then stays buffered.
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<FlushResult>((resolve) => {
-      timer = setTimeout(() => resolve(notSent()), Math.max(0, deadline - Date.now()));
-    });
-    return Promise.race([result, late]).finally(() => clearTimeout(timer));
+    return settleWithin(result, deadline - Date.now(), notSent);
   }
 
   async #drain(deadline: number, mode: FlushMode): Promise<FlushResult> {
@@ -602,12 +598,12 @@ export class Client implements SpendguardClient {
     const deadline = Date.now() + timeoutMs;
     // Queued event work, and the requests it may start (a lease renewal): wait until none is left.
     while ((this.#pending.size > 0 || this.#laterQueue.length > 0) && Date.now() < deadline) {
-      let cancel: () => void = () => undefined;
-      const timeout = new Promise<void>(
-        (resolve) => (cancel = setUnrefTimeout(resolve, deadline - Date.now())),
+      await settleWithin(
+        Promise.allSettled([...this.#pending, this.#laterSettled()]),
+        deadline - Date.now(),
+        () => undefined,
+        true,
       );
-      await Promise.race([Promise.allSettled([...this.#pending, this.#laterSettled()]), timeout]);
-      cancel();
     }
   }
 

@@ -82,13 +82,22 @@ export function setUnrefTimeout(fn: () => void, ms: number): () => void {
 }
 
 /**
- * `task`'s outcome, or `late()`'s once `ms` have passed without one (the timer is cleared when `task`
- * settles first, and never keeps a process alive).
+ * `task`'s outcome, or `late()`'s once `ms` have passed without one. The timer is cleared when `task`
+ * settles first (one left behind would keep a process with nothing else to do alive until it fires);
+ * `unref`: it never keeps the process alive (a background wait; a caller's wait keeps it).
  */
-export function settleWithin<T>(task: Promise<T>, ms: number, late: () => T | PromiseLike<T>): Promise<T> {
-  let cancel = (): void => undefined;
-  const timer = new Promise<T>((resolve) => (cancel = setUnrefTimeout(() => resolve(late()), ms)));
-  return Promise.race([task, timer]).finally(() => cancel());
+export function settleWithin<T>(
+  task: PromiseLike<T>,
+  ms: number,
+  late: () => T | PromiseLike<T>,
+  unref = false,
+): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<T>((resolve) => {
+    timer = setTimeout(() => resolve(late()), Math.max(0, ms));
+    if (unref) unrefTimer(timer);
+  });
+  return Promise.race([task, timeout]).finally(() => clearTimeout(timer));
 }
 
 /**

@@ -12,7 +12,7 @@ import { BudgetLease, readLeaseAnswer, type LeaseDecision } from './lease';
 import { loadAdmissionReaders } from './load-admission-readers';
 import type { Logger } from './log';
 import type { ClientConfig } from './options';
-import { setUnrefTimeout, uuidV4 } from './runtime';
+import { settleWithin, setUnrefTimeout, uuidV4 } from './runtime';
 import { callApi, describeResult, leaseFailureOf, readOrgStatus, type ApiResult } from './server-status';
 import type { ClientStats, FetchLike } from './types';
 
@@ -35,21 +35,9 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 }
 
-/**
- * `pending` or `ms`, whichever ends first. The timer is cleared when `pending` wins: a timer left behind
- * would keep a process that has nothing else to do alive until it fires.
- */
-async function within(pending: Promise<void>, ms: number): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    await Promise.race([
-      pending,
-      new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, ms)))),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+/** `pending` or `ms`, whichever ends first. */
+const within = (pending: Promise<void>, ms: number): Promise<void> =>
+  settleWithin(pending, ms, () => undefined);
 
 /** The public id of an `abn_<publicId>_<secret>` key (a session flag naming it covers calls without a session). */
 function publicIdOf(apiKey: string | null): string | null {
