@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
 import { fingerprintRequest } from '../../core/fingerprint';
 import { buildBundles } from '../scripts/build';
 import { appBundle } from '../scripts/size';
@@ -285,7 +286,7 @@ describe('the bundles', () => {
   const ANTHROPIC_SSE = readFileSync(join(FIXTURES, 'anthropic-stream.sse'), 'utf8');
   /** A program (built ESM from `dir`) making `calls` through the auto-instrumented fetch; prints the bodies' lengths. */
   const dialectProgram = (dir: string, calls: Array<['openai' | 'anthropic', boolean]>) => `
-    const sdk = await import(${JSON.stringify(`file://${join(dir, 'index.mjs')}`)});
+    const sdk = await import(${JSON.stringify(join(dir, 'index.mjs'))});
     const ANTHROPIC_JSON = ${JSON.stringify(ANTHROPIC_JSON)};
     const ANTHROPIC_SSE = ${JSON.stringify(ANTHROPIC_SSE)};
     globalThis.fetch = ((real) => async (input, init) => {
@@ -316,17 +317,15 @@ describe('the bundles', () => {
     console.log('LENGTHS ' + JSON.stringify(lengths));
     await sdk.shutdown();
   `;
-  const runDialects = async (dir: string, calls: Array<['openai' | 'anthropic', boolean]>) => {
-    const { stdout, stderr } = await run(
-      process.execPath,
-      ['--input-type=module', '-e', dialectProgram(dir, calls)],
-      {
-        timeout: 15_000,
-      },
-    );
+  /** Runs a program (its source, or a file) and reads what it printed and the events it delivered. */
+  const runProgram = async (program: { source: string } | { file: string }, calls: number) => {
+    const args = 'file' in program ? [program.file] : ['--input-type=module', '-e', program.source];
+    const { stdout, stderr } = await run(process.execPath, args, { timeout: 15_000 });
     const lengths = JSON.parse(/^LENGTHS (.*)$/m.exec(stdout)![1]!) as number[];
-    return { lengths, stderr, events: await ingest.waitForEvents(calls.length, 2000) };
+    return { lengths, stderr, events: await ingest.waitForEvents(calls, 2000) };
   };
+  const runDialects = (dir: string, calls: Array<['openai' | 'anthropic', boolean]>) =>
+    runProgram({ source: dialectProgram(dir, calls) }, calls.length);
   // Anthropic's figures (both fixtures): 10 input + 2,000 cache-read + 500 cache-write tokens, 42 output.
   const ANTHROPIC_EVENT = {
     provider: 'anthropic',
@@ -353,6 +352,36 @@ describe('the bundles', () => {
       promptTokens: 11,
       completionTokens: 3,
     });
+  });
+
+  it('ESM bundled again into one file by an application (esbuild, no splitting): the on-demand files come inline', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sdk-app-'));
+    try {
+      const calls: Array<['openai' | 'anthropic', boolean]> = [
+        ['anthropic', false],
+        ['anthropic', true],
+      ];
+      writeFileSync(join(dir, 'app.mjs'), dialectProgram(outdir, calls));
+      await build({
+        entryPoints: [join(dir, 'app.mjs')],
+        outfile: join(dir, 'app.bundle.mjs'),
+        bundle: true,
+        format: 'esm',
+        platform: 'node',
+        logLevel: 'silent',
+      });
+      const bundled = readFileSync(join(dir, 'app.bundle.mjs'), 'utf8');
+      expect(bundled).not.toMatch(/\bimport\s*\(\s*["']\.\//); // nothing left to load from next to it
+      const { lengths, events } = await runProgram({ file: join(dir, 'app.bundle.mjs') }, calls.length);
+      expect(lengths).toEqual([ANTHROPIC_JSON.length, ANTHROPIC_SSE.length]);
+      expect(events).toEqual([
+        expect.objectContaining({ ...ANTHROPIC_EVENT, stream: false }),
+        expect.objectContaining({ ...ANTHROPIC_EVENT, stream: true }),
+      ]);
+      for (const e of events) expect(e).not.toHaveProperty('estimated', true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('ESM without dialect-usage.mjs: OpenAI calls never need it; Anthropic answers pass untouched, estimated', async () => {
