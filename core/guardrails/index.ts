@@ -21,6 +21,7 @@ export {
   DEFAULT_POLICY,
   GuardrailPolicyError,
   guardrailPolicySchema,
+  isPolicyField,
   parseGuardrailPolicy,
   stateLimitsPolicySchema,
 } from './policy';

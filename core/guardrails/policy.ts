@@ -17,14 +17,34 @@ import { stateLimitsPolicySchema } from './state-limits';
 
 export { stateLimitsPolicySchema } from './state-limits';
 
+/** The sections of a policy: each layer's, and the state bounds they share. */
+const SECTION_SCHEMAS = {
+  financialLimits: financialLimitsPolicySchema,
+  identicalLoop: identicalLoopPolicySchema,
+  contextGrowth: contextGrowthPolicySchema,
+  rpsBurst: rpsBurstPolicySchema,
+  premiumConcentration: premiumConcentrationPolicySchema,
+  limits: stateLimitsPolicySchema,
+} as const;
+
 const policySectionsSchema = z.object({
-  financialLimits: financialLimitsPolicySchema.prefault({}),
-  identicalLoop: identicalLoopPolicySchema.prefault({}),
-  contextGrowth: contextGrowthPolicySchema.prefault({}),
-  rpsBurst: rpsBurstPolicySchema.prefault({}),
-  premiumConcentration: premiumConcentrationPolicySchema.prefault({}),
-  limits: stateLimitsPolicySchema.prefault({}),
+  financialLimits: SECTION_SCHEMAS.financialLimits.prefault({}),
+  identicalLoop: SECTION_SCHEMAS.identicalLoop.prefault({}),
+  contextGrowth: SECTION_SCHEMAS.contextGrowth.prefault({}),
+  rpsBurst: SECTION_SCHEMAS.rpsBurst.prefault({}),
+  premiumConcentration: SECTION_SCHEMAS.premiumConcentration.prefault({}),
+  limits: SECTION_SCHEMAS.limits.prefault({}),
 });
+
+/**
+ * Whether `field` is a field of the policy section `section` (a layer id, or `limits`). The sections
+ * parse leniently, so that a policy stored by another version still reads; an update naming any other
+ * field is refused instead (a misspelt `maxRequest` would otherwise be kept and do nothing).
+ */
+export function isPolicyField(section: string, field: string): boolean {
+  const schema: z.ZodObject | undefined = (SECTION_SCHEMAS as Record<string, z.ZodObject>)[section];
+  return schema !== undefined && Object.hasOwn(schema.shape, field);
+}
 
 /** A validated policy: every field present. */
 export type GuardrailPolicy = z.infer<typeof policySectionsSchema>;

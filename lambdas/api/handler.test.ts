@@ -326,6 +326,50 @@ describe('kill scopes (enforcement endpoint, GET /v1/flags, key creation)', () =
     ]);
   });
 
+  it('a policy field a section does not have is a 400 that names it, and nothing is stored', async () => {
+    const admin = await issuer.issueIdToken({ sub: 'tyra', email: 't@example.com', orgId: 'org_typo' });
+    const before = await api(req('GET /v1/budget', { token: admin }));
+    for (const [policy, paths] of [
+      [{ layers: { rpsBurst: { maxRequest: 20 } } }, ['policy.layers.rpsBurst.maxRequest']],
+      [
+        { layers: { identicalLoop: { threshold: 3, consecutive: 5 } } },
+        ['policy.layers.identicalLoop.threshold'],
+      ],
+      [{ limits: { bogus: 1 } }, ['policy.limits.bogus']],
+      [{ layers: { identicalLoop: { note: 'a'.repeat(450_000) } } }, ['policy.layers.identicalLoop.note']],
+    ] as const) {
+      const bad = await api(req('PUT /v1/budget', { token: admin, body: { policy } }));
+      expect(bad.status).toBe(400);
+      expect(bad.body.error.problems.map((p: { path: string }) => p.path)).toEqual(paths);
+    }
+    const after = await api(req('GET /v1/budget', { token: admin }));
+    expect(after.body.policy).toEqual(before.body.policy);
+    expect((await h.services.config.get('org_typo'))?.policy ?? {}).toEqual({});
+  });
+
+  it('a field an earlier version stored that a section no longer has is dropped by the next write', async () => {
+    await h.services.config.put(
+      'org_junk',
+      {
+        budget: {},
+        policy: { rpsBurst: { maxRequest: 20, mode: 'alert' } },
+        updatedAt: new Date().toISOString(),
+      },
+      0,
+    );
+    const admin = await issuer.issueIdToken({ sub: 'jo', email: 'j@example.com', orgId: 'org_junk' });
+    const put = await api(
+      req('PUT /v1/budget', {
+        token: admin,
+        body: { policy: { layers: { rpsBurst: { maxRequests: 20 } } } },
+      }),
+    );
+    expect(put.status).toBe(200);
+    expect((await h.services.config.get('org_junk'))?.policy).toEqual({
+      rpsBurst: { mode: 'alert', maxRequests: 20 },
+    });
+  });
+
   it('concurrent PUT /v1/budget merges keep every field, and the audit log chains each before to an after', async () => {
     const admin = await issuer.issueIdToken({ sub: 'dora', email: 'd@example.com', orgId: 'org_merge' });
     // Eight admins at once, each changing a different field: a read-merge-write without a revision check

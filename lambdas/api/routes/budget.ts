@@ -2,6 +2,7 @@ import {
   GUARDRAIL_LAYERS,
   LAYER_IDS,
   guardrailPolicySchema,
+  isPolicyField,
   parseGuardrailPolicy,
 } from '../../../core/guardrails';
 import { hardCapsOf, NO_CAPS } from '../../../core/admission/budget-scopes';
@@ -287,13 +288,28 @@ function mergedPolicy(
   layers: Record<string, Record<string, unknown>>,
   limits: Record<string, unknown> | undefined,
 ): unknown {
+  // An unknown field is refused, not kept: it would do nothing, silently (a misspelt `maxRequest`).
+  const unknown = [
+    ...Object.entries(layers).flatMap(([id, section]) =>
+      Object.keys(section)
+        .filter((field) => !isPolicyField(id, field))
+        .map((field) => ({ path: `policy.layers.${id}.${field}`, message: 'unknown field' })),
+    ),
+    ...Object.keys(limits ?? {})
+      .filter((field) => !isPolicyField('limits', field))
+      .map((field) => ({ path: `policy.limits.${field}`, message: 'unknown field' })),
+  ];
+  if (unknown.length > 0) throw httpErrors.badRequest('invalid guardrail policy', unknown);
   const merged = { ...((stored ?? {}) as Record<string, unknown>) };
-  for (const [id, section] of Object.entries(layers)) {
-    merged[id] = { ...((merged[id] as Record<string, unknown> | undefined) ?? {}), ...section };
-  }
-  if (limits !== undefined) {
-    merged.limits = { ...((merged.limits as Record<string, unknown> | undefined) ?? {}), ...limits };
-  }
+  const section = (id: string, fields: Record<string, unknown>): void => {
+    // Fields an earlier version stored that the section no longer has go with this write.
+    const kept = Object.entries((merged[id] as Record<string, unknown> | undefined) ?? {}).filter(([field]) =>
+      isPolicyField(id, field),
+    );
+    merged[id] = { ...Object.fromEntries(kept), ...fields };
+  };
+  for (const [id, fields] of Object.entries(layers)) section(id, fields);
+  if (limits !== undefined) section('limits', limits);
   const checked = guardrailPolicySchema.safeParse(merged);
   if (!checked.success) {
     throw httpErrors.badRequest(
