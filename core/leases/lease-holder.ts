@@ -101,6 +101,14 @@ export class LeaseHolderState {
     return null;
   }
 
+  /**
+   * The caps changed since the slice was granted (a lowered cap must not wait for the slice to drain):
+   * it is not drawn on any more, and the next call renews under the new caps (the report returns it).
+   */
+  capsChanged(): void {
+    this.expiresAtMs = Math.min(this.expiresAtMs, 0);
+  }
+
   /** What a new reservation may use now. */
   available(): number {
     return this.sliceNanos - this.unreportedNanos - this.reservedNanos;

@@ -424,3 +424,64 @@ describe('many holders near the cap (one per Lambda container)', () => {
     expect(view.day).toMatchObject({ leasedNanos: 0, holders: 0, settledNanos: 0 });
   });
 });
+
+describe('a cap changed under a live slice', () => {
+  const callWith = (maxTokens: number) => ({
+    provider: 'openai',
+    flavor: 'openai' as const,
+    model: 'gpt-4o-mini',
+    body: Buffer.from(JSON.stringify({ ...CHAT, max_tokens: maxTokens })),
+    atMs: Date.now(),
+  });
+  /** A config store whose daily cap the test changes, and the reads it answered. */
+  function changingCap(dailyLimitUsd: number) {
+    const state = { dailyLimitUsd, reads: 0 };
+    const config: OrgConfigStore = {
+      get: () => {
+        state.reads++;
+        return Promise.resolve({
+          budget: { dailyLimitUsd: state.dailyLimitUsd, action: 'block' },
+          policy: {},
+          updatedAt: '2026-11-26T00:00:00.000Z',
+        });
+      },
+      put: () => Promise.resolve(),
+    };
+    return { state, config };
+  }
+
+  it('a lowered cap is in force for a call that begins capsTtlMs after it, though the slice was granted under the old one', async () => {
+    const { state, config } = changingCap(10);
+    const leases = new BudgetLeases({ store: new MemoryBudgetLeaseStore(), config, now: Date.now });
+    const relay = new LeaseAdmission({ leases, holderId: 'relay-a', maxWaitMs: 50, capsTtlMs: 40 });
+    const first = await relay.admit(TEST_ORG, callWith(20));
+    if (first.kind !== 'admitted') throw new Error('expected the first call to be admitted');
+    first.ticket.settle(7_000);
+    // The slice is live for seconds; within capsTtlMs it keeps serving under the caps it was granted by.
+    expect(relay.holderOf(TEST_ORG)!.available()).toBeGreaterThan(1_000_000);
+    state.dailyLimitUsd = 0.000001; // the admin lowers the cap below what was spent
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const after = await relay.admit(TEST_ORG, callWith(20));
+    expect(after.kind).toBe('refused');
+  });
+
+  it('an unchanged cap costs one read per capsTtlMs, and the slice keeps serving', async () => {
+    const { state, config } = changingCap(10);
+    const leases = new BudgetLeases({ store: new MemoryBudgetLeaseStore(), config, now: Date.now });
+    const relay = new LeaseAdmission({ leases, holderId: 'relay-a', maxWaitMs: 50, capsTtlMs: 40 });
+    const calls = async (n: number) => {
+      for (let i = 0; i < n; i++) {
+        const d = await relay.admit(TEST_ORG, callWith(20));
+        expect(d.kind).toBe('admitted');
+        if (d.kind === 'admitted') d.ticket.settle(1_000);
+      }
+    };
+    await calls(1);
+    const readsAfterGrant = state.reads;
+    await calls(20); // within capsTtlMs: no read
+    expect(state.reads).toBe(readsAfterGrant);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await calls(20);
+    expect(state.reads).toBe(readsAfterGrant + 1);
+  });
+});

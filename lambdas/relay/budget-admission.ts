@@ -19,6 +19,7 @@ import {
   type WorstCase,
 } from '../../core/admission/worst-case';
 import { EXPIRY_GUARD_MS, LeaseHolderState } from '../../core/leases/lease-holder';
+import { CAPS_CACHE_TTL_MS } from '../shared/caps-propagation';
 import {
   periodEndMs,
   type BudgetPeriod,
@@ -74,7 +75,7 @@ export interface LeaseAdmissionOptions {
   readonly maxWaitMs?: number;
   /** A store operation slower than this fails open. @default 1000 ms */
   readonly storeTimeoutMs?: number;
-  /** How long caps read from the config are reused. @default 500 ms */
+  /** How long caps read from the config are reused (`caps-propagation.ts`). @default 500 ms */
   readonly capsTtlMs?: number;
   /** This holder's id in the lease items. @default `relay-<uuid>` */
   readonly holderId?: string;
@@ -96,6 +97,8 @@ interface ScopeEntry {
   /** The counter as this holder's last write returned it (saves a read while it still leaves room). */
   reading?: CounterReading;
   caps?: { value: CapsNanos; atMs: number };
+  /** The re-read of the caps under a live slice in flight ({@link LeaseAdmission.recheckCaps}). */
+  capsCheck?: Promise<void>;
   /** The lease operation in flight (a renewal, or the release of an idle slice). */
   renewal?: Promise<LeaseGrant | 'failed' | 'released'>;
   /** The lease timer (see {@link LeaseAdmission.armLeaseTimer}) and the instant it is set for. */
@@ -169,7 +172,7 @@ export class LeaseAdmission implements RelayAdmission {
     this.holderId = opts.holderId ?? `relay-${randomUUID()}`;
     this.maxWaitMs = opts.maxWaitMs ?? 3_000;
     this.storeTimeoutMs = opts.storeTimeoutMs ?? 1_000;
-    this.capsTtlMs = opts.capsTtlMs ?? 500;
+    this.capsTtlMs = opts.capsTtlMs ?? CAPS_CACHE_TTL_MS;
     this.fleetSize = opts.fleetSize ?? 100;
     this.elapsedMs = opts.elapsedMs ?? (() => performance.now());
   }
@@ -266,6 +269,10 @@ export class LeaseAdmission implements RelayAdmission {
     e.lastUseMs = startedAt;
     // Far from the cap: the cheap bound, in memory, no store.
     if (h.capped === false && h.isCurrent(startedAt) && !h.renewing) return ADMITTED_FREE;
+    if (h.capped === true) {
+      const check = this.recheckCaps(e, startedAt);
+      if (check !== undefined) await check;
+    }
     let bound: WorstCase = cheapWorstCase(call);
     let refined = false;
     const refine = (): void => {
@@ -487,6 +494,34 @@ export class LeaseAdmission implements RelayAdmission {
     });
   }
 
+  /**
+   * A capped slice was granted under the caps read then. While calls draw on it, the caps are read again
+   * at most every `capsTtlMs` (the call that finds them older waits for the read; calls meanwhile share
+   * it); caps that changed end the slice, so a lowered cap is in force for every call that begins
+   * `capsTtlMs` after it was written, not once the slice drains. Undefined when they are fresh enough.
+   */
+  private recheckCaps(e: ScopeEntry, now: number): Promise<void> | undefined {
+    if (e.capsCheck !== undefined) return e.capsCheck;
+    const known = e.caps;
+    if (known === undefined || now - known.atMs < this.capsTtlMs) return undefined;
+    e.capsCheck = withTimeout(this.opts.leases.caps(e.scope), this.storeTimeoutMs)
+      .then(
+        (value) => {
+          if (e.caps !== known) return; // a renewal read them meanwhile: its slice is under them
+          e.caps = { value, atMs: this.now() };
+          if (value.day !== known.value.day || value.month !== known.value.month) e.holder.capsChanged();
+        },
+        () => {
+          // Unreadable or slow: the slice serves on (its renewal reads them again), asked again in capsTtlMs.
+          if (e.caps === known) e.caps = { value: known.value, atMs: this.now() };
+        },
+      )
+      .finally(() => {
+        e.capsCheck = undefined;
+      });
+    return e.capsCheck;
+  }
+
   private async capsOf(e: ScopeEntry): Promise<CapsNanos> {
     const now = this.now();
     if (e.caps !== undefined && now - e.caps.atMs < this.capsTtlMs) return e.caps.value;
@@ -524,8 +559,10 @@ export class LeaseAdmission implements RelayAdmission {
         );
         e.reading = out.grant.capped ? out.reading : undefined;
         h.applyGrant(report, out.grant, this.now());
-        // An uncapped answer is re-checked as often as the caps are re-read, so a new cap applies at once.
-        if (!out.grant.capped) h.expiresAtMs = this.now() + this.capsTtlMs + EXPIRY_GUARD_MS;
+        // An uncapped answer lapses when the caps it was given under are capsTtlMs old, so a new cap is in
+        // force for every call that begins that long after it was written (CAPS_PROPAGATION_MS).
+        if (!out.grant.capped)
+          h.expiresAtMs = (e.caps?.atMs ?? this.now()) + this.capsTtlMs + EXPIRY_GUARD_MS;
         e.renewal = undefined;
         e.storeFailures = 0;
         e.failedUntilMs = 0;

@@ -16,6 +16,7 @@ import { budgetConfigSchema } from '../../../core/schemas/budget';
 import { capsSwitchedOff, liftedCaps } from '../../../core/governance/risky-changes';
 import { grantsAny } from '../../../core/keys/scopes';
 import { alertRiskyChange, recordChange } from '../../shared/audit';
+import { CAPS_PROPAGATION_MS } from '../../shared/caps-propagation';
 import { enforcementFor } from '../../shared/enforcement-state';
 import { httpErrors, json, parseJsonBody } from '../../shared/http';
 import type { Services } from '../../shared/services';
@@ -229,6 +230,7 @@ export const putBudget: Route = {
     // write fail, and the merge is redone on what it wrote (its policy fields kept, its budget replaced
     // as a later PUT replaces it), so the audit's `before` is what this change really replaced.
     const { current, budget, policy } = await writeMerged(services, principal.orgId, parsed.data, patch);
+    const written = services.now();
     await recordChange(services, principal, {
       action: 'budget.updated',
       before: settingsOf(current),
@@ -238,6 +240,14 @@ export const putBudget: Route = {
       ...liftedCaps(current?.budget, budget),
       ...capsSwitchedOff(current?.policy, policy, budget),
     ]);
+    // Changed hard caps are in force at every relay container once their cached caps are this old: the
+    // answer waits for it, so a call made after it meets the new cap (the audit entry took part of it).
+    const before = hardCapsOf(current);
+    const after = hardCapsOf({ budget, policy });
+    const waited = services.now() - written;
+    if ((before.day !== after.day || before.month !== after.month) && waited < CAPS_PROPAGATION_MS) {
+      await new Promise((resolve) => setTimeout(resolve, CAPS_PROPAGATION_MS - waited));
+    }
     return json(200, await budgetStatus(services, principal.orgId));
   },
 };

@@ -1,0 +1,81 @@
+/**
+ * A hard cap set or lowered through `PUT /v1/budget` is in force for the next call through the proxy the
+ * moment the PUT has answered (issue 18: calls that do not fit are refused before the provider), whether
+ * the relay container held an uncapped answer or a slice granted under the old cap
+ * (lambdas/shared/caps-propagation.ts). The official OpenAI client, on the whole local stack.
+ */
+import OpenAI from 'openai';
+import { startLocalStack, type LocalStack } from './stack';
+
+let stack: LocalStack;
+beforeAll(async () => {
+  stack = await startLocalStack({
+    memory: true,
+    apiPort: 0,
+    proxyPort: 0,
+    mockProviders: true,
+    dashboardDir: '/nonexistent',
+  });
+});
+afterAll(() => stack.stop());
+
+async function api(method: string, path: string, body: unknown, auth: Record<string, string>) {
+  const res = await fetch(`${stack.apiUrl}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...auth },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+/** A fresh organization and key (two calls each: far below layer 4's ten a minute). */
+async function organization(orgId: string) {
+  const auth = { authorization: `Bearer ${await stack.issueIdToken(orgId)}` };
+  const created = await api('POST', '/v1/keys', { name: 'agent' }, auth);
+  expect(created.status).toBe(201);
+  const client = new OpenAI({
+    apiKey: 'sk-test',
+    baseURL: `${stack.proxyUrl}/openai/v1`,
+    maxRetries: 0,
+    defaultHeaders: { 'Service-API-Key': created.body.apiKey as string },
+  });
+  let n = 0;
+  /** One chat call (a new prompt each time: no loop): 200, or the refusal's status and code. */
+  const chat = async (): Promise<[number, string | null]> => {
+    try {
+      await client.chat.completions.create({
+        model: 'gpt-4o',
+        max_tokens: 4000,
+        messages: [{ role: 'user', content: `Summarise report ${++n}.` }],
+      });
+      return [200, null];
+    } catch (err) {
+      if (err instanceof OpenAI.APIError) return [err.status ?? 0, (err.code as string | null) ?? null];
+      throw err;
+    }
+  };
+  const setCap = async (dailyLimitUsd: number) => {
+    const put = await api('PUT', '/v1/budget', { budget: { dailyLimitUsd, action: 'block' } }, auth);
+    expect(put.status).toBe(200);
+  };
+  return { chat, setCap };
+}
+
+// gpt-4o with max_tokens 4000: a worst case of about $0.04 (4,000 output tokens at $10 per million).
+it.each([1, 2, 3])(
+  'a cap set on an uncapped organization refuses the very next call (run %i)',
+  async (run) => {
+    const org = await organization(`org_cap_new_${run}`);
+    expect(await org.chat()).toEqual([200, null]); // the relay now holds an uncapped answer
+    await org.setCap(0.001);
+    expect(await org.chat()).toEqual([429, 'budget_daily_hard']);
+  },
+);
+
+it('a cap lowered under a slice granted by the old one refuses the very next call', async () => {
+  const org = await organization('org_cap_lowered');
+  await org.setCap(50);
+  expect(await org.chat()).toEqual([200, null]); // the relay now holds a slice of the $50 cap
+  await org.setCap(0.001);
+  expect(await org.chat()).toEqual([429, 'budget_daily_hard']);
+});
