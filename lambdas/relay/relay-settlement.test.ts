@@ -382,6 +382,47 @@ describe('usage stays readable, and unread usage keeps the reservation (19.4)', 
     expect(metrics.get('RelayUsageUnread', { Reason: 'abandoned' })).toBe(1);
   });
 
+  /** A call whose client leaves after 100 ms, with the mock's answer shaped by `headers`. */
+  const abandonedCall = (relay: Relay, headers: Record<string, string>) =>
+    relay.handle(
+      {
+        method: 'POST',
+        url: '/openai/v1/chat/completions',
+        headers: { 'service-api-key': apiKey, ...headers },
+        body: chat(),
+        onClientGone: (listener) => {
+          const timer = setTimeout(listener, 100);
+          return () => clearTimeout(timer);
+        },
+      },
+      new Collected().responder(),
+    );
+
+  it('releases the reservation when the client left and the provider then refused the call (a bad provider key bills nothing)', async () => {
+    const admission = new CountingAdmission();
+    const metrics = new MemoryMetrics();
+    const sink = new MemoryEventSink();
+    const relay = relayWith(admission, { metrics, sink });
+    // A bogus provider credential: the provider answers 401 at 300 ms, after the client gave up at 100.
+    const outcome = await abandonedCall(relay, { 'x-mock-latency-ms': '300', 'x-mock-status': '401' });
+    relay.destroy();
+    expect(outcome.status).toBe(401);
+    expect(admission.settledWith).toEqual([0]);
+    expect(metrics.get('RelayUsageUnread', { Reason: 'abandoned' })).toBe(0);
+    expect(sink.envelopes.flatMap((e) => e.events.map((ev) => ev.statusCode))).toEqual([401]);
+  });
+
+  it('keeps the worst case when the provider has not answered by the wait after the client left', async () => {
+    const admission = new CountingAdmission();
+    const relay = relayWith(admission, { abandonedStatusWaitMs: 200 });
+    const started = Date.now();
+    const outcome = await abandonedCall(relay, { 'x-mock-latency-ms': '3000' });
+    relay.destroy();
+    expect(Date.now() - started).toBeLessThan(2000); // settled at the wait, not at the provider's answer
+    expect(outcome.status).toBe(499);
+    expect(admission.settledWith).toEqual([null]);
+  });
+
   it('keeps the client’s other codings and drops only those it cannot decode', () => {
     expect(decodableAcceptEncoding(undefined)).toBeUndefined();
     expect(decodableAcceptEncoding('zstd')).toBe('identity');

@@ -86,6 +86,8 @@ export interface RelayOptions {
   readonly priceUsd?: ((provider: string, usage: NormalizedUsage, tsMs: number) => number | null) | null;
   /** Largest JSON response read for usage. @default 16 MiB */
   readonly maxJsonBytes?: number;
+  /** How long the provider's status line is awaited after the client left before it. @default 5000 ms */
+  readonly abandonedStatusWaitMs?: number;
   readonly eventId?: () => string;
   /**
    * Budget admission (docs/admission.md): reserves each call's worst case against the organization's hard
@@ -136,6 +138,11 @@ function isSigV4(authorization: string | readonly string[] | undefined, url: str
 }
 /** Bodies up to this size are fingerprinted before forwarding (the loop check needs it); larger ones after. */
 const EARLY_FINGERPRINT_BYTES = 256 * 1024;
+/**
+ * How long the relay waits for the provider's status line after the client left before it: an error bills
+ * nothing (the reservation is released); a success, or no answer by then, keeps the worst case.
+ */
+const ABANDONED_STATUS_WAIT_MS = 5_000;
 
 /**
  * @example
@@ -436,6 +443,7 @@ export class Relay {
       const settle = (kind: RelayOutcome['kind'], cut: boolean): void => {
         if (settled) return;
         settled = true;
+        clearTimeout(abandoned);
         // The settlement below must run whatever these hooks do (issue 19.3).
         try {
           stopListening?.();
@@ -488,22 +496,45 @@ export class Relay {
       // Not const: the hook may call onAbort (and so settle, which reads this) before it returns.
       // eslint-disable-next-line prefer-const
       let stopListening: (() => void) | undefined;
+      /** The client left before the answer; the provider's status line is awaited until this timer. */
+      let abandoned: ReturnType<typeof setTimeout> | undefined;
+      const keepWorstCase = (): void => {
+        // The provider has the request and bills what it generates: the hard cap keeps the call's
+        // worst case (issue 18.8), as for unread usage.
+        keepReservation = true;
+        this.metrics.count('RelayUsageUnread', { Reason: 'abandoned' });
+      };
       const onAbort = (): void => {
-        upstreamReq?.destroy();
-        if (!responded) {
+        if (!responded && call.contacted && !settled) {
+          // The client left before the answer. Whether the provider bills depends on its answer: an
+          // error (a bad provider credential, a refused request) bills nothing, and a client that leaves
+          // at once must not charge the cap a worst case it cannot cost (a key could burn its
+          // organization's cap for free so). The status line decides, awaited a few seconds at most.
           status = 499;
-          // The client left before the answer, but the provider has the request and bills what it
-          // generates: the hard cap keeps the call's worst case (issue 18.8), as for unread usage.
-          if (call.contacted) {
-            keepReservation = true;
-            this.metrics.count('RelayUsageUnread', { Reason: 'abandoned' });
-          }
+          abandoned = setTimeout(() => {
+            upstreamReq?.destroy();
+            keepWorstCase();
+            settle('cut', true);
+          }, this.opts.abandonedStatusWaitMs ?? ABANDONED_STATUS_WAIT_MS);
+          abandoned.unref?.();
+          return;
         }
+        upstreamReq?.destroy();
+        if (!responded) status = 499;
         settle('cut', true);
       };
 
       const onResponse = (up: http.IncomingMessage): void => {
         responded = true;
+        if (abandoned !== undefined) {
+          clearTimeout(abandoned);
+          up.destroy(); // no one to send it to
+          if ((up.statusCode ?? 502) >= 400)
+            status = up.statusCode ?? 502; // billed nothing: settles at 0
+          else keepWorstCase(); // 499: generating, or generated; the worst case stands
+          settle('cut', true);
+          return;
+        }
         status = up.statusCode ?? 502;
         let out: ResponseBody;
         try {
