@@ -205,6 +205,38 @@ describe('correctSettled', () => {
   });
 });
 
+describe('correctSettled and lapsed slices', () => {
+  it('takes back a slice a holder parked and left to lapse (charged as spent), and says what it applied', async () => {
+    await cap('org_parked', 1);
+    const scope = { kind: 'organization' as const, orgId: 'org_parked' };
+    await h.services.budgetLeases.release(scope, 'relay-1', 100_000_000); // $0.10 really spent
+    // A holder declares a need of $0.80, is granted it, and vanishes: the slice lapses and is charged.
+    const parked = await h.services.budgetLeases.take(scope, request('h-parked', 800_000_000));
+    expect(parked.grant.sliceNanos).toBeGreaterThanOrEqual(800_000_000);
+    h.setNow(parked.grant.expiresAtMs + 60_000);
+    try {
+      const view = await h.services.budgetLeases.view(scope, { day: 1e9, month: null });
+      const charged = view.day.settledNanos;
+      expect(charged).toBeGreaterThanOrEqual(900_000_000); // the lapsed slice counts as spent
+      const { before, after, applied } = await h.services.budgetLeases.correctSettled(
+        scope,
+        -(charged - 100_000_000),
+      );
+      expect(before.day).toBe(charged);
+      expect(applied).toBe(-(charged - 100_000_000));
+      expect(after.day).toBe(100_000_000); // the real $0.10 stays
+      const { grant } = await h.services.budgetLeases.take(scope, request('h-next', 500_000_000));
+      expect(grant.exhausted).toBe(false);
+      // Asked for more than everything: applied stops at zero, and says so.
+      const all = await h.services.budgetLeases.correctSettled(scope, -5e9);
+      expect(all.after.day).toBe(0);
+      expect(all.applied).toBe(-all.before.day);
+    } finally {
+      h.setNow(NOW);
+    }
+  });
+});
+
 describe('LeaseHolderState', () => {
   it('reserves nothing while a renewal is in flight (the new slice covers only what the report listed)', () => {
     const holder = new LeaseHolderState('h');

@@ -7,6 +7,7 @@
 import { hardCapsOf, type BudgetScope } from '../../core/admission/budget-scopes';
 import {
   admissionView,
+  counterFigures,
   crossesDay,
   DEFAULT_LEASE_POLICY,
   periodsAt,
@@ -178,29 +179,39 @@ export class BudgetLeases {
    * never goes below zero: the counter's part may go negative by at most the unleased part.
    * @returns the settled figures (counter + unleased) before and after
    */
+  /**
+   * Adds `deltaNanos` (signed) to today's and this month's settled and committed figures: an admin's
+   * correction of what admission counts (the counter's settled spend, the pipeline's unleased spend and
+   * lapsed slices, as `GET /v1/budget` shows it). It never takes that below zero: the counter's settled
+   * part may go negative by at most the other two. `applied` is the delta after that bound.
+   */
   async correctSettled(
     scope: BudgetScope,
     deltaNanos: number,
-  ): Promise<{ before: Record<BudgetPeriod, number>; after: Record<BudgetPeriod, number> }> {
+  ): Promise<{ before: Record<BudgetPeriod, number>; after: Record<BudgetPeriod, number>; applied: number }> {
     const now = this.opts.now();
     const p = periodsAt(now);
     const [before, unleased] = await Promise.all([this.opts.store.read(scope), this.unleased(scope)]);
-    // Settled spend never goes below zero: a correction removes at most what today's figure holds.
-    deltaNanos = Math.max(deltaNanos, -((before[`sD#${p.day}`] ?? 0) + (unleased.day ?? 0)));
+    // What admission counts: a holder's lapsed slice (a key that parked room and vanished) is part of it,
+    // so a correction can take that back too, not only settled spend.
+    const figure = (r: CounterReading): Record<BudgetPeriod, number> => {
+      const f = counterFigures(r, now);
+      return {
+        day: f.settled.day + (unleased.day ?? 0) + f.lapsed.day,
+        month: f.settled.month + (unleased.month ?? 0) + f.lapsed.month,
+      };
+    };
+    const applied = Math.max(deltaNanos, -figure(before).day);
     const add: Record<string, number> = {};
     for (const [per, id] of [
       ['day', p.day],
       ['month', p.month],
     ] as const) {
-      add[`c${per === 'day' ? 'D' : 'M'}#${id}`] = deltaNanos;
-      add[`s${per === 'day' ? 'D' : 'M'}#${id}`] = deltaNanos;
+      add[`c${per === 'day' ? 'D' : 'M'}#${id}`] = applied;
+      add[`s${per === 'day' ? 'D' : 'M'}#${id}`] = applied;
     }
     const after = (await this.opts.store.apply(scope, { add, atMost: {} })) ?? before;
-    const figure = (r: CounterReading) => ({
-      day: (r[`sD#${p.day}`] ?? 0) + (unleased.day ?? 0),
-      month: (r[`sM#${p.month}`] ?? 0) + (unleased.month ?? 0),
-    });
-    return { before: figure(before), after: figure(after) };
+    return { before: figure(before), after: figure(after), applied };
   }
 
   /** The admission panel of `GET /v1/budget` (nano-USD). */

@@ -131,7 +131,12 @@ export const settledCorrectionResponseSchema = z
   .strictObject({
     id: z.string().meta({ description: 'The audit record of the correction.', example: '6f1c…' }),
     at: timestamp('When it was made.'),
-    deltaUsd: z.number().meta({ description: 'The correction as applied.', example: -5000 }),
+    deltaUsd: z.number().meta({ description: 'The correction as asked.', example: -5000 }),
+    appliedUsd: z.number().meta({
+      description:
+        'The correction as applied: less than asked when the figure would have gone below zero (it never does).',
+      example: -5000,
+    }),
     settledUsd: z.strictObject({
       before: z.strictObject({ day: z.number(), month: z.number() }),
       after: z.strictObject({ day: z.number(), month: z.number() }),

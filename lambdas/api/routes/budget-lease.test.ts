@@ -364,17 +364,30 @@ describe('POST /v1/budget/settled/correct', () => {
       before: { day: 0.4, month: 0.4 },
       after: { day: 0.1, month: 0.1 },
     });
+    expect(res.body.appliedUsd).toBe(-0.3);
+    // More than what admission counts: applied down to zero, and the answer says how much that was.
+    const all = await api('POST /v1/budget/settled/correct', {
+      token,
+      body: { deltaUsd: -5, reason: 'start the day afresh' },
+    });
+    expect(all.body).toMatchObject({ deltaUsd: -5, appliedUsd: -0.1, settledUsd: { after: { day: 0 } } });
     const audit = await h.services.audit.list(
       'org_correct',
       { limit: 10, cursor: null, action: 'settled_spend.corrected' },
       Date.now(),
     );
-    expect(audit.entries).toHaveLength(1);
-    expect(audit.entries[0]).toMatchObject({
+    expect(audit.entries).toHaveLength(2);
+    expect(audit.entries[1]).toMatchObject({
       id: res.body.id,
       actor: { kind: 'person', sub: 'admin-1', email: 'a@example.com' },
       before: { settledDayUsd: 0.4, settledMonthUsd: 0.4 },
-      after: { settledDayUsd: 0.1, settledMonthUsd: 0.1, deltaUsd: -0.3, reason: 'forged lease report' },
+      after: {
+        settledDayUsd: 0.1,
+        settledMonthUsd: 0.1,
+        deltaUsd: -0.3,
+        appliedUsd: -0.3,
+        reason: 'forged lease report',
+      },
     });
     // A key cannot correct (people only), and a bad body is a 400 that says where.
     expect(

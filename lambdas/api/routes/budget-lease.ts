@@ -263,6 +263,8 @@ export const releaseBudgetLease: Route = {
  * why, before and after (`settled_spend.corrected` in the audit log). People with the `admin` role only
  * (design decision 16).
  */
+const signedUsd = (nanos: number): number => Math.sign(nanos) * nanosToUsd(Math.abs(nanos));
+
 export const correctSettledSpend: Route = {
   auth: 'person',
   role: 'admin',
@@ -271,7 +273,7 @@ export const correctSettledSpend: Route = {
     const parsed = settledCorrectionRequestSchema.safeParse(parseJsonBody(event));
     if (!parsed.success) throw httpErrors.badRequest('invalid correction', formatZodIssues(parsed.error));
     const deltaNanos = Math.sign(parsed.data.deltaUsd) * usdToNanos(Math.abs(parsed.data.deltaUsd));
-    const { before, after } = await services.budgetLeases.correctSettled(
+    const { before, after, applied } = await services.budgetLeases.correctSettled(
       orgScope(principal.orgId),
       deltaNanos,
     );
@@ -293,6 +295,7 @@ export const correctSettledSpend: Route = {
         settledDayUsd: nanosToUsd(after.day),
         settledMonthUsd: nanosToUsd(after.month),
         deltaUsd: parsed.data.deltaUsd,
+        appliedUsd: signedUsd(applied),
         reason: parsed.data.reason,
       },
       at: new Date(services.now()).toISOString(),
@@ -301,6 +304,8 @@ export const correctSettledSpend: Route = {
       id: entry.id,
       at: entry.at,
       deltaUsd: parsed.data.deltaUsd,
+      // Less than asked when the figure would have gone below zero.
+      appliedUsd: signedUsd(applied),
       settledUsd: {
         before: { day: nanosToUsd(before.day), month: nanosToUsd(before.month) },
         after: { day: nanosToUsd(after.day), month: nanosToUsd(after.month) },
