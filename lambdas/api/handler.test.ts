@@ -3,7 +3,7 @@ import { flagKeyFor } from '../../core/keys';
 import { orgFlagItemKey, sessionFlagItemKey } from '../shared/flag-item-keys';
 import { createLambdaContext, createLocalIssuer, type LocalIssuer } from '../../local/runtime';
 import { startBackendHarness, type BackendHarness, UNUSED_FORECAST_RUNS } from '../../test/backend-harness';
-import { createEnforceHandler } from '../enforce/handler';
+import { createEnforceHandler, MAX_ENFORCE_BODY_BYTES } from '../enforce/handler';
 import type { IdTokenVerifier } from '../shared/services';
 import { createApiHandler } from './handler';
 import { ledgerEntryView } from './views';
@@ -109,6 +109,30 @@ describe('POST /api/guardrails/enforce', () => {
     expect(res.body.error.problems.map((p: { path: string }) => p.path)).toEqual(
       expect.arrayContaining(['triggerType']),
     );
+  });
+
+  it('400 naming an unknown member, 413 for a body over MAX_ENFORCE_BODY_BYTES; nothing pushed', async () => {
+    const unknown = await enforce({ apiKey: keyA.apiKey, ...push, orgId: 'org_b', role: 'admin' }, tokenA);
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error.problems).toEqual([
+      { path: 'orgId', message: 'unknown field' },
+      { path: 'role', message: 'unknown field' },
+    ]);
+    // The walk's 1.1 MB field; and the bound itself: one byte over is refused, at it is parsed.
+    const filler = (total: number) => {
+      const body = { apiKey: keyA.apiKey, ...push, pad: '' };
+      return { ...body, pad: 'x'.repeat(total - JSON.stringify(body).length) };
+    };
+    for (const size of [1_100_000, MAX_ENFORCE_BODY_BYTES + 1]) {
+      const big = await enforce(filler(size), tokenA);
+      expect([size, big.status, big.body.error.code]).toEqual([size, 413, 'payload_too_large']);
+    }
+    const atBound = await enforce(filler(MAX_ENFORCE_BODY_BYTES), tokenA);
+    expect(atBound.status).toBe(400); // parsed, and refused for `pad`
+    expect(atBound.body.error.problems).toEqual([{ path: 'pad', message: 'unknown field' }]);
+    expect(
+      await h.services.flags.get(orgFlagItemKey(flagKeyFor(keyA.prefix, h.pepper)), Date.now()),
+    ).toBeUndefined();
   });
 
   it('403 for a caller who does not own the key', async () => {

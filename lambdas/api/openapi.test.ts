@@ -99,7 +99,7 @@ describe('the OpenAPI document: coverage', () => {
   it.each<[string, string[]]>([
     ['POST /api/ingest', ['200', '400', '401', '413', '500', '503']],
     ['POST /v1/events', ['200', '400', '401', '413', '500', '503']],
-    ['POST /api/guardrails/enforce', ['200', '400', '401', '403', '500']],
+    ['POST /api/guardrails/enforce', ['200', '400', '401', '403', '413', '500']],
     ['GET /v1/health', ['200', '503']],
     ['GET /v1/ledger', ['200', '400', '401', '403', '500']],
     ['POST /v1/keys', ['201', '400', '401', '403', '500']],

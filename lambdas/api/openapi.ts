@@ -257,11 +257,12 @@ export const OTHER_OPERATIONS: Readonly<Record<string, OperationSpec & { access:
     summary: 'Push or clear the kill flag',
     description:
       'Spec 4.2. `apiKey` is a whole key or its prefix abn_<publicId>; the caller must own it (403 otherwise). ' +
-      'SUSPENDED lives 2 hours, THROTTLED 30 minutes; ACTIVE clears the flag and answers RESUMED.',
+      'SUSPENDED lives 2 hours, THROTTLED 30 minutes; ACTIVE clears the flag and answers RESUMED. ' +
+      'An unknown member is a 400 naming it; a body over 16 KB is a 413.',
     tag: 'Guardrails',
     body: 'EnforceRequest',
     responses: ok('EnforceResponse', 'The flag pushed, or cleared.'),
-    errors: [400],
+    errors: [400, 413],
   },
 };
 
