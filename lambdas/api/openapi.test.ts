@@ -121,8 +121,11 @@ describe('the OpenAPI document: coverage', () => {
       any: [{ ServiceApiKey: [] }, { IdToken: [] }],
     };
     for (const [routeKey, route] of Object.entries(ROUTES)) {
-      expect([routeKey, operationOf(doc, routeKey)!.security]).toEqual([routeKey, byAuth[route.auth]]);
+      const security = route.programsOnly ? [{ ServiceApiKey: [] }] : byAuth[route.auth];
+      expect([routeKey, operationOf(doc, routeKey)!.security]).toEqual([routeKey, security]);
     }
+    // The lease routes are for programs: a key only (the route refuses a person with 403).
+    expect(operationOf(doc, 'POST /v1/budget/lease')!.security).toEqual([{ ServiceApiKey: [] }]);
     expect(operationOf(doc, 'POST /v1/events')!.security).toEqual([{ ServiceApiKey: [] }]);
     expect(operationOf(doc, 'POST /api/guardrails/enforce')!.security).toEqual([{ IdToken: [] }]);
     const ingest = operationOf(doc, 'POST /api/ingest')!;

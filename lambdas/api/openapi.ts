@@ -186,7 +186,7 @@ export type ErrorStatus = keyof typeof ERROR_RESPONSES;
 /**
  * Who may call: `public` (no credential), `person` (ID token, checked by the gateway's JWT authorizer),
  * `any` (ID token or `Service-API-Key`), `serviceKey` (`Service-API-Key` only), `bodyKey` (`apiKey` in
- * the JSON body). The v1 routes take theirs from `ROUTES[routeKey].auth`.
+ * the JSON body). The v1 routes take theirs from `ROUTES[routeKey].auth` (`serviceKey` where `programsOnly`).
  */
 export type Access = Route['auth'] | 'serviceKey' | 'bodyKey';
 
@@ -556,7 +556,7 @@ export interface OpenApiOptions {
    * The v1 route table (`ROUTES` of handler.ts), passed in rather than imported: the handler serves
    * this document, so importing it back would make an import circle.
    */
-  routes: Readonly<Record<string, Pick<Route, 'auth' | 'role'>>>;
+  routes: Readonly<Record<string, Pick<Route, 'auth' | 'role' | 'programsOnly'>>>;
   /** Where the API is; when absent, clients resolve paths against the document's own address. */
   servers?: Array<{ url: string; description?: string }>;
 }
@@ -642,11 +642,12 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
       spec,
       spec.access,
     ]),
-    ...routeKeys.map((k): [string, OperationSpec, Access] => [
-      k,
-      withRole(V1_OPERATIONS[k]!, routes[k]!),
-      routes[k]!.auth,
-    ]),
+    ...routeKeys.map((k): [string, OperationSpec, Access] =>
+      // A programs-only route takes a key alone: no person role applies to it.
+      routes[k]!.programsOnly === true
+        ? [k, V1_OPERATIONS[k]!, 'serviceKey']
+        : [k, withRole(V1_OPERATIONS[k]!, routes[k]!), routes[k]!.auth],
+    ),
   ];
   const paths: OpenApiDocument['paths'] = {};
   for (const [routeKey, spec, access] of operations) {
