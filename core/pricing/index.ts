@@ -66,7 +66,9 @@ export {
 export {
   compileOrgRates,
   MAX_MODEL_RATES,
+  MAX_PROVIDER_RATES,
   orgRatesSchema,
+  storedOrgRatesSchema,
   type CompiledOrgRates,
   type NegotiatedModelRate,
   type OrgRates,

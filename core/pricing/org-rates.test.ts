@@ -1,4 +1,12 @@
-import { calculateCost, compileOrgRates, orgRatesSchema, type OrgRates, type PricingUsage } from './index';
+import fc from 'fast-check';
+import {
+  calculateCost,
+  compileOrgRates,
+  MAX_PROVIDER_RATES,
+  orgRatesSchema,
+  type OrgRates,
+  type PricingUsage,
+} from './index';
 
 const AT = Date.UTC(2025, 10, 23);
 const million = (model: string): PricingUsage => ({
@@ -59,5 +67,67 @@ describe('org rates for endpoint families', () => {
 
     expect(parsed.success).toBe(false);
     expect(parsed.error?.issues[0]?.path.join('.').startsWith(path)).toBe(true);
+  });
+});
+
+describe('provider multipliers: keys and bound', () => {
+  const HEAD = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+  const TAIL = `${HEAD}_-`;
+  const char = (set: string) => fc.constantFrom(...set.split(''));
+  /** A provider id as events name it, in any case: 1 to 64 characters, the longest drawn often. */
+  const providerKey = fc
+    .tuple(char(HEAD), fc.array(char(TAIL), { maxLength: 63 }), fc.boolean())
+    .map(([h, t, full]) => (full ? h + t.join('').padEnd(63, 'x') : h + t.join('')));
+  const notAllowed = fc.constantFrom(' ', '.', ':', '/', '*', '\u0000', '\n', 'é', '\u00a0');
+  const issues = (providers: Record<string, number>) => {
+    const r = orgRatesSchema.safeParse({ providers });
+    return r.success ? [] : r.error.issues.map((i) => ({ path: i.path, message: i.message }));
+  };
+
+  it('accepts every provider id, in any case; compiles it lower-cased', () => {
+    fc.assert(
+      fc.property(providerKey, (key) => {
+        expect(issues({ [key]: 0.5 })).toEqual([]);
+        expect(compileOrgRates({ providers: { [key]: 0.5 } }).providers.get(key.toLowerCase())).toEqual({
+          num: 1,
+          den: 2,
+        });
+      }),
+    );
+  });
+
+  it('refuses a key with a character an id does not have, a leading - or _, or a 65th character, naming it', () => {
+    const bad = fc.oneof(
+      fc.tuple(providerKey, notAllowed, fc.nat()).map(([k, c, at]) => {
+        const i = at % (k.length + 1);
+        return k.slice(0, i) + c + k.slice(i);
+      }),
+      fc.tuple(fc.constantFrom('-', '_'), providerKey).map(([c, k]) => (c + k).slice(0, 64)),
+      providerKey.map((k) => k.padEnd(65, 'a')),
+    );
+    fc.assert(
+      fc.property(bad, (key) => {
+        expect(issues({ [key]: 0.5 })).toEqual([{ path: ['providers', key], message: expect.any(String) }]);
+      }),
+    );
+  });
+
+  it(`accepts up to ${MAX_PROVIDER_RATES} keys and refuses more with one problem`, () => {
+    fc.assert(
+      fc.property(fc.integer({ min: MAX_PROVIDER_RATES - 2, max: MAX_PROVIDER_RATES + 2 }), (n) => {
+        const providers = Object.fromEntries(Array.from({ length: n }, (_, i) => [`p${i}`, 1]));
+        const found = issues(providers);
+        expect(found).toEqual(
+          n <= MAX_PROVIDER_RATES ? [] : [{ path: ['providers'], message: expect.any(String) }],
+        );
+      }),
+      { numRuns: 20 },
+    );
+  });
+
+  it('refuses two keys that name one provider in different case', () => {
+    expect(issues({ Anthropic: 0.5, anthropic: 0.9 })).toEqual([
+      { path: ['providers', 'anthropic'], message: 'names the same provider as another key (anthropic)' },
+    ]);
   });
 });

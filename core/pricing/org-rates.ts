@@ -65,10 +65,48 @@ const modelKeySchema = z
   .max(MAX_KEY_LENGTH)
   .regex(/^[^*\s]+\*?$/, { error: 'expected provider:model, model, or a prefix ending in * (e.g. llama:*)' });
 
+/** Most per-provider multipliers of one organization (Spendguard knows a few dozen providers). */
+export const MAX_PROVIDER_RATES = 100;
+/**
+ * A Spendguard provider id (core/schemas `providerId()`), in any case: keys are lower-cased when the
+ * rates are compiled, and rates saved before this check may be mixed case.
+ */
+const PROVIDER_KEY = /^[a-z0-9][a-z0-9_-]{0,63}$/i;
+
+/**
+ * Per-provider multipliers, bounded before the keys are checked so that a huge map answers one problem,
+ * not one per key. Two keys that differ only in case would name one provider with two multipliers.
+ */
+const providerRatesSchema = z.record(z.string(), multiplierSchema).superRefine((providers, ctx) => {
+  const keys = Object.keys(providers);
+  if (keys.length > MAX_PROVIDER_RATES) {
+    ctx.addIssue({ code: 'custom', message: `at most ${MAX_PROVIDER_RATES} provider multipliers` });
+    return;
+  }
+  const seen = new Set<string>();
+  for (const key of keys) {
+    const id = key.toLowerCase();
+    if (!PROVIDER_KEY.test(key)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [key],
+        message: 'expected a provider id such as openai (letters, digits, - and _, at most 64)',
+      });
+    } else if (seen.has(id)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [key],
+        message: `names the same provider as another key (${id})`,
+      });
+    }
+    seen.add(id);
+  }
+});
+
 /** Validates {@link OrgRates} where they are configured (dashboard, API), before they are stored. */
 export const orgRatesSchema = z.strictObject({
   multiplier: multiplierSchema.optional(),
-  providers: z.record(z.string().min(1), multiplierSchema).optional(),
+  providers: providerRatesSchema.optional(),
   models: z
     .record(
       modelKeySchema,
@@ -102,6 +140,15 @@ export const orgRatesSchema = z.strictObject({
       error: `at most ${MAX_BEDROCK_PROFILES} Bedrock profiles`,
     })
     .optional(),
+});
+
+/**
+ * {@link orgRatesSchema} as stored rates are read back (pricing, `GET /v1/pricing/rates`): provider keys
+ * and their count unchecked, so that rates saved before those checks existed price as they did; the
+ * next write must pass the full check.
+ */
+export const storedOrgRatesSchema = orgRatesSchema.extend({
+  providers: z.record(z.string().min(1), multiplierSchema).optional(),
 });
 
 /** {@link OrgRates} compiled for the hot path. Build once per organization with {@link compileOrgRates}. */
@@ -139,7 +186,7 @@ function toRational(value: number, where: string): Rational {
  * @throws OrgRatesError when a multiplier or price is negative, non-finite or out of range.
  */
 export function compileOrgRates(rates: OrgRates): CompiledOrgRates {
-  const parsed = orgRatesSchema.safeParse(rates);
+  const parsed = storedOrgRatesSchema.safeParse(rates);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new OrgRatesError(`Invalid org rates at ${issue?.path.join('.') ?? '?'}: ${issue?.message ?? ''}`);

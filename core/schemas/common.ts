@@ -34,8 +34,9 @@ export function expected(what: string): (issue: { input?: unknown }) => string {
   return (issue) => (issue.input === undefined ? `required (${what})` : `expected ${what}`);
 }
 
+/** No C0 control character nor DEL: what labels and names people give must match (log injection). */
 // eslint-disable-next-line no-control-regex -- labels must not carry control characters (log injection)
-const NO_CONTROL_CHARACTERS = /^[^\x00-\x1f\x7f]*$/;
+export const NO_CONTROL_CHARACTERS = /^[^\x00-\x1f\x7f]*$/;
 
 /** A token count: a whole number from 0 to {@link MAX_TOKENS}. */
 export function tokenCount(description: string, example = 1200) {

@@ -40,7 +40,35 @@ describe('enforceRequestSchema', () => {
 
   it('accepts a clear and ignores push members sent with it', () => {
     expect(enforceRequestSchema.parse({ apiKey, action: 'ACTIVE' })).toEqual({ apiKey, action: 'ACTIVE' });
-    expect(enforceRequestSchema.parse({ ...push, action: 'ACTIVE' })).toEqual({ apiKey, action: 'ACTIVE' });
+    expect(enforceRequestSchema.parse({ ...push, action: 'ACTIVE' })).toMatchObject({
+      apiKey,
+      action: 'ACTIVE',
+    });
+  });
+
+  it.each([
+    [{ ...push, orgId: 'org_other' }, ['orgId']],
+    [{ ...push, role: 'admin', keyID: 'k3v9x0q2m7za' }, ['role', 'keyID']],
+    [{ apiKey, action: 'ACTIVE', scope: 'key', sessionID: 's' }, ['sessionID']],
+    [{ action: 'ACTIVE', note: 'x'.repeat(1000) }, ['note']],
+  ])('refuses unknown members, naming each: %#', (body, members) => {
+    expect(issuesOf(body)).toEqual(members.map((path) => ({ path, message: 'unknown field' })));
+  });
+
+  it('accepts every body the dashboard sends (resume at each scope)', () => {
+    for (const body of [
+      { apiKey: 'abn_k3v9x0q2m7za', action: 'ACTIVE', scope: 'organization' },
+      { apiKey: 'abn_k3v9x0q2m7za', action: 'ACTIVE', scope: 'key', keyId: 'k3v9x0q2m7za' },
+      {
+        apiKey: 'abn_k3v9x0q2m7za',
+        action: 'ACTIVE',
+        scope: 'session',
+        keyId: 'k3v9x0q2m7za',
+        sessionId: 'agent-7',
+      },
+    ]) {
+      expect(issuesOf(body)).toEqual([]);
+    }
   });
 
   it('narrows the type on action', () => {

@@ -3,7 +3,8 @@
  *
  * The request is a union on `action`: a push (`SUSPENDED`, `THROTTLED`) requires `triggerType`,
  * `observedValue`, `thresholdValue` and `mode`; a clear (`ACTIVE`) takes none of them and ignores
- * them if sent. `apiKey` is a whole key or its prefix `abn_<publicId>` (the dashboard holds only
+ * them if sent. Any other member is refused (400 naming it): a misspelt `keyID` or `scope` silently
+ * ignored would widen a kill or a resume to the whole organization. `apiKey` is a whole key or its prefix `abn_<publicId>` (the dashboard holds only
  * prefixes; ownership is proven by the caller's ID token). The TTL is never taken from the caller.
  *
  * Scopes (design decision 13): `scope` is `organization` (the default: every key), `key` (the key named by
@@ -92,7 +93,7 @@ const measured = (description: string) =>
   z.number({ error: expected('a finite number') }).meta({ description, example: 4 });
 
 export const enforcePushRequestSchema = z
-  .object({
+  .strictObject({
     ...targetFields,
     action: z
       .enum(['SUSPENDED', 'THROTTLED'], { error: expected('SUSPENDED, THROTTLED or ACTIVE') })
@@ -105,14 +106,25 @@ export const enforcePushRequestSchema = z
   .meta({ description: 'Push a kill flag.' });
 export type EnforcePushRequest = z.infer<typeof enforcePushRequestSchema>;
 
+/** A push member sent with a clear: spec 4.2 sends it on pushes only, so a clear accepts and ignores it. */
+const ignoredOnClear = (member: string) =>
+  z
+    .unknown()
+    .optional()
+    .meta({ description: `Ignored on a clear (${member} describes a push).` });
+
 export const enforceClearRequestSchema = z
-  .object({
+  .strictObject({
     ...targetFields,
     action: z.literal('ACTIVE').meta({ description: 'Clear the flag (manual resume).' }),
+    triggerType: ignoredOnClear('triggerType'),
+    observedValue: ignoredOnClear('observedValue'),
+    thresholdValue: ignoredOnClear('thresholdValue'),
+    mode: ignoredOnClear('mode'),
   })
   .meta({
     description:
-      'Clear kill flags: exactly the given scope, or every flag of the organization without one; other members are ignored.',
+      'Clear kill flags: exactly the given scope, or every flag of the organization without one; push members are ignored, any other member is refused.',
   });
 export type EnforceClearRequest = z.infer<typeof enforceClearRequestSchema>;
 

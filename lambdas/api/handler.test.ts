@@ -3,7 +3,7 @@ import { flagKeyFor } from '../../core/keys';
 import { orgFlagItemKey, sessionFlagItemKey } from '../shared/flag-item-keys';
 import { createLambdaContext, createLocalIssuer, type LocalIssuer } from '../../local/runtime';
 import { startBackendHarness, type BackendHarness, UNUSED_FORECAST_RUNS } from '../../test/backend-harness';
-import { createEnforceHandler } from '../enforce/handler';
+import { createEnforceHandler, MAX_ENFORCE_BODY_BYTES } from '../enforce/handler';
 import type { IdTokenVerifier } from '../shared/services';
 import { createApiHandler } from './handler';
 import { ledgerEntryView } from './views';
@@ -109,6 +109,30 @@ describe('POST /api/guardrails/enforce', () => {
     expect(res.body.error.problems.map((p: { path: string }) => p.path)).toEqual(
       expect.arrayContaining(['triggerType']),
     );
+  });
+
+  it('400 naming an unknown member, 413 for a body over MAX_ENFORCE_BODY_BYTES; nothing pushed', async () => {
+    const unknown = await enforce({ apiKey: keyA.apiKey, ...push, orgId: 'org_b', role: 'admin' }, tokenA);
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error.problems).toEqual([
+      { path: 'orgId', message: 'unknown field' },
+      { path: 'role', message: 'unknown field' },
+    ]);
+    // The walk's 1.1 MB field; and the bound itself: one byte over is refused, at it is parsed.
+    const filler = (total: number) => {
+      const body = { apiKey: keyA.apiKey, ...push, pad: '' };
+      return { ...body, pad: 'x'.repeat(total - JSON.stringify(body).length) };
+    };
+    for (const size of [1_100_000, MAX_ENFORCE_BODY_BYTES + 1]) {
+      const big = await enforce(filler(size), tokenA);
+      expect([size, big.status, big.body.error.code]).toEqual([size, 413, 'payload_too_large']);
+    }
+    const atBound = await enforce(filler(MAX_ENFORCE_BODY_BYTES), tokenA);
+    expect(atBound.status).toBe(400); // parsed, and refused for `pad`
+    expect(atBound.body.error.problems).toEqual([{ path: 'pad', message: 'unknown field' }]);
+    expect(
+      await h.services.flags.get(orgFlagItemKey(flagKeyFor(keyA.prefix, h.pepper)), Date.now()),
+    ).toBeUndefined();
   });
 
   it('403 for a caller who does not own the key', async () => {
@@ -496,6 +520,69 @@ describe('v1 API', () => {
     expect(await h.services.apiKeys.verify(apiKey)).toBeUndefined();
   });
 
+  it('revokes once: a second DELETE answers 200, keeps the first revokedAt and is not audited again', async () => {
+    const created = await api(req('POST /v1/keys', { token: tokenA, body: { name: 'twice' } }));
+    const publicId: string = created.body.key.publicId;
+    const del = () => api(req('DELETE /v1/keys/{publicId}', { token: tokenA, params: { publicId } }));
+    const revokedAtOf = async () =>
+      (await api(req('GET /v1/keys', { token: tokenA }))).body.keys.find(
+        (k: { publicId: string }) => k.publicId === publicId,
+      ).revokedAt;
+    const audited = async () =>
+      (
+        await h.services.audit.list(
+          'org_a',
+          { limit: 100, cursor: null, action: 'key.revoked' },
+          h.services.now(),
+        )
+      ).entries.filter((e) => e.target === publicId);
+    const t0 = Date.now();
+    h.setNow(t0);
+
+    expect(await del()).toEqual({ status: 200, body: { revoked: true } });
+    const first = await revokedAtOf();
+    h.setNow(t0 + 60_000);
+    expect(await del()).toEqual({ status: 200, body: { revoked: true } });
+
+    expect(first).toBe(new Date(t0).toISOString());
+    expect(await revokedAtOf()).toBe(first);
+    const entries = await audited();
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({ before: { revokedAt: null }, after: { revokedAt: first } });
+
+    // Two at once: one revocation, one audit entry.
+    const racer = await api(req('POST /v1/keys', { token: tokenA, body: { name: 'race' } }));
+    const racerId: string = racer.body.key.publicId;
+    const both = await Promise.all(
+      [1, 2].map(() =>
+        api(req('DELETE /v1/keys/{publicId}', { token: tokenA, params: { publicId: racerId } })),
+      ),
+    );
+    expect(both.map((r) => r.status)).toEqual([200, 200]);
+    const racerEntries = (
+      await h.services.audit.list(
+        'org_a',
+        { limit: 100, cursor: null, action: 'key.revoked' },
+        h.services.now(),
+      )
+    ).entries.filter((e) => e.target === racerId);
+    expect(racerEntries).toHaveLength(1);
+  });
+
+  it('refuses control characters in a key name, naming `name`', async () => {
+    for (const name of ['a\u0000b', 'a\u001bb', 'a\u007fb', 'ci\nprod']) {
+      const res = await api(req('POST /v1/keys', { token: tokenA, body: { name } }));
+      expect(res.status).toBe(400);
+      expect(res.body.error.problems).toEqual([
+        { path: 'name', message: 'must not contain control characters' },
+      ]);
+    }
+    // Surrounding whitespace is trimmed, as before; printable text, accents included, is a name.
+    const ok = await api(req('POST /v1/keys', { token: tokenA, body: { name: ' prod — é \n' } }));
+    expect(ok.status).toBe(201);
+    expect(ok.body.key.name).toBe('prod — é');
+  });
+
   it('keeps organizations apart: keys, ledger, budget and flags', async () => {
     await h.services.ledger.putForRecord('org_b', '1', [ledgerEntryOf('evt_b_secret')]);
     const asA = await api(req('GET /v1/ledger', { token: tokenA }));
@@ -569,6 +656,13 @@ describe('v1 API', () => {
     );
     const cursor = await api(req('GET /v1/ledger', { token: tokenA, query: { cursor: 'garbage' } }));
     expect(cursor.status).toBe(400);
+    // from after to was a 500 (DynamoDB refuses BETWEEN with bounds the wrong way round).
+    const window = { from: '2026-11-26T10:00:00Z', to: '2026-11-26T09:00:00Z' };
+    const backwards = await api(req('GET /v1/ledger', { token: tokenA, query: window }));
+    expect(backwards.status).toBe(400);
+    expect(backwards.body.error.problems).toEqual([{ path: 'to', message: 'must not be before from' }]);
+    const sameInstant = { from: '2026-11-26T11:00:00+02:00', to: '2026-11-26T09:00:00Z' };
+    expect((await api(req('GET /v1/ledger', { token: tokenA, query: sameInstant }))).status).toBe(200);
     const budget = await api(
       req('PUT /v1/budget', {
         token: tokenA,

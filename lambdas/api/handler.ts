@@ -41,8 +41,9 @@ export const ROUTES: Readonly<Record<string, Route>> = {
   'GET /v1/forecast/runs/{runId}': getForecastRun,
   'GET /v1/budget': getBudget,
   'PUT /v1/budget': putBudget,
-  'POST /v1/budget/lease': takeBudgetLease,
-  'POST /v1/budget/lease/release': releaseBudgetLease,
+  // Leases belong to running programs (routes/budget-lease.ts refuses a person with 403).
+  'POST /v1/budget/lease': { ...takeBudgetLease, programsOnly: true },
+  'POST /v1/budget/lease/release': { ...releaseBudgetLease, programsOnly: true },
   'POST /v1/budget/settled/correct': correctSettledSpend,
   'GET /v1/keys': listKeys,
   'POST /v1/keys': createKey,
@@ -84,6 +85,7 @@ export function createApiHandler(deps: ApiDeps) {
             deps.services,
             deps.idTokens,
             route.auth === 'any' ? (route.keyScopes ?? READ) : null,
+            route.programsOnly === true,
           );
     if (route.auth !== 'public') {
       await requireRole(deps.services, principal, route.role ?? 'viewer', event.routeKey);

@@ -2,6 +2,8 @@
  * Key scopes (issue 15.3): chosen at creation, enforced on every route a key reaches (ingest, the v1
  * reads), and every scope for keys stored before scopes existed or created without a list.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { errorBodySchema } from '../../core/schemas/api';
 import { createLambdaContext, createLocalIssuer } from '../../local/runtime';
@@ -10,7 +12,7 @@ import { createIngestHandler } from '../ingest/handler';
 import { ApiKeyAuthenticator } from '../shared/api-key-auth';
 import type { EventSink } from '../shared/event-sink';
 import type { IdTokenVerifier } from '../shared/services';
-import { createApiHandler } from './handler';
+import { createApiHandler, ROUTES } from './handler';
 
 let h: BackendHarness;
 let idTokens: IdTokenVerifier;
@@ -164,6 +166,39 @@ describe('key scopes', () => {
   it('a proxy-only key neither posts events nor reads', async () => {
     const created = await createKey({ name: 'proxy', scopes: ['proxy'] });
     expect(await reach(created.body.apiKey)).toEqual({ events: 403, plain: 403, ledger: 403, spend: 403 });
+  });
+
+  it('tells a request without a credential which one the route takes (401, code unauthorized)', async () => {
+    const messageOf = async (routeKey: string) => {
+      const res = await api(event(routeKey, { body: { holderId: 'h1', consumedUsd: 0 } }));
+      expect([routeKey, res.status, res.body.error.code]).toEqual([routeKey, 401, 'unauthorized']);
+      return res.body.error.message as string;
+    };
+
+    // Key-only: a lease belongs to a running program; an ID token would be refused with 403 anyway.
+    for (const routeKey of ['POST /v1/budget/lease', 'POST /v1/budget/lease/release']) {
+      expect(await messageOf(routeKey)).toBe('Service-API-Key is required (this route is for programs)');
+    }
+    for (const routeKey of ['GET /v1/ledger', 'GET /v1/spend', 'GET /v1/budget']) {
+      expect(await messageOf(routeKey)).toBe(
+        'Service-API-Key or Authorization: Bearer <ID token> is required',
+      );
+    }
+    expect(await messageOf('GET /v1/keys')).toBe('Authorization: Bearer <ID token> is required');
+  });
+
+  it("docs/api.md's program row lists exactly the routes that take a Service-API-Key", () => {
+    const doc = readFileSync(join(__dirname, '../../docs/api.md'), 'utf8');
+    const row = doc.split('\n').find((line) => line.startsWith('| programs (SDK, scripts)'));
+    const listed = [...(row ?? '').split('|')[3]!.matchAll(/`((?:GET|POST|PUT|DELETE) [^`]+)`/g)].map(
+      (m) => m[1],
+    );
+    const keyRoutes = Object.entries(ROUTES)
+      .filter(([, route]) => route.auth === 'any')
+      .map(([routeKey]) => routeKey);
+
+    // The ingest function's two routes take a key too (lambdas/ingest).
+    expect(listed.sort()).toEqual([...keyRoutes, 'POST /api/ingest', 'POST /v1/events'].sort());
   });
 
   it('keeps the people routes for people: a key with every scope cannot list or create keys', async () => {

@@ -99,7 +99,7 @@ describe('the OpenAPI document: coverage', () => {
   it.each<[string, string[]]>([
     ['POST /api/ingest', ['200', '400', '401', '413', '500', '503']],
     ['POST /v1/events', ['200', '400', '401', '413', '500', '503']],
-    ['POST /api/guardrails/enforce', ['200', '400', '401', '403', '500']],
+    ['POST /api/guardrails/enforce', ['200', '400', '401', '403', '413', '500']],
     ['GET /v1/health', ['200', '503']],
     ['GET /v1/ledger', ['200', '400', '401', '403', '500']],
     ['POST /v1/keys', ['201', '400', '401', '403', '500']],
@@ -121,8 +121,11 @@ describe('the OpenAPI document: coverage', () => {
       any: [{ ServiceApiKey: [] }, { IdToken: [] }],
     };
     for (const [routeKey, route] of Object.entries(ROUTES)) {
-      expect([routeKey, operationOf(doc, routeKey)!.security]).toEqual([routeKey, byAuth[route.auth]]);
+      const security = route.programsOnly ? [{ ServiceApiKey: [] }] : byAuth[route.auth];
+      expect([routeKey, operationOf(doc, routeKey)!.security]).toEqual([routeKey, security]);
     }
+    // The lease routes are for programs: a key only (the route refuses a person with 403).
+    expect(operationOf(doc, 'POST /v1/budget/lease')!.security).toEqual([{ ServiceApiKey: [] }]);
     expect(operationOf(doc, 'POST /v1/events')!.security).toEqual([{ ServiceApiKey: [] }]);
     expect(operationOf(doc, 'POST /api/guardrails/enforce')!.security).toEqual([{ IdToken: [] }]);
     const ingest = operationOf(doc, 'POST /api/ingest')!;

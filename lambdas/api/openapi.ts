@@ -186,7 +186,7 @@ export type ErrorStatus = keyof typeof ERROR_RESPONSES;
 /**
  * Who may call: `public` (no credential), `person` (ID token, checked by the gateway's JWT authorizer),
  * `any` (ID token or `Service-API-Key`), `serviceKey` (`Service-API-Key` only), `bodyKey` (`apiKey` in
- * the JSON body). The v1 routes take theirs from `ROUTES[routeKey].auth`.
+ * the JSON body). The v1 routes take theirs from `ROUTES[routeKey].auth` (`serviceKey` where `programsOnly`).
  */
 export type Access = Route['auth'] | 'serviceKey' | 'bodyKey';
 
@@ -257,11 +257,12 @@ export const OTHER_OPERATIONS: Readonly<Record<string, OperationSpec & { access:
     summary: 'Push or clear the kill flag',
     description:
       'Spec 4.2. `apiKey` is a whole key or its prefix abn_<publicId>; the caller must own it (403 otherwise). ' +
-      'SUSPENDED lives 2 hours, THROTTLED 30 minutes; ACTIVE clears the flag and answers RESUMED.',
+      'SUSPENDED lives 2 hours, THROTTLED 30 minutes; ACTIVE clears the flag and answers RESUMED. ' +
+      'An unknown member is a 400 naming it; a body over 16 KB is a 413.',
     tag: 'Guardrails',
     body: 'EnforceRequest',
     responses: ok('EnforceResponse', 'The flag pushed, or cleared.'),
-    errors: [400],
+    errors: [400, 413],
   },
 };
 
@@ -555,7 +556,7 @@ export interface OpenApiOptions {
    * The v1 route table (`ROUTES` of handler.ts), passed in rather than imported: the handler serves
    * this document, so importing it back would make an import circle.
    */
-  routes: Readonly<Record<string, Pick<Route, 'auth' | 'role'>>>;
+  routes: Readonly<Record<string, Pick<Route, 'auth' | 'role' | 'programsOnly'>>>;
   /** Where the API is; when absent, clients resolve paths against the document's own address. */
   servers?: Array<{ url: string; description?: string }>;
 }
@@ -641,11 +642,12 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
       spec,
       spec.access,
     ]),
-    ...routeKeys.map((k): [string, OperationSpec, Access] => [
-      k,
-      withRole(V1_OPERATIONS[k]!, routes[k]!),
-      routes[k]!.auth,
-    ]),
+    ...routeKeys.map((k): [string, OperationSpec, Access] =>
+      // A programs-only route takes a key alone: no person role applies to it.
+      routes[k]!.programsOnly === true
+        ? [k, V1_OPERATIONS[k]!, 'serviceKey']
+        : [k, withRole(V1_OPERATIONS[k]!, routes[k]!), routes[k]!.auth],
+    ),
   ];
   const paths: OpenApiDocument['paths'] = {};
   for (const [routeKey, spec, access] of operations) {

@@ -7,10 +7,16 @@ import { enforceRequestSchema, formatZodIssues } from '../../core/schemas';
 import { recordChange, requireRole } from '../shared/audit';
 import { clearFlags, enforcementDeps, flagTarget, pushFlag } from '../shared/enforcement';
 import { flagPropagationMs } from '../shared/flag-propagation';
-import { httpErrors, json, parseJsonBody } from '../shared/http';
+import { bodyText, httpErrors, json, parseJsonBody } from '../shared/http';
 import { httpErrorHandler } from '../shared/middleware/http-error-handler';
 import { requirePerson } from '../shared/principal';
 import type { IdTokenVerifier, Services } from '../shared/services';
+
+/**
+ * Largest request body, bytes. The largest valid body (a full key, a 256-character session id, every
+ * push member) is under 1 KB; 16 KB leaves room for whitespace and stops a large body before it is parsed.
+ */
+export const MAX_ENFORCE_BODY_BYTES = 16 * 1024;
 
 export interface EnforceDeps {
   services: Services;
@@ -31,7 +37,7 @@ export interface EnforceDeps {
  * default; a key; a key's session). The caller is a person with a verified ID token who must own the
  * organization of `apiKey` and `keyId`. Because the dashboard never holds raw keys, `apiKey` may also be
  * a key prefix (`abn_<publicId>`) or be replaced by `keyId`: ownership is proven by the token, not by the
- * key's secret. Order: token (401) → body (400) → ownership (403) → role (403 `role_required`): a
+ * key's secret. Order: token (401) → body size (413) → body (400, an unknown member included) → ownership (403) → role (403 `role_required`): a
  * `member` may push and clear at key or session scope, organization scope (also a clear of everything)
  * is `admin`'s (core/roles). Every push and clear is audited (`flag.set`, `flag.cleared`).
  *
@@ -46,6 +52,9 @@ export function createEnforceHandler(deps: EnforceDeps) {
 
   const handle = async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
     const person = await requirePerson(event, deps.idTokens, services);
+    const size = Buffer.byteLength(bodyText(event), 'utf8');
+    if (size > MAX_ENFORCE_BODY_BYTES)
+      throw httpErrors.tooLarge(`request body is ${size} bytes; at most ${MAX_ENFORCE_BODY_BYTES}`);
     const parsed = enforceRequestSchema.safeParse(parseJsonBody(event));
     if (!parsed.success)
       throw httpErrors.badRequest('invalid enforcement request', formatZodIssues(parsed.error));

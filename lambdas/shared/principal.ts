@@ -62,15 +62,24 @@ export async function requirePerson(
 
 /**
  * A person (ID token) or, where programs may call (`keyScopes` not null), a program (`Service-API-Key`)
- * whose key holds one of `keyScopes` (403 `scope_missing` otherwise).
+ * whose key holds one of `keyScopes` (403 `scope_missing` otherwise). Without any credential the 401
+ * names the one the route takes: only a key where `programsOnly` (the route refuses people itself).
  */
 export async function requirePrincipal(
   event: APIGatewayProxyEventV2,
   services: Pick<Services, 'apiKeys' | 'owners' | 'audit' | 'now'>,
   verifier: IdTokenVerifier,
   keyScopes: readonly KeyScope[] | null,
+  programsOnly = false,
 ): Promise<Principal> {
   const key = event.headers['service-api-key'];
+  if (keyScopes !== null && key === undefined && !event.headers.authorization) {
+    throw httpErrors.unauthorized(
+      programsOnly
+        ? 'Service-API-Key is required (this route is for programs)'
+        : 'Service-API-Key or Authorization: Bearer <ID token> is required',
+    );
+  }
   if (keyScopes !== null && key !== undefined && !event.headers.authorization) {
     const p = await services.apiKeys.require(key, keyScopes);
     return { kind: 'program', orgId: p.orgId, keyId: p.publicId, scopes: p.scopes };

@@ -5,7 +5,7 @@
  */
 import type { EventEnvelope } from '../../core/events/telemetry-event';
 import type { EventSink } from '../../lambdas/shared/event-sink';
-import type { ApiKeyRecord, ApiKeyStore } from '../../lambdas/shared/stores/api-key-store';
+import type { ApiKeyRecord, ApiKeyStore, RevokeOutcome } from '../../lambdas/shared/stores/api-key-store';
 import type { LoopRunKey, LoopRunStore } from '../../lambdas/shared/stores/loop-run-store';
 import {
   isExpired,
@@ -90,12 +90,13 @@ export class MemoryApiKeyStore implements ApiKeyStore {
     return [...this.records.values()].filter((r) => r.orgId === orgId);
   }
 
-  async revoke(orgId: string, publicId: string, at: string): Promise<boolean> {
+  async revoke(orgId: string, publicId: string, at: string): Promise<RevokeOutcome> {
     this.check();
     const r = this.records.get(publicId);
-    if (r === undefined || r.orgId !== orgId) return false;
-    r.revokedAt ??= at;
-    return true;
+    if (r === undefined || r.orgId !== orgId) return 'not_found';
+    if (r.revokedAt !== null) return 'already_revoked';
+    r.revokedAt = at;
+    return 'revoked';
   }
 
   private check(): void {

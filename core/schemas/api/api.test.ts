@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { z } from 'zod';
 import { formatZodIssues } from '../issues';
 import * as api from './index';
@@ -67,6 +68,36 @@ describe('ledgerQuerySchema (moved from lambdas/api/routes/ledger.ts, same rules
     { fromm: 'x' },
   ])('refuses %j', (query) => {
     expect(api.ledgerQuerySchema.safeParse(query).success).toBe(false);
+  });
+});
+
+describe('ledgerQuerySchema time window', () => {
+  // Around one instant, so that equal and 1 ms apart are drawn often; offsets move the written form only.
+  const BASE = Date.parse('2026-11-26T09:00:00.000Z');
+  const instant = fc.integer({ min: -3, max: 3 }).map((ms) => BASE + ms);
+  const written = (ms: number, offsetHours: number) => {
+    const local = new Date(ms + offsetHours * 3_600_000).toISOString().slice(0, 23);
+    if (offsetHours === 0) return `${local}Z`;
+    const hh = String(Math.abs(offsetHours)).padStart(2, '0');
+    return `${local}${offsetHours > 0 ? '+' : '-'}${hh}:00`;
+  };
+
+  it('accepts from ≤ to and refuses from > to naming `to`, whatever the offsets', () => {
+    fc.assert(
+      fc.property(
+        instant,
+        instant,
+        fc.integer({ min: -12, max: 14 }),
+        fc.integer({ min: -12, max: 14 }),
+        (f, t, fo, to) => {
+          const r = api.ledgerQuerySchema.safeParse({ from: written(f, fo), to: written(t, to) });
+          expect(r.success).toBe(f <= t);
+          if (!r.success) {
+            expect(formatZodIssues(r.error)).toEqual([{ path: 'to', message: 'must not be before from' }]);
+          }
+        },
+      ),
+    );
   });
 });
 

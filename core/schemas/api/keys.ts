@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { API_KEY_PATTERN, API_KEY_PREFIX_PATTERN } from '../../keys/api-key';
 import { KEY_SCOPES } from '../../keys/scopes';
+import { NO_CONTROL_CHARACTERS } from '../common';
 import { timestamp } from './common';
 
 /** The public id of a key: what names it in storage, the dashboard and logs (never secret). */
@@ -40,7 +41,12 @@ export const createKeyRequestSchema = z
       .trim()
       .min(1)
       .max(100)
-      .meta({ description: 'A name for people (1 to 100 characters, trimmed).', example: 'ci' }),
+      // A name is shown and logged: a control character could forge a log line or a terminal's output.
+      .regex(NO_CONTROL_CHARACTERS, { error: 'must not contain control characters' })
+      .meta({
+        description: 'A name for people (1 to 100 characters, trimmed, no control characters).',
+        example: 'ci',
+      }),
     scopes: keyScopesSchema.optional().meta({
       description: 'What the key may do; absent: every scope (proxy, ingest and read).',
       example: ['proxy', 'ingest'],

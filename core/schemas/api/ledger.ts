@@ -45,6 +45,11 @@ export const ledgerQuerySchema = z
       .meta({ description: 'nextCursor of the previous page.', example: 'eyJwayI6Im9yZ19hY21lIn0' })
       .optional(),
   })
+  // DynamoDB answers BETWEEN with a lower bound above the upper one with an error (a 500), not nothing.
+  .refine((q) => q.from === undefined || q.to === undefined || Date.parse(q.to) >= Date.parse(q.from), {
+    path: ['to'],
+    error: 'must not be before from',
+  })
   .meta({ description: 'Query of GET /v1/ledger.' });
 export type LedgerQuery = z.infer<typeof ledgerQuerySchema>;
 

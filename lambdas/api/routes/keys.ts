@@ -63,15 +63,18 @@ export const revokeKey: Route = {
     }
     const before = await services.keys.get(publicId);
     const revokedAt = new Date(services.now()).toISOString();
-    const revoked = await services.keys.revoke(principal.orgId, publicId, revokedAt);
-    if (!revoked || !before) throw httpErrors.notFound('no such key in this organization');
+    const outcome = await services.keys.revoke(principal.orgId, publicId, revokedAt);
+    if (outcome === 'not_found' || !before) throw httpErrors.notFound('no such key in this organization');
     services.apiKeys.invalidate(publicId);
-    await recordChange(services, principal, {
-      action: 'key.revoked',
-      target: publicId,
-      before: apiKeyView(before),
-      after: apiKeyView({ ...before, revokedAt: before.revokedAt ?? revokedAt }),
-    });
+    // A second DELETE changes nothing (the first revokedAt stays), so it is not audited again.
+    if (outcome === 'revoked') {
+      await recordChange(services, principal, {
+        action: 'key.revoked',
+        target: publicId,
+        before: apiKeyView(before),
+        after: apiKeyView({ ...before, revokedAt }),
+      });
+    }
     return json(200, { revoked: true });
   },
 };

@@ -7,6 +7,7 @@ import {
 } from '../../../test/backend-harness';
 import { envelopeOf, kinesisBatch, telemetryEvent } from '../../../test/fixtures';
 import { createPricingConsumer } from '../../pricing-consumer/handler';
+import { compileOrgRates, MAX_PROVIDER_RATES } from '../../../core/pricing';
 import { createApiHandler } from '../handler';
 
 let h: BackendHarness;
@@ -107,5 +108,105 @@ describe('GET/PUT /v1/pricing/rates', () => {
       },
     });
     expect((await call('GET /v1/pricing/rates', { token })).body).toEqual(before.body);
+  });
+
+  it('bounds providers at MAX_PROVIDER_RATES and checks each key as a provider id, naming it', async () => {
+    const before = await call('GET /v1/pricing/rates', { token });
+    const many = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`p${i}`, 0.9]));
+    // 60,000 entries were a 500 (DynamoDB item size); the bound answers first, with one problem.
+    for (const n of [MAX_PROVIDER_RATES + 1, 60_000]) {
+      const res = await call('PUT /v1/pricing/rates', { token, body: { providers: many(n) } });
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({
+        error: {
+          problems: [{ path: 'providers', message: `at most ${MAX_PROVIDER_RATES} provider multipliers` }],
+        },
+      });
+    }
+    const long = 'a'.repeat(65);
+    for (const [bad, path] of [
+      ['open ai', 'providers["open ai"]'],
+      ['-openai', 'providers["-openai"]'],
+      [long, `providers.${long}`],
+      ['open\u0000ai', 'providers["open\\u0000ai"]'],
+      ['', 'providers[""]'],
+    ]) {
+      const res = await call('PUT /v1/pricing/rates', { token, body: { providers: { [bad!]: 0.9 } } });
+      expect(res.status).toBe(400);
+      expect((res.body.error as { problems: { path: string }[] }).problems[0]!.path).toBe(path);
+    }
+    const twice = await call('PUT /v1/pricing/rates', {
+      token,
+      body: { providers: { OpenAI: 0.5, openai: 0.9 } },
+    });
+    expect(twice.status).toBe(400);
+    expect((await call('GET /v1/pricing/rates', { token })).body).toEqual(before.body);
+
+    const atBound = await call('PUT /v1/pricing/rates', {
+      token,
+      body: { providers: many(MAX_PROVIDER_RATES) },
+    });
+    expect(atBound.status).toBe(200);
+    // Mixed case is a provider id too (lower-cased when compiled), as rates saved before this check are.
+    const mixed = await call('PUT /v1/pricing/rates', { token, body: { providers: { OpenAI: 0.5 } } });
+    expect(mixed.status).toBe(200);
+  });
+
+  it('keeps pricing and showing rates stored before provider keys were checked', async () => {
+    const legacy = {
+      providers: { 'Open AI ': 0.5, ...Object.fromEntries([...Array(150).keys()].map((i) => [`p${i}`, 1])) },
+    };
+    await h.services.pricingRates.put(
+      'org_legacy_rates',
+      { rates: legacy, updatedAt: '2026-01-01T00:00:00.000Z' },
+      0,
+    );
+    const legacyToken = await issuer.issueIdToken({
+      sub: 'carol',
+      email: 'c@example.com',
+      orgId: 'org_legacy_rates',
+    });
+
+    const got = await call('GET /v1/pricing/rates', { token: legacyToken });
+
+    expect(got.body.rates).toEqual(legacy);
+    expect(compileOrgRates(legacy).providers.get('open ai')).toEqual({ num: 1, den: 2 });
+  });
+
+  it('records concurrent PUTs as one chain: each audit before is the previous after', async () => {
+    const org = 'org_rates_race';
+    const raceToken = await issuer.issueIdToken({ sub: 'dave', email: 'd@example.com', orgId: org });
+    const N = 10;
+    const bodies = Array.from({ length: N }, (_, i) => ({ multiplier: (i + 1) / 10 }));
+
+    const answers = await Promise.all(
+      bodies.map((body) => call('PUT /v1/pricing/rates', { token: raceToken, body })),
+    );
+
+    expect(answers.map((a) => a.status)).toEqual(bodies.map(() => 200));
+    const page = await h.services.audit.list(
+      org,
+      { limit: 50, cursor: null, action: 'pricing_rates.updated' },
+      h.services.now(),
+    );
+    expect(page.entries).toHaveLength(N);
+    // Walk the chain from the empty rates: every entry must be reached exactly once.
+    const byBefore = new Map<string, unknown[]>();
+    for (const e of page.entries) {
+      const k = JSON.stringify(e.before);
+      byBefore.set(k, [...(byBefore.get(k) ?? []), e.after]);
+    }
+    let at = JSON.stringify({});
+    const walked: unknown[] = [];
+    while (byBefore.has(at)) {
+      const next = byBefore.get(at)!;
+      expect(next).toHaveLength(1);
+      byBefore.delete(at);
+      walked.push(next[0]);
+      at = JSON.stringify(next[0]);
+    }
+    expect(walked).toHaveLength(N);
+    // The chain ends at what is stored.
+    expect((await call('GET /v1/pricing/rates', { token: raceToken })).body.rates).toEqual(walked.at(-1));
   });
 });

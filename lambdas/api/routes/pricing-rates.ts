@@ -1,8 +1,11 @@
+import { storedOrgRatesSchema } from '../../../core/pricing';
 import { formatZodIssues } from '../../../core/schemas';
 import { pricingRatesSchema, type PricingRatesResponse } from '../../../core/schemas/api';
 import { ratesCut } from '../../../core/governance/risky-changes';
 import { alertRiskyChange, recordChange } from '../../shared/audit';
 import { httpErrors, json, parseJsonBody } from '../../shared/http';
+import { PricingRatesConflictError } from '../../shared/stores/pricing-rates-store';
+import { retryOnConflict } from '../retry-on-conflict';
 import type { Route } from './types';
 
 /**
@@ -14,7 +17,8 @@ export const getPricingRates: Route = {
   auth: 'person',
   handle: async ({ principal, services }) => {
     const stored = await services.pricingRates.get(principal.orgId);
-    const parsed = pricingRatesSchema.safeParse(stored?.rates ?? {});
+    // Read leniently: rates saved before provider keys were checked still price, so they still show.
+    const parsed = storedOrgRatesSchema.safeParse(stored?.rates ?? {});
     const body: PricingRatesResponse = {
       rates: parsed.success ? parsed.data : {},
       updatedAt: stored?.updatedAt ?? null,
@@ -34,8 +38,21 @@ export const putPricingRates: Route = {
     const parsed = pricingRatesSchema.safeParse(parseJsonBody(event));
     if (!parsed.success) throw httpErrors.badRequest('invalid pricing rates', formatZodIssues(parsed.error));
     const updatedAt = new Date(services.now()).toISOString();
-    const before = (await services.pricingRates.get(principal.orgId))?.rates ?? {};
-    await services.pricingRates.put(principal.orgId, { rates: parsed.data, updatedAt });
+    // Written under the revision read, so that `before` is what this write really replaced: without it,
+    // concurrent PUTs all recorded the last value and a cut could slip past the "more than half" alert.
+    const before = await retryOnConflict(
+      async () => {
+        const current = await services.pricingRates.get(principal.orgId);
+        await services.pricingRates.put(
+          principal.orgId,
+          { rates: parsed.data, updatedAt },
+          current?.rev ?? 0,
+        );
+        return current?.rates ?? {};
+      },
+      (err) => err instanceof PricingRatesConflictError,
+      'the pricing rates were changed by several writes at once; read them again and retry',
+    );
     await recordChange(services, principal, { action: 'pricing_rates.updated', before, after: parsed.data });
     await alertRiskyChange(services, logger, principal, 'rates_cut', ratesCut(before, parsed.data));
     const body: PricingRatesResponse = { rates: parsed.data, updatedAt };

@@ -48,5 +48,10 @@ export interface Route {
    * @default 'viewer' (a read)
    */
   role?: Role;
+  /**
+   * For `any`: only programs call it (the route answers a person 403 itself); a request without any
+   * credential then gets a 401 asking for a `Service-API-Key`, not an ID token.
+   */
+  programsOnly?: boolean;
   handle: (ctx: RouteContext, deps: ApiDeps) => Promise<APIGatewayProxyStructuredResultV2>;
 }

@@ -25,9 +25,15 @@ export interface ApiKeyStore {
   create(record: ApiKeyRecord): Promise<void>;
   get(publicId: string): Promise<ApiKeyRecord | undefined>;
   listByOrg(orgId: string): Promise<ApiKeyRecord[]>;
-  /** Revokes a key of `orgId`; false when the organization has no such key. */
-  revoke(orgId: string, publicId: string, at: string): Promise<boolean>;
+  /**
+   * Revokes a key of `orgId` at `at`. Idempotent: a key already revoked keeps its first `revokedAt`
+   * (`already_revoked`); `not_found` when the organization has no such key.
+   */
+  revoke(orgId: string, publicId: string, at: string): Promise<RevokeOutcome>;
 }
+
+/** What {@link ApiKeyStore.revoke} did. */
+export type RevokeOutcome = 'revoked' | 'already_revoked' | 'not_found';
 
 export class DynamoApiKeyStore implements ApiKeyStore {
   constructor(private readonly table: DynamoTable) {}
@@ -68,7 +74,7 @@ export class DynamoApiKeyStore implements ApiKeyStore {
     return items.map(toRecord);
   }
 
-  async revoke(orgId: string, publicId: string, at: string): Promise<boolean> {
+  async revoke(orgId: string, publicId: string, at: string): Promise<RevokeOutcome> {
     try {
       await this.table.doc.send(
         new UpdateCommand({
@@ -76,14 +82,18 @@ export class DynamoApiKeyStore implements ApiKeyStore {
           Key: itemKeys.apiKey(publicId),
           UpdateExpression: 'SET revokedAt = :at',
           // The organization check is in the condition: a caller cannot revoke another tenant's key.
-          ConditionExpression: 'attribute_exists(pk) AND orgId = :org',
-          ExpressionAttributeValues: { ':at': at, ':org': orgId },
+          // A valid key stores revokedAt as null (create writes the record whole), or not at all; a
+          // revoked one keeps its first time, so that the audit's "revoked at" stays true.
+          ConditionExpression:
+            'attribute_exists(pk) AND orgId = :org AND (attribute_not_exists(revokedAt) OR attribute_type(revokedAt, :null))',
+          ExpressionAttributeValues: { ':at': at, ':org': orgId, ':null': 'NULL' },
         }),
       );
-      return true;
+      return 'revoked';
     } catch (err) {
-      if (isConditionFailed(err)) return false;
-      throw err;
+      if (!isConditionFailed(err)) throw err;
+      const current = await this.get(publicId);
+      return current?.orgId === orgId && current.revokedAt !== null ? 'already_revoked' : 'not_found';
     }
   }
 }

@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { itemKeys } from '../item-keys';
-import type { DynamoTable } from './dynamo';
+import { isConditionFailed, type DynamoTable } from './dynamo';
 
 /**
  * An organization's own pricing rates (core/pricing `OrgRates`: negotiated multipliers, contracted
@@ -11,11 +11,29 @@ import type { DynamoTable } from './dynamo';
 export interface PricingRatesRecord {
   rates: unknown;
   updatedAt: string;
+  /**
+   * The write's revision: 1 for the first, one more for each after (0, or absent, for an item written
+   * before revisions existed). A write names the revision it read, so that the audit's `before` of two
+   * concurrent writes is what each really replaced.
+   */
+  rev?: number;
+}
+
+/** The rates changed between the read and the write; read again and redo the change. */
+export class PricingRatesConflictError extends Error {
+  constructor(orgId: string) {
+    super(`the pricing rates of ${orgId} changed while they were being written`);
+    this.name = 'PricingRatesConflictError';
+  }
 }
 
 export interface PricingRatesStore {
   get(orgId: string): Promise<PricingRatesRecord | undefined>;
-  put(orgId: string, record: PricingRatesRecord): Promise<void>;
+  /**
+   * Writes `record` as revision `readRev + 1`, only if the stored revision is still `readRev` (0: no
+   * item, or an item without a revision); otherwise throws {@link PricingRatesConflictError}.
+   */
+  put(orgId: string, record: Omit<PricingRatesRecord, 'rev'>, readRev: number): Promise<void>;
 }
 
 export class DynamoPricingRatesStore implements PricingRatesStore {
@@ -30,15 +48,36 @@ export class DynamoPricingRatesStore implements PricingRatesStore {
       }),
     );
     if (!out.Item) return undefined;
-    return { rates: out.Item.rates, updatedAt: String(out.Item.updatedAt) };
+    return {
+      rates: out.Item.rates,
+      updatedAt: String(out.Item.updatedAt),
+      rev: typeof out.Item.rev === 'number' ? out.Item.rev : 0,
+    };
   }
 
-  async put(orgId: string, record: PricingRatesRecord): Promise<void> {
-    await this.table.doc.send(
-      new PutCommand({
-        TableName: this.table.tableName,
-        Item: { ...itemKeys.pricingRates(orgId), rates: record.rates, updatedAt: record.updatedAt },
-      }),
-    );
+  async put(orgId: string, record: Omit<PricingRatesRecord, 'rev'>, readRev: number): Promise<void> {
+    try {
+      await this.table.doc.send(
+        new PutCommand({
+          TableName: this.table.tableName,
+          Item: {
+            ...itemKeys.pricingRates(orgId),
+            rates: record.rates,
+            updatedAt: record.updatedAt,
+            rev: readRev + 1,
+          },
+          ...(readRev === 0
+            ? {
+                ConditionExpression: 'attribute_not_exists(#rev) OR #rev = :zero',
+                ExpressionAttributeValues: { ':zero': 0 },
+              }
+            : { ConditionExpression: '#rev = :read', ExpressionAttributeValues: { ':read': readRev } }),
+          ExpressionAttributeNames: { '#rev': 'rev' },
+        }),
+      );
+    } catch (err) {
+      if (isConditionFailed(err)) throw new PricingRatesConflictError(orgId);
+      throw err;
+    }
   }
 }
