@@ -42,8 +42,8 @@ export const ROUTES: Readonly<Record<string, Route>> = {
   'GET /v1/budget': getBudget,
   'PUT /v1/budget': putBudget,
   // Leases belong to running programs (routes/budget-lease.ts refuses a person with 403).
-  'POST /v1/budget/lease': { ...takeBudgetLease, programsOnly: true },
-  'POST /v1/budget/lease/release': { ...releaseBudgetLease, programsOnly: true },
+  'POST /v1/budget/lease': takeBudgetLease,
+  'POST /v1/budget/lease/release': releaseBudgetLease,
   'POST /v1/budget/settled/correct': correctSettledSpend,
   'GET /v1/keys': listKeys,
   'POST /v1/keys': createKey,

@@ -155,6 +155,7 @@ async function busyAsUnavailable<T>(p: Promise<T>): Promise<T> {
 
 export const takeBudgetLease: Route = {
   auth: 'any',
+  programsOnly: true,
   // A program that sends telemetry or proxied calls holds leases; a read-only key does not.
   keyScopes: LEASE_SCOPES,
   handle: async ({ event, principal, services }) => {
@@ -235,6 +236,7 @@ export const takeBudgetLease: Route = {
 
 export const releaseBudgetLease: Route = {
   auth: 'any',
+  programsOnly: true,
   // A program that sends telemetry or proxied calls holds leases; a read-only key does not.
   keyScopes: LEASE_SCOPES,
   handle: async ({ event, principal, services }) => {

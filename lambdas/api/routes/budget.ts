@@ -22,6 +22,7 @@ import { httpErrors, json, parseJsonBody } from '../../shared/http';
 import type { Services } from '../../shared/services';
 import { OrgConfigConflictError, type OrgConfig } from '../../shared/stores/org-config-store';
 import { flagViews } from '../views';
+import { retryOnConflict } from '../retry-on-conflict';
 import type { Route } from './types';
 
 const INGEST_OR_READ = ['read', 'ingest'] as const;
@@ -252,44 +253,33 @@ export const putBudget: Route = {
   },
 };
 
-/**
- * Attempts at the read-merge-write before a 409: each lost race means another admin's write landed.
- * Between attempts a jittered pause (5–30 ms, growing), so that writers that collided spread out.
- */
-const WRITE_ATTEMPTS = 10;
-
 /** Merges the update into the stored settings and writes them, redoing the merge after a lost race. */
-async function writeMerged(
+function writeMerged(
   services: Services,
   orgId: string,
   update: PutBudgetRequest,
   patch: Record<string, unknown> | undefined,
 ): Promise<{ current: OrgConfig | undefined; budget: unknown; policy: unknown }> {
-  for (let attempt = 1; ; attempt++) {
-    const current = await services.config.get(orgId);
-    const budget =
-      patch !== undefined ? patchedBudget(current?.budget, patch) : (update.budget ?? current?.budget ?? {});
-    const policy = update.policy
-      ? mergedPolicy(current?.policy, update.policy.layers ?? {}, update.policy.limits)
-      : (current?.policy ?? {});
-    try {
+  return retryOnConflict(
+    async () => {
+      const current = await services.config.get(orgId);
+      const budget =
+        patch !== undefined
+          ? patchedBudget(current?.budget, patch)
+          : (update.budget ?? current?.budget ?? {});
+      const policy = update.policy
+        ? mergedPolicy(current?.policy, update.policy.layers ?? {}, update.policy.limits)
+        : (current?.policy ?? {});
       await services.config.put(
         orgId,
         { budget, policy, updatedAt: new Date(services.now()).toISOString() },
         current?.rev ?? 0,
       );
       return { current, budget, policy };
-    } catch (err) {
-      if (!(err instanceof OrgConfigConflictError)) throw err;
-      if (attempt === WRITE_ATTEMPTS) {
-        throw httpErrors.conflict(
-          'the budget was changed by several writes at once; read it again and retry',
-        );
-      }
-      const pauseMs = Math.min(30, 5 * attempt) * (0.5 + Math.random() / 2);
-      await new Promise((resolve) => setTimeout(resolve, pauseMs));
-    }
-  }
+    },
+    (err) => err instanceof OrgConfigConflictError,
+    'the budget was changed by several writes at once; read it again and retry',
+  );
 }
 
 /** The stored policy with each named layer's fields (and the shared limits') replaced, checked whole. */
