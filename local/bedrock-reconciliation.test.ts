@@ -6,19 +6,15 @@
  * tracked model and finds the untracked spend at the published price.
  */
 import { BedrockRuntimeClient, ConverseCommand, type TokenUsage } from '@aws-sdk/client-bedrock-runtime';
-import { startLocalStack, type LocalStack } from './stack';
+import type { LocalStack } from './stack';
+import { startTestStack } from './test-stack';
 
 const HAIKU_US = 'us.anthropic.claude-haiku-4-5-20251001-v1:0';
 const NOVA_PRO_US = 'us.amazon.nova-pro-v1:0';
 
 let stack: LocalStack;
 beforeAll(async () => {
-  stack = await startLocalStack({
-    memory: true,
-    apiPort: 0,
-    proxyPort: 0,
-    mockProviders: true,
-    dashboardDir: '/nonexistent',
+  stack = await startTestStack({
     reconciliation: { untrackedAlertUsd: 1 },
   });
 }, 60_000);

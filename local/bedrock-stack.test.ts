@@ -11,19 +11,15 @@ import {
   type TokenUsage,
 } from '@aws-sdk/client-bedrock-runtime';
 import { startMockBedrock, type MockBedrock } from './mock-providers';
-import { startLocalStack, type LocalStack } from './stack';
+import type { LocalStack } from './stack';
+import { startTestStack } from './test-stack';
 
 let stack: LocalStack;
 let bedrock: MockBedrock;
 beforeAll(async () => {
   bedrock = await startMockBedrock();
-  stack = await startLocalStack({
-    memory: true,
-    apiPort: 0,
-    proxyPort: 0,
-    mockProviders: true,
+  stack = await startTestStack({
     upstreams: { bedrock: bedrock.url },
-    dashboardDir: '/nonexistent',
   });
 });
 afterAll(async () => {

@@ -7,7 +7,8 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startLocalStack, type LocalStack } from './stack';
+import type { LocalStack } from './stack';
+import { startTestStack } from './test-stack';
 
 let stack: LocalStack;
 let webhook: Server;
@@ -23,11 +24,8 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((r) => webhook.listen(0, '127.0.0.1', r));
-  stack = await startLocalStack({
-    memory: true,
-    apiPort: 0,
-    proxyPort: 0,
-    dashboardDir: '/nonexistent',
+  stack = await startTestStack({
+    mockProviders: false,
     notifyWebhookUrl: `http://127.0.0.1:${(webhook.address() as AddressInfo).port}/hook`,
   });
 }, 60_000);

@@ -5,17 +5,12 @@
  * including a key created afterwards.
  */
 import OpenAI from 'openai';
-import { startLocalStack, type LocalStack } from './stack';
+import type { LocalStack } from './stack';
+import { startTestStack } from './test-stack';
 
 let stack: LocalStack;
 beforeAll(async () => {
-  stack = await startLocalStack({
-    memory: true,
-    apiPort: 0,
-    proxyPort: 0,
-    mockProviders: true,
-    dashboardDir: '/nonexistent',
-  });
+  stack = await startTestStack();
 });
 afterAll(() => stack.stop());
 

@@ -11,7 +11,8 @@ import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
 import type { LedgerEntry } from '../core/ledger/ledger-entry';
 import { flush as flushSdk, shutdown as shutdownSdk, wrapFetch } from '../sdk/src';
-import { startLocalStack, type LocalStack } from './stack';
+import type { LocalStack } from './stack';
+import { startTestStack } from './test-stack';
 
 type OtlpValue = {
   stringValue?: string;
@@ -78,13 +79,7 @@ beforeAll(async () => {
     OTEL_SERVICE_NAME: 'spendguard-otel-test',
     OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment.name=test',
   });
-  stack = await startLocalStack({
-    memory: true,
-    apiPort: 0,
-    proxyPort: 0,
-    mockProviders: true,
-    dashboardDir: '/nonexistent',
-  });
+  stack = await startTestStack();
 }, 60_000);
 
 afterAll(async () => {

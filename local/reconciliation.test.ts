@@ -10,7 +10,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
 import { flush as flushSdk, shutdown as shutdownSdk, wrapFetch } from '../sdk/src';
-import { startLocalStack, type LocalStack } from './stack';
+import type { LocalStack } from './stack';
+import { startTestStack } from './test-stack';
 
 // Published list prices (USD per million tokens) of the models used, as the providers bill them.
 const GPT_4O_MINI = { input: 0.15, output: 0.6 };
@@ -32,12 +33,7 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((r) => webhook.listen(0, '127.0.0.1', r));
-  stack = await startLocalStack({
-    memory: true,
-    apiPort: 0,
-    proxyPort: 0,
-    mockProviders: true,
-    dashboardDir: '/nonexistent',
+  stack = await startTestStack({
     now: () => Date.now() + clockOffsetMs,
     notifyWebhookUrl: `http://127.0.0.1:${(webhook.address() as AddressInfo).port}/hook`,
     // One day bucket per page: 7 pages per report over the 7-day window.

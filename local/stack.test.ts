@@ -2,17 +2,12 @@ import http from 'node:http';
 import OpenAI from 'openai';
 import { flagKeyFor, parseApiKey } from '../core/keys';
 import { sessionFlagItemKey } from '../lambdas/shared/flag-item-keys';
-import { startLocalStack, type LocalStack } from './stack';
+import type { LocalStack } from './stack';
+import { startTestStack } from './test-stack';
 
 let stack: LocalStack;
 beforeAll(async () => {
-  stack = await startLocalStack({
-    memory: true,
-    apiPort: 0,
-    proxyPort: 0,
-    mockProviders: true,
-    dashboardDir: '/nonexistent',
-  });
+  stack = await startTestStack();
 });
 afterAll(() => stack.stop());
 

@@ -6,6 +6,29 @@ export interface DynamoTable {
   readonly tableName: string;
 }
 
+/**
+ * The condition of a write that names the revision it read (`rev`, the item's attribute): the stored
+ * revision is still `readRev` (0: no item, or one written before revisions existed). The item written
+ * carries `readRev + 1`.
+ */
+export function revisionCondition(readRev: number): {
+  ConditionExpression: string;
+  ExpressionAttributeNames: Record<string, string>;
+  ExpressionAttributeValues: Record<string, number>;
+} {
+  return readRev === 0
+    ? {
+        ConditionExpression: 'attribute_not_exists(#rev) OR #rev = :zero',
+        ExpressionAttributeNames: { '#rev': 'rev' },
+        ExpressionAttributeValues: { ':zero': 0 },
+      }
+    : {
+        ConditionExpression: '#rev = :read',
+        ExpressionAttributeNames: { '#rev': 'rev' },
+        ExpressionAttributeValues: { ':read': readRev },
+      };
+}
+
 /** True for the error DynamoDB returns when a ConditionExpression did not hold. */
 export function isConditionFailed(err: unknown): boolean {
   return (

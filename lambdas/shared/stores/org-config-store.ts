@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { itemKeys } from '../item-keys';
-import { isConditionFailed, type DynamoTable } from './dynamo';
+import { isConditionFailed, revisionCondition, type DynamoTable } from './dynamo';
 
 /**
  * An organization's budget caps and guardrail policy, stored as the JSON the API validated
@@ -58,13 +58,7 @@ export class DynamoOrgConfigStore implements OrgConfigStore {
         new PutCommand({
           TableName: this.table.tableName,
           Item: { ...itemKeys.config(orgId), ...config, rev: readRev + 1 },
-          ...(readRev === 0
-            ? {
-                ConditionExpression: 'attribute_not_exists(#rev) OR #rev = :zero',
-                ExpressionAttributeValues: { ':zero': 0 },
-              }
-            : { ConditionExpression: '#rev = :read', ExpressionAttributeValues: { ':read': readRev } }),
-          ExpressionAttributeNames: { '#rev': 'rev' },
+          ...revisionCondition(readRev),
         }),
       );
     } catch (err) {

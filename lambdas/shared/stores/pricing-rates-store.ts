@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { itemKeys } from '../item-keys';
-import { isConditionFailed, type DynamoTable } from './dynamo';
+import { isConditionFailed, revisionCondition, type DynamoTable } from './dynamo';
 
 /**
  * An organization's own pricing rates (core/pricing `OrgRates`: negotiated multipliers, contracted
@@ -66,13 +66,7 @@ export class DynamoPricingRatesStore implements PricingRatesStore {
             updatedAt: record.updatedAt,
             rev: readRev + 1,
           },
-          ...(readRev === 0
-            ? {
-                ConditionExpression: 'attribute_not_exists(#rev) OR #rev = :zero',
-                ExpressionAttributeValues: { ':zero': 0 },
-              }
-            : { ConditionExpression: '#rev = :read', ExpressionAttributeValues: { ':read': readRev } }),
-          ExpressionAttributeNames: { '#rev': 'rev' },
+          ...revisionCondition(readRev),
         }),
       );
     } catch (err) {
