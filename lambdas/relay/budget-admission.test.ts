@@ -71,6 +71,15 @@ const task = (i: number) => ({
   messages: [{ role: 'user', content: `${CHAT.messages[0]!.content} Field ${i}.` }],
 });
 
+/** CHAT with `maxTokens` as the relay's admission sees it (no proxy in between). */
+const callWith = (maxTokens: number) => ({
+  provider: 'openai',
+  flavor: 'openai' as const,
+  model: 'gpt-4o-mini',
+  body: Buffer.from(JSON.stringify({ ...CHAT, max_tokens: maxTokens })),
+  atMs: Date.now(),
+});
+
 describe('relay admission', () => {
   let h: ProxyHarness | undefined;
   afterEach(async () => {
@@ -328,13 +337,6 @@ function utcTomorrow(): [number, number, number] {
 
 describe('many holders near the cap (one per Lambda container)', () => {
   const scope = { kind: 'organization' as const, orgId: TEST_ORG };
-  const callWith = (maxTokens: number) => ({
-    provider: 'openai',
-    flavor: 'openai' as const,
-    model: 'gpt-4o-mini',
-    body: Buffer.from(JSON.stringify({ ...CHAT, max_tokens: maxTokens })),
-    atMs: Date.now(),
-  });
   // gpt-4o-mini's documented 16,384 output tokens at 600 nanos: a call reserving ≈ 9.9 M nano-USD.
   const BIG = 16_384;
 
@@ -426,13 +428,6 @@ describe('many holders near the cap (one per Lambda container)', () => {
 });
 
 describe('a cap changed under a live slice', () => {
-  const callWith = (maxTokens: number) => ({
-    provider: 'openai',
-    flavor: 'openai' as const,
-    model: 'gpt-4o-mini',
-    body: Buffer.from(JSON.stringify({ ...CHAT, max_tokens: maxTokens })),
-    atMs: Date.now(),
-  });
   /** A config store whose daily cap the test changes, and the reads it answered. */
   function changingCap(dailyLimitUsd: number) {
     const state = { dailyLimitUsd, reads: 0 };
