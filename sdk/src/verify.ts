@@ -4,7 +4,8 @@
  * 1. `apiKeyFormat`: the key is `abn_<12-character public id>_<43-character secret>` (core/keys);
  * 2. `endpoint`: an http(s) base URL is configured;
  * 3. `backendReachable`: `GET <endpoint>/v1/health` answers 200;
- * 4. `apiKeyAccepted`: `GET <endpoint>/v1/budget` with the key answers 200 (401: unknown or revoked);
+ * 4. `apiKeyAccepted`: `GET <endpoint>/v1/budget` with the key answers 200 (401: unknown or revoked; 403: a key
+ *    without the ingest scope the SDK's events need, such as a proxy-only key);
  * 5. `organizationActive`: no guardrail has SUSPENDED the organization.
  * A check that cannot run because an earlier one failed is reported as failed, "skipped".
  */
@@ -111,7 +112,10 @@ export async function verifyService(options?: VerifyOptions): Promise<VerifyResu
             ? `GET /v1/budget failed: ${status.reason}`
             : status.status === 401
               ? 'HTTP 401: unknown or revoked key, or a key of another deployment'
-              : `GET /v1/budget: HTTP ${status.status}`,
+              : status.status === 403
+                ? // Known, but not for this: a proxy-only key, which the SDK cannot send its events with.
+                  'HTTP 403: the key has no ingest scope (a proxy-only key?); the SDK sends its events with ingest: create a key with it'
+                : `GET /v1/budget: HTTP ${status.status}`,
         );
       }
     }

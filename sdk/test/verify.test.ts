@@ -50,6 +50,15 @@ describe('verifyService', () => {
     expect(checks.apiKeyAccepted).toMatchObject({ ok: false, message: expect.stringContaining('401') });
   });
 
+  it('says what a 403 means: a key without the ingest scope the SDK sends its events with', async () => {
+    ingest.budgetStatus = 403;
+    const checks = byName((await verifyService({ apiKey: TEST_API_KEY, endpoint: ingest.url })).checks);
+    expect(checks.apiKeyAccepted).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('ingest scope'),
+    });
+  });
+
   it('reports an unreachable backend and an invalid endpoint', async () => {
     const down = byName(
       (await verifyService({ apiKey: TEST_API_KEY, endpoint: 'http://127.0.0.1:9', timeoutMs: 2000 })).checks,
