@@ -16,6 +16,17 @@ describe('liftedCaps', () => {
     [{ action: 'block' }, { action: 'log' }, []], // nothing was capped
     [{}, { dailyLimitUsd: 1, action: 'block' }, []],
     [{ dailyLimitUsd: 1, monthlyLimitUsd: 2, action: 'block' }, {}, ['dailyLimitUsd', 'monthlyLimitUsd']],
+    [
+      { dailyLimitUsd: 5, action: 'block' },
+      { dailyLimitUsd: 5, action: 'block', allowDeferredBilling: true },
+      ['allowDeferredBilling'],
+    ],
+    [
+      { dailyLimitUsd: 5, action: 'block', allowDeferredBilling: true },
+      { dailyLimitUsd: 5, action: 'block', allowDeferredBilling: true },
+      [],
+    ], // already allowed
+    [{ action: 'block' }, { action: 'block', allowDeferredBilling: true }, []], // no cap to pass
   ])('%j → %j finds %j', (before, after, fields) => {
     expect(liftedCaps(before, after).map((c) => c.field)).toEqual(fields);
   });

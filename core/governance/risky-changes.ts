@@ -27,8 +27,8 @@ function finite(v: unknown): number | undefined {
 
 /**
  * Hard caps lifted between two budget configurations (`PUT /v1/budget`'s `budget`): a cap that was set
- * and is now absent or more than doubled (the mirror of a rate cut by more than half), or a budget that
- * blocked and now only warns or logs while a cap is set.
+ * and is now absent or more than doubled (the mirror of a rate cut by more than half), a budget that
+ * blocked and now only warns or logs while a cap is set, or deferred billing newly allowed under one.
  *
  * @example liftedCaps({ dailyLimitUsd: 50, action: 'block' }, { action: 'block' })
  * // [{ field: 'dailyLimitUsd', before: 50, after: null, message: 'daily hard cap removed (was $50)' }]
@@ -67,6 +67,16 @@ export function liftedCaps(before: unknown, after: unknown): RiskyChange[] {
       before: 'block',
       after: String(a.action),
       message: `budget action changed from block to ${String(a.action)}: caps no longer stop calls`,
+    });
+  }
+  // Batch, fine-tuning and background calls bill after they return: allowed under a cap, they pass it.
+  if (b.allowDeferredBilling !== true && a.allowDeferredBilling === true && blocks && anyCap) {
+    found.push({
+      field: 'allowDeferredBilling',
+      before: 'false',
+      after: 'true',
+      message:
+        'deferred billing allowed under the hard cap: batch, fine-tuning and background calls bill after they return, past the cap',
     });
   }
   return found;
