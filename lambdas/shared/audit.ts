@@ -42,21 +42,30 @@ export async function recordChange(
 
 /**
  * Throws 403 `role_required` (`<what> needs the <role> role`) when a person's role is below `needed`,
- * after recording the refused attempt (`role.denied`, target `what`). Programs are bound by their key's
+ * after recording the refused attempt (`role.denied`, target `what`; up to a rate per person, the ones left
+ * out counted in the next entry's `after.suppressed`). Programs are bound by their key's
  * scopes instead and pass.
  */
 export async function requireRole(
-  services: Pick<Services, 'audit' | 'now'>,
+  services: Pick<Services, 'audit' | 'now' | 'denialAudit'>,
   principal: Principal,
   needed: Role,
   what: string,
 ): Promise<void> {
   if (principal.kind !== 'person' || roleAtLeast(principal.role, needed)) return;
-  await recordChange(services, principal, {
-    action: 'role.denied',
-    target: what,
-    after: { needed, had: principal.role },
-  });
+  // Recorded up to a rate per person (denial-audit-limiter.ts); the ones left out are counted in the next.
+  const admitted = services.denialAudit.admit(`${principal.orgId}\u0000${principal.sub}`, services.now());
+  if (admitted.record) {
+    await recordChange(services, principal, {
+      action: 'role.denied',
+      target: what,
+      after: {
+        needed,
+        had: principal.role,
+        ...(admitted.suppressed > 0 ? { suppressed: admitted.suppressed } : {}),
+      },
+    });
+  }
   throw httpErrors.roleRequired(`${what} needs the ${needed} role`);
 }
 

@@ -15,6 +15,7 @@ import { type AggregateStore, DynamoAggregateStore } from './stores/aggregate-st
 import { type ApiKeyStore, DynamoApiKeyStore } from './stores/api-key-store';
 import { DynamoBudgetLeaseStore, type LeaseHolderRegistry } from './stores/budget-lease-store';
 import { KeyedTokenBuckets } from '../../core/rate-limit/token-bucket';
+import { DenialAuditLimiter } from './denial-audit-limiter';
 
 /**
  * Lease route calls per key: an SDK process renews about every 2 s and reports at each invocation's end,
@@ -75,6 +76,8 @@ export interface Services {
   leaseHolders: LeaseHolderRegistry;
   /** Per-key rate limit of the lease routes (in each API container). */
   leaseRouteLimiter: KeyedTokenBuckets;
+  /** How many refused attempts per person the audit log records (in each API container). */
+  denialAudit: DenialAuditLimiter;
   /** The identical-call runs the relay's containers share (layer 2 in line). */
   loopRuns: LoopRunStore;
   /** When people last resumed (cleared flags): the burst and premium windows start again there. */
@@ -134,6 +137,7 @@ export function createServices(w: ServiceWiring): Services {
     budgetLeases: new BudgetLeases({ store: leaseStore, config, aggregates, now }),
     leaseHolders: leaseStore,
     leaseRouteLimiter: new KeyedTokenBuckets(LEASE_ROUTE_RATE),
+    denialAudit: new DenialAuditLimiter(),
     now,
   };
 }
