@@ -55,7 +55,8 @@ export function isOverBound(err: unknown): boolean {
   return err instanceof OverBound;
 }
 
-const utf8Decoder = new TextDecoder('utf-8');
+// ignoreBOM: a piece that starts with U+FEFF keeps it (it is content here, not a byte-order mark).
+const utf8Decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 const utf8Encoder = new TextEncoder();
 
 /** Decodes a byte string (UTF-8 bytes as Latin-1 characters) to an ordinary string. */

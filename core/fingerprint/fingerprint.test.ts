@@ -58,6 +58,17 @@ describe('fingerprintRequest', () => {
     expect(fingerprintRequest('openai', '\ufeff' + text)).toBeNull(); // JSON.parse refuses a BOM in a string
   });
 
+  it('keeps a U+FEFF that starts a key or a string inside the body, in every input form (fast-check found it)', () => {
+    const body = { model: '', messages: [{ '\ufeff': false, '': 0 }, '\ufeffhi'], tools: {}, temperature: 0 };
+    const asText = JSON.stringify(body);
+    const fromText = fingerprintRequest('openai', asText, { model: 'm' });
+    expect(fingerprintRequest('openai', body, { model: 'm' })).toBe(fromText);
+    expect(fingerprintRequest('openai', Buffer.from(asText, 'utf8'), { model: 'm' })).toBe(fromText);
+    // …and it is not the same request as one without it.
+    const without = { ...body, messages: [{ '': 0 }, 'hi'] };
+    expect(fingerprintRequest('openai', without, { model: 'm' })).not.toBe(fromText);
+  });
+
   it('agrees across input forms for any body (bytes path = text path = object path)', () => {
     const content = fc.jsonValue({ maxDepth: 3, stringUnit: 'binary' });
     const anyBody = fc.record({
