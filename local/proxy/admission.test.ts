@@ -125,7 +125,8 @@ describe('budget admission through the local proxy', () => {
       // seconds to the end of the UTC day of the harness clock (2026-11-22T10:00Z): 14 h
       expect(Number(r.retryAfter)).toBeLessThanOrEqual(14 * 3600);
     }
-    expect(refusals.filter((r) => r.type === 'budget_exceeded').length).toBeGreaterThan(0);
+    // Whether some of them were already final depends on how fast the fitting calls settled (on a machine
+    // running three test suites at once, none had within the 3 s wait: all were the retryable kind).
     // Once every call has settled, the truth is final: the next call is refused for good.
     expect(await call(client)).toMatchObject({ ok: false, type: 'budget_exceeded', shouldRetry: 'false' });
     expect(served(before)).toBe(FITTING_CALLS);
