@@ -53,7 +53,22 @@ async function organization(orgId: string) {
     const put = await api('PUT', '/v1/budget', { budget: { dailyLimitUsd, action: 'block' } }, auth);
     expect(put.status).toBe(200);
   };
-  return { chat, setCap };
+  /** Waits (up to `ms`) until the organization's flags are `triggers`, by trigger type. */
+  const flagsBecome = async (triggers: string[], ms = 20_000): Promise<void> => {
+    const until = Date.now() + ms;
+    for (;;) {
+      const flags = (await api('GET', '/v1/flags', undefined, auth)).body.flags as Array<{
+        triggerType: string;
+      }>;
+      const now = [...new Set(flags.map((f) => f.triggerType))].sort();
+      if (JSON.stringify(now) === JSON.stringify(triggers) || Date.now() > until) {
+        expect(now).toEqual(triggers);
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  };
+  return { auth, chat, setCap, flagsBecome };
 }
 
 // gpt-4o with max_tokens 4000: a worst case of about $0.04 (4,000 output tokens at $10 per million).
@@ -74,3 +89,38 @@ it('a cap lowered under a slice granted by the old one refuses the very next cal
   await org.setCap(0.001);
   expect(await org.chat()).toEqual([429, 'budget_daily_hard']);
 });
+
+it('raising the cap above the spend that reached it ends the budget suspension at once; another kill stays', async () => {
+  const org = await organization('org_cap_raised');
+  expect(await org.chat()).toEqual([200, null]);
+  // Below what was spent: layer 1 suspends the organization (budget_daily_hard, for 2 h).
+  await org.setCap(0.000001);
+  await org.flagsBecome(['budget_daily_hard']);
+  expect(await org.chat()).toEqual([429, 'budget_daily_hard']);
+  await org.setCap(50);
+  await org.flagsBecome([], 0); // cleared by the PUT itself, before it answered
+  expect(await org.chat()).toEqual([200, null]);
+  const audit = await api('GET', '/v1/audit?action=flag.cleared', undefined, org.auth);
+  expect(audit.body.entries).toEqual([
+    expect.objectContaining({ before: expect.objectContaining({ triggerTypes: ['budget_daily_hard'] }) }),
+  ]);
+
+  // With a person's kill beside it, raising the cap clears only the budget flag.
+  await org.setCap(0.000001);
+  await org.flagsBecome(['budget_daily_hard']);
+  const kill = await fetch(`${stack.apiUrl}/api/guardrails/enforce`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...org.auth },
+    body: JSON.stringify({
+      action: 'SUSPENDED',
+      triggerType: 'manual',
+      observedValue: 1,
+      thresholdValue: 1,
+      mode: 'hard_stop',
+    }),
+  });
+  expect(kill.status).toBe(200);
+  await org.setCap(50);
+  await org.flagsBecome(['manual'], 0);
+  expect((await org.chat())[0]).toBe(429);
+}, 60_000);

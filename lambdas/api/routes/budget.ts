@@ -22,6 +22,7 @@ import { httpErrors, json, parseJsonBody } from '../../shared/http';
 import type { Services } from '../../shared/services';
 import { OrgConfigConflictError, type OrgConfig } from '../../shared/stores/org-config-store';
 import { flagViews } from '../views';
+import { clearLiftedBudgetFlags } from '../lifted-budget-flags';
 import { retryOnConflict } from '../retry-on-conflict';
 import type { Route } from './types';
 
@@ -241,6 +242,8 @@ export const putBudget: Route = {
       ...liftedCaps(current?.budget, budget),
       ...capsSwitchedOff(current?.policy, policy, budget),
     ]);
+    // A cap raised above the spend that reached it ends the block at once (nothing else would judge it).
+    await clearLiftedBudgetFlags(services, principal, { budget, policy });
     // Changed hard caps are in force at every relay container once their cached caps are this old: the
     // answer waits for it, so a call made after it meets the new cap (the audit entry took part of it).
     const before = hardCapsOf(current);
