@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { enforcementStateSchema, type EnforcementState } from '../enforcement-state';
-import { expected } from '../common';
+import { expected, NO_CONTROL_CHARACTERS } from '../common';
 import { timestamp, usd } from './common';
 
 /** Names that mean something to JavaScript objects: refused as holder ids whatever map holds them. */
@@ -69,7 +69,8 @@ export const settledCorrectionRequestSchema = z
       .number({ error: expected('a signed amount in US dollars') })
       .min(-1_000_000, { error: 'must be at least -1000000' })
       .max(1_000_000, { error: 'must be at most 1000000' })
-      .refine((n) => n !== 0, { error: 'must not be zero' })
+      // Smaller than a nano-dollar rounds to nothing: a correction that changes nothing is not one.
+      .refine((n) => Math.abs(n) >= 1e-9, { error: 'must be at least one nano-dollar (1e-9) either way' })
       .meta({
         description: 'Added to the settled spend of the current day and month (negative: removed).',
         example: -5000,
@@ -78,6 +79,8 @@ export const settledCorrectionRequestSchema = z
       .string({ error: expected('a reason') })
       .min(3, { error: 'must be at least 3 characters' })
       .max(500, { error: 'must be at most 500 characters' })
+      // Shown in the audit log and the dashboard: no line breaks or terminal escapes forged into it.
+      .regex(NO_CONTROL_CHARACTERS, { error: 'must not contain control characters' })
       .meta({ description: 'Why (kept in the audit record).', example: 'forged lease report' }),
   })
   .meta({ description: 'Body of POST /v1/budget/settled/correct.' });

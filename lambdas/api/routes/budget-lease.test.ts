@@ -400,5 +400,14 @@ describe('POST /v1/budget/settled/correct', () => {
     const bad = await api('POST /v1/budget/settled/correct', { token, body: { deltaUsd: 0, reason: '' } });
     expect(bad.status).toBe(400);
     expect(JSON.stringify(bad.body)).toMatch(/deltaUsd/);
+    // Below a nano-dollar it would change nothing; a reason with control characters would forge lines.
+    for (const [body, path] of [
+      [{ deltaUsd: 1e-12, reason: 'rounding' }, 'deltaUsd'],
+      [{ deltaUsd: -1, reason: 'abc\u0000\n\u001b[31mFAKE' }, 'reason'],
+    ] as const) {
+      const refused = await api('POST /v1/budget/settled/correct', { token, body });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.problems.map((p: { path: string }) => p.path)).toEqual([path]);
+    }
   });
 });
