@@ -43,6 +43,11 @@ export const counterKeys = {
   committed: (p: BudgetPeriod, id: string) => `c${p === 'day' ? 'D' : 'M'}#${id}`,
   settled: (p: BudgetPeriod, id: string) => `s${p === 'day' ? 'D' : 'M'}#${id}`,
   lapsed: (p: BudgetPeriod, id: string) => `l${p === 'day' ? 'D' : 'M'}#${id}`,
+  /**
+   * Lapsed room an admin's correction took back (`POST /v1/budget/settled/correct`): lapsed slices are
+   * charged less by it. A holder that returns a lapsed slice consumes it first ({@link chargedLapsed}).
+   */
+  forgiven: (p: BudgetPeriod, id: string) => `f${p === 'day' ? 'D' : 'M'}#${id}`,
   bucket: (day: string, endMs: number) => `b#${day}#${endMs}`,
   bucketHolders: (day: string, endMs: number) => `n#${day}#${endMs}`,
   /** In-flight reservations the bucket's holders last reported, and their count (the admission panel). */
@@ -196,6 +201,14 @@ function periodId(p: BudgetPeriod, day: string): string {
   return p === 'day' ? day : day.slice(0, 7);
 }
 
+/**
+ * Lapsed room still charged: the lapsed slices less what a correction forgave (never below zero; a
+ * forgiveness driven below zero by two returns at once forgives nothing: that errs towards counting).
+ */
+export function chargedLapsed(lapsedNanos: number, forgivenNanos: number): number {
+  return lapsedNanos - Math.min(Math.max(0, lapsedNanos), Math.max(0, forgivenNanos));
+}
+
 /** The counter's figures for the periods of `nowMs`: committed, settled, lapsed (charged), live holders. */
 export function counterFigures(
   r: CounterReading,
@@ -203,7 +216,11 @@ export function counterFigures(
 ): {
   committed: Record<BudgetPeriod, number>;
   settled: Record<BudgetPeriod, number>;
+  /** Lapsed slices as charged: {@link chargedLapsed} of the two below. */
   lapsed: Record<BudgetPeriod, number>;
+  /** Lapsed slices, and the part of them a correction forgave. */
+  lapsedRaw: Record<BudgetPeriod, number>;
+  forgiven: Record<BudgetPeriod, number>;
   liveHolders: number;
   /** In-flight reservations of live holders, as last reported, and their count. */
   reservedNanos: number;
@@ -243,7 +260,24 @@ export function counterFigures(
     day: val(r, counterKeys.settled('day', ids.day)),
     month: val(r, counterKeys.settled('month', ids.month)),
   };
-  return { committed, settled, lapsed, liveHolders, reservedNanos, reservations, nextLapseMs };
+  const forgiven = {
+    day: val(r, counterKeys.forgiven('day', ids.day)),
+    month: val(r, counterKeys.forgiven('month', ids.month)),
+  };
+  return {
+    committed,
+    settled,
+    lapsed: {
+      day: chargedLapsed(lapsed.day, forgiven.day),
+      month: chargedLapsed(lapsed.month, forgiven.month),
+    },
+    lapsedRaw: lapsed,
+    forgiven,
+    liveHolders,
+    reservedNanos,
+    reservations,
+    nextLapseMs,
+  };
 }
 
 function addTo(add: Record<string, number>, key: string, n: number): void {
@@ -260,12 +294,23 @@ function reportDelta(
   held: HeldSlice | null,
   consumed: number,
   day: string,
+  lapsedReturn?: { readonly reading: CounterReading; readonly nowMs: number },
 ): void {
   const spentDay = held?.day ?? day;
+  // A lapsed slice that comes back consumes the forgiveness of its period first: the correction took
+  // back its charge, and its return takes it back again (its spend is now reported). Without this, both
+  // would come off, and admission would count less than was spent.
+  const lapsed =
+    held !== null && lapsedReturn !== undefined && held.bucketEndMs <= lapsedReturn.nowMs ? held : null;
   for (const p of BUDGET_PERIODS) {
     const id = periodId(p, spentDay);
-    addTo(add, counterKeys.committed(p, id), consumed - (held?.sliceNanos ?? 0));
+    const used =
+      lapsed === null
+        ? 0
+        : Math.min(Math.max(0, val(lapsedReturn!.reading, counterKeys.forgiven(p, id))), lapsed.sliceNanos);
+    addTo(add, counterKeys.committed(p, id), consumed - (held?.sliceNanos ?? 0) + used);
     addTo(add, counterKeys.settled(p, id), consumed);
+    addTo(add, counterKeys.forgiven(p, id), -used);
   }
   if (held !== null && held.sliceNanos > 0) {
     addTo(add, counterKeys.bucket(held.day, held.bucketEndMs), -held.sliceNanos);
@@ -308,7 +353,7 @@ export function planLease(
   const held = req.held ?? null;
   const consumed = nanos(req.consumedNanos);
   const add: Record<string, number> = {};
-  reportDelta(add, held, consumed, p.day);
+  reportDelta(add, held, consumed, p.day, { reading, nowMs });
   const capped = caps.day !== null || caps.month !== null;
   const ttlEnd = nowMs + policy.ttlMs;
   const periodEnd = p.dayEndMs + rolloverSpreadMs(req.holderId);
@@ -357,7 +402,13 @@ export function planLease(
       free = fr;
       tightest = per;
     }
-    const rm = cap - extra[per] - settledNow - (f.lapsed[per] - ownLapsed(per));
+    // Lapsed room as charged once this holder's own lapsed slice is back (it consumes forgiveness first).
+    const ownSlice = ownLapsed(per);
+    const lapsedAfter = chargedLapsed(
+      f.lapsedRaw[per] - ownSlice,
+      f.forgiven[per] - Math.min(Math.max(0, f.forgiven[per]), ownSlice),
+    );
+    const rm = cap - extra[per] - settledNow - lapsedAfter;
     if (rm < room) {
       room = rm;
       tightestRoom = per;
@@ -449,14 +500,31 @@ export function crossesDay(held: HeldSlice | null | undefined, nowMs: number): b
   return held !== null && held !== undefined && held.day !== periodsAt(nowMs).day;
 }
 
-/** A holder's final report: its slice returns whole and its spend is settled (no condition needed). */
+/**
+ * A holder's final report: its slice returns whole and its spend is settled (no condition needed).
+ * `reading`: the counter as read, needed only when the slice has lapsed (its return consumes the
+ * forgiveness of a correction first; without a reading none is consumed, which only errs towards counting
+ * more).
+ */
 export function planRelease(
   req: { consumedNanos: number; held?: HeldSlice | null },
   nowMs: number,
+  reading?: CounterReading,
 ): CounterDelta {
   const add: Record<string, number> = {};
-  reportDelta(add, req.held ?? null, nanos(req.consumedNanos), periodsAt(nowMs).day);
+  reportDelta(
+    add,
+    req.held ?? null,
+    nanos(req.consumedNanos),
+    periodsAt(nowMs).day,
+    reading === undefined ? undefined : { reading, nowMs },
+  );
   return { add, atMost: {} };
+}
+
+/** Whether `held` has lapsed at `nowMs` (its return needs a reading: {@link planRelease}). */
+export function hasLapsed(held: HeldSlice | null | undefined, nowMs: number): boolean {
+  return held !== null && held !== undefined && held.bucketEndMs <= nowMs;
 }
 
 /**
@@ -499,7 +567,7 @@ export function planFold(
       }
       continue;
     }
-    const m = /^[csl]([DM])#(.+)$/.exec(key);
+    const m = /^[cslf]([DM])#(.+)$/.exec(key);
     if (m === null) continue;
     const old = m[1] === 'D' ? (m[2] as string) < yesterday : (m[2] as string) < lastMonth;
     if (old) remove[key] = v;

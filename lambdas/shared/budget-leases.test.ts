@@ -237,6 +237,53 @@ describe('correctSettled and lapsed slices', () => {
   });
 });
 
+describe('a corrected lapsed slice whose holder comes back', () => {
+  it('its report consumes the forgiveness: the correction stays, the spend it reports is added once', async () => {
+    await cap('org_returns', 1);
+    const scope = { kind: 'organization' as const, orgId: 'org_returns' };
+    await h.services.budgetLeases.release(scope, 'relay-1', 100_000_000); // $0.10 really spent
+    const parked = await h.services.budgetLeases.take(scope, request('h-frozen', 800_000_000));
+    h.setNow(parked.grant.expiresAtMs + 60_000); // frozen past its slice: charged as spent
+    try {
+      const charged = (await h.services.budgetLeases.view(scope, { day: 1e9, month: null })).day.settledNanos;
+      await h.services.budgetLeases.correctSettled(scope, -(charged - 100_000_000));
+      // It thaws and reports $0.05 it spent before the freeze, returning its slice.
+      await h.services.budgetLeases.release(scope, 'h-frozen', 50_000_000, parked.grant.held);
+      const view = await h.services.budgetLeases.view(scope, { day: 1e9, month: null });
+      // Walk (before): 0.10 + 0.05 − the slice a second time, below what was spent.
+      expect(view.day.settledNanos).toBe(150_000_000);
+      expect(view.day.leasedNanos).toBe(0);
+      // The forgiveness is used up: a slice that lapses later is charged whole, not forgiven again.
+      const later = await h.services.budgetLeases.take(scope, request('h-later', 200_000_000));
+      h.setNow(later.grant.expiresAtMs + 60_000);
+      const after = await h.services.budgetLeases.view(scope, { day: 1e9, month: null });
+      expect(after.day.settledNanos).toBe(150_000_000 + later.grant.sliceNanos);
+    } finally {
+      h.setNow(NOW);
+    }
+  });
+
+  it('when another holder returns instead, admission may count more than the truth, never less', async () => {
+    await cap('org_two_lapsed', 2);
+    const scope = { kind: 'organization' as const, orgId: 'org_two_lapsed' };
+    const a = await h.services.budgetLeases.take(scope, request('h-a', 600_000_000));
+    const b = await h.services.budgetLeases.take(scope, request('h-b', 300_000_000));
+    h.setNow(Math.max(a.grant.expiresAtMs, b.grant.expiresAtMs) + 60_000);
+    try {
+      // The admin forgives as much as A's slice (A's key was revoked); B then thaws with $0.02 spent.
+      await h.services.budgetLeases.correctSettled(scope, -a.grant.sliceNanos);
+      await h.services.budgetLeases.release(scope, 'h-b', 20_000_000, b.grant.held);
+      const counted = (await h.services.budgetLeases.view(scope, { day: 2e9, month: null })).day.settledNanos;
+      // The truth: B's $0.02 (A's slice forgiven). Which slice was forgiven is not recorded: B's return
+      // takes the forgiveness first, so A's slice is charged again, an overcount of at most B's slice.
+      expect(counted).toBeGreaterThanOrEqual(20_000_000);
+      expect(counted).toBeLessThanOrEqual(20_000_000 + b.grant.sliceNanos);
+    } finally {
+      h.setNow(NOW);
+    }
+  });
+});
+
 describe('LeaseHolderState', () => {
   it('reserves nothing while a renewal is in flight (the new slice covers only what the report listed)', () => {
     const holder = new LeaseHolderState('h');

@@ -8,7 +8,9 @@ import { hardCapsOf, type BudgetScope } from '../../core/admission/budget-scopes
 import {
   admissionView,
   counterFigures,
+  counterKeys,
   crossesDay,
+  hasLapsed,
   DEFAULT_LEASE_POLICY,
   periodsAt,
   planFold,
@@ -131,9 +133,14 @@ export class BudgetLeases {
       // First write: the old day's slice returns with its spend; then the grant, on its own.
       tracker.inFlight = { held: null, consumedNanos: req.consumedNanos };
       await tracker.beforeWrite?.(tracker.inFlight);
+      const now = this.opts.now();
+      // A lapsed slice's return consumes a correction's forgiveness, which it reads first.
+      const before = hasLapsed(held, now)
+        ? (known.reading ?? (await this.opts.store.read(scope)))
+        : undefined;
       const after = await this.opts.store.apply(
         scope,
-        planRelease({ consumedNanos: req.consumedNanos, held }, this.opts.now()),
+        planRelease({ consumedNanos: req.consumedNanos, held }, now, before),
       );
       tracker.onReleased?.();
       req = { ...req, consumedNanos: 0, held: null };
@@ -168,7 +175,10 @@ export class BudgetLeases {
     void holderId; // the counter lists no holder; the id names the report in logs and the SDK registry
     tracker.inFlight = { held: null, consumedNanos };
     await tracker.beforeWrite?.(tracker.inFlight);
-    await this.opts.store.apply(scope, planRelease({ consumedNanos, held }, this.opts.now()));
+    const now = this.opts.now();
+    // A lapsed slice's return consumes a correction's forgiveness, which it reads first.
+    const reading = hasLapsed(held, now) ? await this.opts.store.read(scope) : undefined;
+    await this.opts.store.apply(scope, planRelease({ consumedNanos, held }, now, reading));
   }
 
   /**
@@ -202,13 +212,19 @@ export class BudgetLeases {
       };
     };
     const applied = Math.max(deltaNanos, -figure(before).day);
+    // Taken back from lapsed slices first (forgiven: a holder that returns one consumes it, so the
+    // correction is not undone twice), then from settled spend.
+    const fromLapsed =
+      applied < 0 ? Math.min(-applied, Math.max(0, counterFigures(before, now).lapsed.day)) : 0;
+    const fromSettled = applied + fromLapsed;
     const add: Record<string, number> = {};
     for (const [per, id] of [
       ['day', p.day],
       ['month', p.month],
     ] as const) {
-      add[`c${per === 'day' ? 'D' : 'M'}#${id}`] = applied;
-      add[`s${per === 'day' ? 'D' : 'M'}#${id}`] = applied;
+      add[counterKeys.committed(per, id)] = applied;
+      if (fromSettled !== 0) add[counterKeys.settled(per, id)] = fromSettled;
+      if (fromLapsed > 0) add[counterKeys.forgiven(per, id)] = fromLapsed;
     }
     const after = (await this.opts.store.apply(scope, { add, atMost: {} })) ?? before;
     return { before: figure(before), after: figure(after), applied };

@@ -75,7 +75,7 @@ export interface LeaseHolderRegistry {
   ): Promise<boolean>;
 }
 
-const NUMBER_ATTR = /^[csl][DM]#|^[bnrq]#/;
+const NUMBER_ATTR = /^[cslf][DM]#|^[bnrq]#/;
 
 function readingOf(item: Record<string, unknown> | undefined): CounterReading {
   const out: Record<string, number> = Object.create(null) as Record<string, number>;
