@@ -366,6 +366,18 @@ describe('kill scopes (enforcement endpoint, GET /v1/flags, key creation)', () =
       expect(bad.status).toBe(400);
       expect(bad.body.error.problems.map((p: { path: string }) => p.path)).toEqual(paths);
     }
+    // `__proto__` vanished in the copies (it set a prototype): named as unknown, wherever it is.
+    for (const [body, path] of [
+      [
+        '{"policy":{"layers":{"rpsBurst":{"__proto__":{"maxRequests":3}}}}}',
+        'policy.layers.rpsBurst.__proto__',
+      ],
+      ['{"__proto__":{"dailyLimitUsd":1}}', '__proto__'],
+    ] as const) {
+      const res = await api({ ...req('PUT /v1/budget', { token: admin }), body });
+      expect(res.status).toBe(400);
+      expect(res.body.error.problems).toEqual([{ path, message: 'unknown field' }]);
+    }
     const after = await api(req('GET /v1/budget', { token: admin }));
     expect(after.body.policy).toEqual(before.body.policy);
     expect((await h.services.config.get('org_typo'))?.policy ?? {}).toEqual({});

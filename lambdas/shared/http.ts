@@ -86,11 +86,33 @@ export function parseJsonBody(event: { body?: string; isBase64Encoded?: boolean 
   const text = bodyText(event);
   if (text.length === 0)
     throw httpErrors.badRequest('request body is empty; expected JSON', [{ path: '', message: 'required' }]);
+  let value: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    value = JSON.parse(text) as unknown;
   } catch (err) {
     throw httpErrors.badRequest('request body is not valid JSON', [
       { path: '', message: err instanceof Error ? err.message : 'invalid JSON' },
     ]);
   }
+  // A `__proto__` member is an own key after JSON.parse, but any copy or schema that assigns it sets the
+  // object's prototype instead: it vanished without a word (a budget PUT answered 200 and audited nothing
+  // changed). Refused where it is; the scan runs only for a body that names it.
+  if (text.includes('__proto__')) {
+    const path = protoMemberPath(value, '', 0);
+    if (path !== undefined)
+      throw httpErrors.badRequest('request body names __proto__', [{ path, message: 'unknown field' }]);
+  }
+  return value;
+}
+
+/** The path of the first own `__proto__` member in parsed JSON, or undefined (depth bounded). */
+function protoMemberPath(value: unknown, path: string, depth: number): string | undefined {
+  if (typeof value !== 'object' || value === null || depth > 64) return undefined;
+  for (const key of Object.keys(value)) {
+    const at = path === '' ? key : `${path}.${key}`;
+    if (key === '__proto__') return at;
+    const inner = protoMemberPath((value as Record<string, unknown>)[key], at, depth + 1);
+    if (inner !== undefined) return inner;
+  }
+  return undefined;
 }
