@@ -284,7 +284,7 @@ export const correctSettledSpend: Route = {
     const now = services.now();
     await services.guardrailState.update(principal.orgId, (stored) => {
       const state = reviveOrgState(stored);
-      const financialLimits = correctedFinancialSpend(state.layers.financialLimits, applied, now);
+      const financialLimits = correctedFinancialSpend(state.layers.financialLimits, deltaNanos, now);
       return { ...state, layers: { ...state.layers, financialLimits } };
     });
     // The audit log is the one record of a correction (who, when, why, before and after; issue 21).
