@@ -5,6 +5,8 @@
  * (lambdas/shared/caps-propagation.ts). The official OpenAI client, on the whole local stack.
  */
 import OpenAI from 'openai';
+import { shutdown as shutdownSdk, wrapFetch } from '../sdk/src';
+import { sdkState } from '../sdk/src/tracked-fetch';
 import type { LocalStack } from './stack';
 import { startTestStack } from './test-stack';
 
@@ -12,7 +14,10 @@ let stack: LocalStack;
 beforeAll(async () => {
   stack = await startTestStack();
 });
-afterAll(() => stack.stop());
+afterAll(async () => {
+  await shutdownSdk({ timeoutMs: 1000 }).catch(() => undefined);
+  await stack.stop();
+});
 
 async function api(method: string, path: string, body: unknown, auth: Record<string, string>) {
   const res = await fetch(`${stack.apiUrl}${path}`, {
@@ -124,3 +129,43 @@ it('raising the cap above the spend that reached it ends the budget suspension a
   await org.flagsBecome(['manual'], 0);
   expect((await org.chat())[0]).toBe(429);
 }, 60_000);
+
+it('a running SDK process that holds an uncapped answer learns of a cap set later, with no flag to tell it', async () => {
+  const auth = { authorization: `Bearer ${await stack.issueIdToken('org_cap_sdk')}` };
+  const created = await api('POST', '/v1/keys', { name: 'sdk' }, auth);
+  expect(created.status).toBe(201);
+  const client = new OpenAI({
+    apiKey: 'sk-test',
+    baseURL: `${stack.mockProviderUrls!.openai}/v1`,
+    maxRetries: 0,
+    fetch: wrapFetch(fetch, {
+      apiKey: created.body.apiKey as string,
+      endpoint: stack.apiUrl,
+      provider: 'openai',
+    }),
+  });
+  let n = 0;
+  const chat = () =>
+    client.chat.completions.create({
+      model: 'gpt-4o-mini',
+      max_tokens: 20,
+      messages: [{ role: 'user', content: `Summarise memo ${++n}.` }],
+    });
+  const leaseState = () =>
+    [...sdkState().clients.values()].find((c) => !c.isClosed && c.config.endpoint === stack.apiUrl)?.stats()
+      .lease?.state;
+  await chat();
+  expect(leaseState()).toBe('uncapped');
+  // A cap far above what these calls cost: no flag is set, only the lease can tell the process.
+  const put = await api('PUT', '/v1/budget', { budget: { dailyLimitUsd: 50, action: 'block' } }, auth);
+  expect(put.status).toBe(200);
+  const setAt = Date.now();
+  while (leaseState() !== 'capped' && Date.now() - setAt < 20_000) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await chat();
+  }
+  // Within the uncapped answer's 10 s and one lease request (measured 9.8 s; 15.3 s with the former 30 s
+  // answer, which the SDK's own state checks cut short). The bound leaves room for a loaded machine;
+  // the answer's lifetime itself is held by lambdas/api/routes/budget-lease.test.ts.
+  expect(leaseState()).toBe('capped');
+}, 30_000);

@@ -89,6 +89,12 @@ export interface LeasePolicy {
   readonly minCoverSeconds: number;
   /** Headroom granted to a holder with no spend history. @default 0.01 USD */
   readonly minHeadroomNanos: number;
+  /**
+   * Lifetime of an uncapped answer: a holder (an SDK process) asks again this often while it makes calls,
+   * so a cap set later reaches it within that time plus one request. (The relay's containers re-check
+   * theirs every 500 ms: lambdas/shared/caps-propagation.ts.) @default 10 s
+   */
+  readonly uncappedTtlMs: number;
 }
 
 export const DEFAULT_LEASE_POLICY: LeasePolicy = Object.freeze({
@@ -96,6 +102,7 @@ export const DEFAULT_LEASE_POLICY: LeasePolicy = Object.freeze({
   targetWritesPerSecond: 100,
   minCoverSeconds: 2,
   minHeadroomNanos: 10_000_000,
+  uncappedTtlMs: 10_000,
 });
 
 /** A holder's report: what it spent since its last report, what it holds, and what it needs now. */
@@ -360,6 +367,7 @@ export function planLease(
   const expiresAtMs = Math.min(ttlEnd, periodEnd);
   const endsWithPeriod = periodEnd <= ttlEnd;
   if (!capped) {
+    const uncappedEnd = nowMs + policy.uncappedTtlMs;
     return {
       delta: { add, atMost: {} },
       grant: {
@@ -367,8 +375,8 @@ export function planLease(
         sliceNanos: 0,
         exhausted: false,
         settledLeavesNoRoom: false,
-        expiresAtMs,
-        endsWithPeriod,
+        expiresAtMs: Math.min(uncappedEnd, periodEnd),
+        endsWithPeriod: periodEnd <= uncappedEnd,
         retryAtMs: null,
         refusedBy: null,
         roomNanos: null,

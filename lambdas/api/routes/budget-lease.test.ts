@@ -206,6 +206,10 @@ describe('POST /v1/budget/lease', () => {
     const key = await h.createKey('org_free');
     const res = await api('POST /v1/budget/lease', { key: key.apiKey, body: { holderId: 'sdk-1' } });
     expect(res.body).toMatchObject({ capped: false, exhausted: false, grantedUsd: 0 });
+    // Asked again within 10 s while calls are made (a capped slice lives 30 s): a cap set later reaches a
+    // running SDK process that soon, not a slice's lifetime later.
+    expect(res.body.ttlSeconds).toBeGreaterThanOrEqual(9);
+    expect(res.body.ttlSeconds).toBeLessThanOrEqual(10);
   });
 
   it('refuses bad bodies with 400 and where, people with 403, no credential with 401', async () => {
