@@ -13,7 +13,7 @@ import { ApiKeyAuthenticator } from '../shared/api-key-auth';
 import type { OrgConfig } from '../shared/stores/org-config-store';
 import type { LoopRunStore } from '../shared/stores/loop-run-store';
 import type { FlagRecord } from '../shared/stores/flag-store';
-import { InlineLoopCheck, VERDICT_LOOKUP_INTERVAL_MS } from './loop-check';
+import { InlineLoopCheck, VERDICT_LOOKUP_INTERVAL_MS, VERDICT_LOOKUP_TIMEOUT_MS } from './loop-check';
 import { TripLogVerdicts } from './loop-verdicts';
 import type { TripRecord } from '../shared/stores/trip-log';
 import { OrgPolicyCache } from './org-policy-cache';
@@ -93,9 +93,13 @@ afterEach(() => relays.splice(0).forEach((r) => r.destroy()));
 class Trips {
   readonly items: TripRecord[] = [];
   reads = 0;
+  /** Real milliseconds each read takes (a busy store). */
+  delayMs = 0;
   recent(_orgId: string, limit: number): Promise<TripRecord[]> {
     this.reads++;
-    return Promise.resolve([...this.items].reverse().slice(0, limit));
+    const items = [...this.items].reverse().slice(0, limit);
+    if (this.delayMs === 0) return Promise.resolve(items);
+    return new Promise((resolve) => setTimeout(() => resolve(items), this.delayMs));
   }
   /** What the guardrail consumer records when it writes the loop's flag. */
   trip(keyId: string, atMs: number): void {
@@ -114,7 +118,13 @@ class Trips {
   }
 }
 
-function relayWith(configs: Configs, flags?: Flags, trips?: Trips, shared?: LoopRunStore) {
+function relayWith(
+  configs: Configs,
+  flags?: Flags,
+  trips?: Trips,
+  shared?: LoopRunStore,
+  verdictTimeoutMs?: number,
+) {
   clock = T0;
   const now = () => clock;
   const metrics = new MemoryMetrics();
@@ -130,6 +140,7 @@ function relayWith(configs: Configs, flags?: Flags, trips?: Trips, shared?: Loop
       metrics,
       ...(trips ? { verdicts: new TripLogVerdicts(trips) } : {}),
       ...(shared ? { shared } : {}),
+      ...(verdictTimeoutMs !== undefined ? { verdictTimeoutMs } : {}),
     }),
     ...(flags ? { flags: new EdgeGuard({ flags, pepper: async () => PEPPER, now, cacheTtlMs: 0 }) } : {}),
   });
@@ -416,6 +427,22 @@ describe('the relay’s in-line loop check (issue 19.6)', () => {
     expect(await loop(relay, 5, keyA.apiKey, 'resumed')).toEqual([200, 200, 200, 200, 429]);
     // one lookup per held call here, each at least an interval apart; the new hold's first call asked too
     expect(trips.reads).toBe(5);
+  });
+
+  it('a trip log slower than the lookup timeout keeps the hold (refused); a longer timeout, as the local proxy’s, lets the Resume through', async () => {
+    const trips = new Trips();
+    const held = async (verdictTimeoutMs?: number) => {
+      const { relay } = relayWith(new Configs(), undefined, trips, undefined, verdictTimeoutMs);
+      expect(firstRefused(await loop(relay, 6))).toBe(5);
+      trips.trip(keyA.publicId, clock); // the pipeline flagged; a person resumes
+      clock += 1_200; // past the flag caches
+      return relay;
+    };
+    trips.delayMs = VERDICT_LOOKUP_TIMEOUT_MS + 150;
+    expect((await call(await held(), keyA.apiKey, 'resumed-0')).status).toBe(429);
+    expect((await call(await held(VERDICT_LOOKUP_TIMEOUT_MS + 1_000), keyA.apiKey, 'resumed-0')).status).toBe(
+      200,
+    );
   });
 
   it('reads trips of that key only, from the hold’s start, and an organization hold any key’s', async () => {

@@ -67,6 +67,8 @@ export interface InlineLoopCheckOptions {
   readonly shared?: LoopRunStore;
   /** How long a call waits for its shared-run write. @default {@link SHARED_RUN_TIMEOUT_MS} */
   readonly sharedTimeoutMs?: number;
+  /** How long a held call waits for the trip log and the Resume record. @default {@link VERDICT_LOOKUP_TIMEOUT_MS} */
+  readonly verdictTimeoutMs?: number;
 }
 
 /**
@@ -91,8 +93,11 @@ export const VERDICT_LOOKUP_INTERVAL_MS = 100;
  * entries live 1 s), the consumer writing the flag before it records the trip; plus 100 ms for the clocks.
  */
 const FLAG_PROPAGATION_MS = DEFAULT_GUARD_CACHE_TTL_MS + 100;
-/** A trip lookup slower than this leaves the hold in place (the call is refused; the next one asks again). */
-const VERDICT_LOOKUP_TIMEOUT_MS = 300;
+/**
+ * A trip lookup slower than this leaves the hold in place (the call is refused; the next one asks again).
+ * The local proxy allows more (its stand-in shares the process and the machine's load).
+ */
+export const VERDICT_LOOKUP_TIMEOUT_MS = 300;
 /** Holds whose last lookup time is remembered (least recently asked forgotten first). */
 const LOOKUPS_KEPT = 256;
 
@@ -180,7 +185,10 @@ export class InlineLoopCheck {
           this.opts.resumes?.get(caller.orgId),
         ]),
         new Promise<undefined>((resolve) => {
-          timer = setTimeout(() => resolve(undefined), VERDICT_LOOKUP_TIMEOUT_MS);
+          timer = setTimeout(
+            () => resolve(undefined),
+            this.opts.verdictTimeoutMs ?? VERDICT_LOOKUP_TIMEOUT_MS,
+          );
           timer.unref?.();
         }),
       ]);

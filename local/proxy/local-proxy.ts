@@ -182,6 +182,11 @@ function isHttp2(res: ServerResponse): boolean {
  * for the lease store, because the local stand-in shares this process and the machine's load.
  */
 const LOCAL_SHARED_RUN_TIMEOUT_MS = 300;
+/**
+ * How long a held call waits for the trip log and the Resume record before it is refused: longer than in
+ * AWS (300 ms) for the same reason. A Resume must end the hold at the next call even on a busy machine.
+ */
+const LOCAL_VERDICT_LOOKUP_TIMEOUT_MS = 2_000;
 
 /** See {@link LocalProxyOptions.leaseStoreTimeoutMs}. */
 export const LOCAL_LEASE_STORE_TIMEOUT_MS = 5_000;
@@ -234,7 +239,12 @@ export async function createLocalProxy(options: LocalProxyOptions): Promise<Loca
         policies,
         now,
         metrics,
-        ...(options.trips !== undefined ? { verdicts: new TripLogVerdicts(options.trips) } : {}),
+        ...(options.trips !== undefined
+          ? {
+              verdicts: new TripLogVerdicts(options.trips),
+              verdictTimeoutMs: LOCAL_VERDICT_LOOKUP_TIMEOUT_MS,
+            }
+          : {}),
         ...(options.loopRuns !== undefined
           ? { shared: options.loopRuns, sharedTimeoutMs: LOCAL_SHARED_RUN_TIMEOUT_MS }
           : {}),
