@@ -38,6 +38,16 @@ export function expected(what: string): (issue: { input?: unknown }) => string {
 // eslint-disable-next-line no-control-regex -- labels must not carry control characters (log injection)
 export const NO_CONTROL_CHARACTERS = /^[^\x00-\x1f\x7f]*$/;
 
+/**
+ * Text people read in the dashboard and the audit log (key names, correction reasons): no C0 or C1
+ * control character, no DEL, and no bidirectional control (U+061C, U+200E–U+200F, U+202A–U+202E,
+ * U+2066–U+2069), which can make a name read as another (CVE-2021-42574, "Trojan Source"). Event labels
+ * keep {@link NO_CONTROL_CHARACTERS}: they come from applications, and refusing a batch over one would
+ * lose telemetry.
+ */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what must be refused
+export const PLAIN_TEXT = /^[^\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]*$/;
+
 /** A token count: a whole number from 0 to {@link MAX_TOKENS}. */
 export function tokenCount(description: string, example = 1200) {
   return z

@@ -581,12 +581,21 @@ describe('v1 API', () => {
     expect(racerEntries).toHaveLength(1);
   });
 
-  it('refuses control characters in a key name, naming `name`', async () => {
-    for (const name of ['a\u0000b', 'a\u001bb', 'a\u007fb', 'ci\nprod']) {
+  it('refuses control characters and bidirectional controls in a key name, naming `name`', async () => {
+    for (const name of [
+      'a\u0000b',
+      'a\u001bb',
+      'a\u007fb',
+      'ci\nprod',
+      'a\u0085b',
+      'a\u009b31mb',
+      'ci\u202edorp',
+      'a\u2066b',
+    ]) {
       const res = await api(req('POST /v1/keys', { token: tokenA, body: { name } }));
       expect(res.status).toBe(400);
       expect(res.body.error.problems).toEqual([
-        { path: 'name', message: 'must not contain control characters' },
+        { path: 'name', message: 'must not contain control characters or bidirectional controls' },
       ]);
     }
     // Surrounding whitespace is trimmed, as before; printable text, accents included, is a name.

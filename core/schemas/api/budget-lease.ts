@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { enforcementStateSchema, type EnforcementState } from '../enforcement-state';
-import { expected, NO_CONTROL_CHARACTERS } from '../common';
+import { expected, PLAIN_TEXT } from '../common';
 import { timestamp, usd } from './common';
 
 /** Names that mean something to JavaScript objects: refused as holder ids whatever map holds them. */
@@ -80,7 +80,7 @@ export const settledCorrectionRequestSchema = z
       .min(3, { error: 'must be at least 3 characters' })
       .max(500, { error: 'must be at most 500 characters' })
       // Shown in the audit log and the dashboard: no line breaks or terminal escapes forged into it.
-      .regex(NO_CONTROL_CHARACTERS, { error: 'must not contain control characters' })
+      .regex(PLAIN_TEXT, { error: 'must not contain control characters or bidirectional controls' })
       .meta({ description: 'Why (kept in the audit record).', example: 'forged lease report' }),
   })
   .meta({ description: 'Body of POST /v1/budget/settled/correct.' });

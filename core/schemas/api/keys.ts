@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { API_KEY_PATTERN, API_KEY_PREFIX_PATTERN } from '../../keys/api-key';
 import { KEY_SCOPES } from '../../keys/scopes';
-import { NO_CONTROL_CHARACTERS } from '../common';
+import { PLAIN_TEXT } from '../common';
 import { timestamp } from './common';
 
 /** The public id of a key: what names it in storage, the dashboard and logs (never secret). */
@@ -42,9 +42,10 @@ export const createKeyRequestSchema = z
       .min(1)
       .max(100)
       // A name is shown and logged: a control character could forge a log line or a terminal's output.
-      .regex(NO_CONTROL_CHARACTERS, { error: 'must not contain control characters' })
+      .regex(PLAIN_TEXT, { error: 'must not contain control characters or bidirectional controls' })
       .meta({
-        description: 'A name for people (1 to 100 characters, trimmed, no control characters).',
+        description:
+          'A name for people (1 to 100 characters, trimmed, no control characters nor bidirectional controls).',
         example: 'ci',
       }),
     scopes: keyScopesSchema.optional().meta({

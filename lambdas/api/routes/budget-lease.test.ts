@@ -408,6 +408,7 @@ describe('POST /v1/budget/settled/correct', () => {
     for (const [body, path] of [
       [{ deltaUsd: 1e-12, reason: 'rounding' }, 'deltaUsd'],
       [{ deltaUsd: -1, reason: 'abc\u0000\n\u001b[31mFAKE' }, 'reason'],
+      [{ deltaUsd: -1, reason: 'refund \u202etroper' }, 'reason'],
     ] as const) {
       const refused = await api('POST /v1/budget/settled/correct', { token, body });
       expect(refused.status).toBe(400);
