@@ -1,4 +1,5 @@
-import { budgetConfigSchema, clientBudgetOptionSchema } from './budget';
+import fc from 'fast-check';
+import { budgetConfigSchema, clientBudgetOptionSchema, MAX_BUDGET_USD } from './budget';
 import { formatZodIssues } from './issues';
 
 const issuesOf = (input: unknown) => {
@@ -21,6 +22,40 @@ describe('budgetConfigSchema', () => {
   it('accepts a budget with only an action (no limit set) and a zero limit (freeze)', () => {
     expect(budgetConfigSchema.parse({ action: 'log' })).toEqual({ action: 'log' });
     expect(budgetConfigSchema.parse({ dailyLimitUsd: 0, action: 'block' }).dailyLimitUsd).toBe(0);
+  });
+
+  it('keeps every whole number of nano-dollars up to the largest limit exactly as written (a decimal of at most 9 places)', () => {
+    const maxNanos = MAX_BUDGET_USD * 1_000_000_000;
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.integer({ min: 0, max: maxNanos }), fc.constantFrom(0, 1, maxNanos)),
+        (nanos) => {
+          // The decimal a person types: whole dollars, a point, nine digits.
+          const typed = `${Math.floor(nanos / 1e9)}.${String(nanos % 1e9).padStart(9, '0')}`;
+          expect(budgetConfigSchema.parse({ dailyLimitUsd: Number(typed) }).dailyLimitUsd).toBe(
+            Number(typed),
+          );
+        },
+      ),
+    );
+  });
+
+  it('refuses a positive limit that rounds to no nano-dollar (a freeze nobody asked for), and keeps others as enforced', () => {
+    for (const dailyLimitUsd of [1e-12, 4.9e-10, Number.MIN_VALUE]) {
+      expect(issuesOf({ dailyLimitUsd })).toEqual([
+        { path: 'dailyLimitUsd', message: 'must be 0 or at least one nano-dollar (0.000000001)' },
+      ]);
+    }
+    // Finer digits are rounded to the nano-dollar (half away from zero), as admission enforces them.
+    expect(budgetConfigSchema.parse({ dailyLimitUsd: 5e-10, monthlyLimitUsd: 100 / 3 })).toEqual({
+      dailyLimitUsd: 1e-9,
+      monthlyLimitUsd: 33.333333333,
+      action: 'block',
+    });
+    expect(budgetConfigSchema.parse({ dailyLimitUsd: 0.1234567891 }).dailyLimitUsd).toBe(0.123456789);
+    expect(issuesOf({ dailyLimitUsd: 1e20 })).toEqual([
+      { path: 'dailyLimitUsd', message: `must be at most ${MAX_BUDGET_USD}` },
+    ]);
   });
 
   it('accepts a soft cap without a hard cap', () => {

@@ -9,6 +9,7 @@
  * @module
  */
 import { z } from 'zod';
+import { NANOS_PER_USD, usdToNanos } from '../pricing/money';
 import { expected } from './common';
 
 /**
@@ -23,6 +24,13 @@ const limit = (description: string, example: number) =>
     .number({ error: expected('an amount in US dollars') })
     .min(0, { error: 'must not be negative' })
     .max(MAX_BUDGET_USD, { error: `must be at most ${MAX_BUDGET_USD}` })
+    // Limits are enforced in whole nano-dollars. A positive amount that rounds to none would be a freeze
+    // nobody asked for: refused. Any other is kept as it is enforced (rounded to the nano-dollar), so
+    // the budget read back is the one in force; a computed limit (100 / 3) stays accepted.
+    .refine((n) => !(n > 0 && n <= MAX_BUDGET_USD) || usdToNanos(n) > 0, {
+      error: 'must be 0 or at least one nano-dollar (0.000000001)',
+    })
+    .overwrite((n) => (n >= 0 && n <= MAX_BUDGET_USD ? usdToNanos(n) / NANOS_PER_USD : n))
     .meta({ description, example });
 
 /** What happens when a limit is reached (spec 1.4). */

@@ -484,6 +484,20 @@ describe('kill scopes (enforcement endpoint, GET /v1/flags, key creation)', () =
     await api(req('PUT /v1/budget', { token, body: { budget: before } }));
   });
 
+  it('PUT /v1/budget keeps a limit as it is enforced (whole nano-dollars), and refuses one that would round to a freeze', async () => {
+    const before = (await api(req('GET /v1/budget', { token }))).body.budget;
+    const put = await api(req('PUT /v1/budget', { token, body: { budget: { dailyLimitUsd: 100 / 3 } } }));
+    expect(put.status).toBe(200);
+    expect((await api(req('GET /v1/budget', { token }))).body.budget.dailyLimitUsd).toBe(33.333333333);
+    const tiny = await api(req('PUT /v1/budget', { token, body: { budget: { dailyLimitUsd: 1e-12 } } }));
+    expect(tiny.status).toBe(400);
+    expect(tiny.body.error.problems).toEqual([
+      { path: 'budget.dailyLimitUsd', message: 'must be 0 or at least one nano-dollar (0.000000001)' },
+    ]);
+    expect((await api(req('GET /v1/budget', { token }))).body.budget.dailyLimitUsd).toBe(33.333333333);
+    await api(req('PUT /v1/budget', { token, body: { budget: before } }));
+  });
+
   it('400 for session scope without a session, and for key scope with neither apiKey nor keyId', async () => {
     const noSession = await enforce({ ...push, scope: 'session', keyId: k1.publicId }, token);
     expect(noSession.status).toBe(400);
