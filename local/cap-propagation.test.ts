@@ -98,10 +98,19 @@ it('a cap lowered under a slice granted by the old one refuses the very next cal
 it('raising the cap above the spend that reached it ends the budget suspension at once; another kill stays', async () => {
   const org = await organization('org_cap_raised');
   expect(await org.chat()).toEqual([200, null]);
-  // Below what was spent: layer 1 suspends the organization (budget_daily_hard, for 2 h).
+  // Below what was spent: layer 1 suspends the organization (budget_daily_hard, for 2 h). The pipeline
+  // has judged the call's event first (a refused call makes none): the PUT sets the flag itself.
+  await org.flagsBecome([]);
+  await stack.drain();
   await org.setCap(0.000001);
-  await org.flagsBecome(['budget_daily_hard']);
+  await org.flagsBecome(['budget_daily_hard'], 0);
   expect(await org.chat()).toEqual([429, 'budget_daily_hard']);
+  const set = await api('GET', '/v1/audit?action=flag.set', undefined, org.auth);
+  expect(set.body.entries).toEqual([
+    expect.objectContaining({
+      after: expect.objectContaining({ triggerType: 'budget_daily_hard', state: 'SUSPENDED' }),
+    }),
+  ]);
   await org.setCap(50);
   await org.flagsBecome([], 0); // cleared by the PUT itself, before it answered
   expect(await org.chat()).toEqual([200, null]);
@@ -111,8 +120,9 @@ it('raising the cap above the spend that reached it ends the budget suspension a
   ]);
 
   // With a person's kill beside it, raising the cap clears only the budget flag.
+  await stack.drain();
   await org.setCap(0.000001);
-  await org.flagsBecome(['budget_daily_hard']);
+  await org.flagsBecome(['budget_daily_hard'], 0);
   const kill = await fetch(`${stack.apiUrl}/api/guardrails/enforce`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...org.auth },
@@ -128,6 +138,9 @@ it('raising the cap above the spend that reached it ends the budget suspension a
   await org.setCap(50);
   await org.flagsBecome(['manual'], 0);
   expect((await org.chat())[0]).toBe(429);
+  // Lowered again under the kill: the kill stands as it is (one organization flag per key), not replaced.
+  await org.setCap(0.000001);
+  await org.flagsBecome(['manual'], 0);
 }, 60_000);
 
 it('a running SDK process that holds an uncapped answer learns of a cap set later, with no flag to tell it', async () => {

@@ -22,7 +22,7 @@ import { httpErrors, json, parseJsonBody } from '../../shared/http';
 import type { Services } from '../../shared/services';
 import { OrgConfigConflictError, type OrgConfig } from '../../shared/stores/org-config-store';
 import { flagViews } from '../views';
-import { clearLiftedBudgetFlags } from '../lifted-budget-flags';
+import { settleBudgetFlags } from '../cap-change-flags';
 import { retryOnConflict } from '../retry-on-conflict';
 import type { Route } from './types';
 
@@ -242,8 +242,9 @@ export const putBudget: Route = {
       ...liftedCaps(current?.budget, budget),
       ...capsSwitchedOff(current?.policy, policy, budget),
     ]);
-    // A cap raised above the spend that reached it ends the block at once (nothing else would judge it).
-    await clearLiftedBudgetFlags(services, principal, { budget, policy });
+    // A cap raised above the spend that reached it ends the block at once; one lowered to it sets the flag
+    // (nothing else would judge either: the next event may never come).
+    await settleBudgetFlags(services, principal, { budget, policy });
     // Changed hard caps are in force at every relay container once their cached caps are this old: the
     // answer waits for it, so a call made after it meets the new cap (the audit entry took part of it).
     const before = hardCapsOf(current);
