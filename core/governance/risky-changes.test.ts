@@ -61,8 +61,11 @@ describe('ratesCut', () => {
   });
 
   it.each([
-    [{ multiplier: 0.9 }, { multiplier: 0.45 }, []], // exactly half is not more than half
-    [{ multiplier: 0.9 }, { multiplier: 0.449 }, ['multiplier']],
+    [{ multiplier: 2 }, { multiplier: 1 }, []], // exactly half is not more than half
+    [{ multiplier: 2 }, { multiplier: 0.999 }, ['multiplier']],
+    [{ multiplier: 0.9 }, { multiplier: 0.45 }, ['multiplier']], // half, and first below half of list
+    [{ multiplier: 0.4 }, { multiplier: 0.3 }, []], // already below half of list, cut by less than half
+    [{ providers: { openai: 0.5 } }, { providers: { openai: 0.25 } }, ['providers.openai']],
     [{}, { providers: { openai: 0.4 } }, ['providers.openai']],
     [{ providers: { openai: 0.4 } }, {}, []], // back to 1
     [
@@ -75,13 +78,19 @@ describe('ratesCut', () => {
     expect(ratesCut(before, after).map((c) => c.field)).toEqual(fields);
   });
 
-  it('reports an organization multiplier exactly when the new one is below half the old', () => {
-    // Integers over 1000 reach the boundary (after = before / 2) often.
+  it('reports an organization multiplier exactly when the new one is below half the old, or first below half of list', () => {
+    // Integers over 1000 reach both boundaries (after = before / 2, after = 0.5) often.
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 2000 }), fc.integer({ min: 0, max: 2000 }), (b, a) => {
         const found = ratesCut({ multiplier: b / 1000 }, { multiplier: a / 1000 }).length > 0;
-        expect(found).toBe(2 * a < b);
+        expect(found).toBe(2 * a < b || (a < 500 && b >= 500));
       }),
     );
+  });
+
+  it('halving in steps alerts once the multiplier goes below half of list', () => {
+    const steps = [1, 0.5, 0.25, 0.125];
+    const alerts = steps.slice(1).map((m, i) => ratesCut({ multiplier: steps[i] }, { multiplier: m }).length);
+    expect(alerts).toEqual([0, 1, 0]);
   });
 });

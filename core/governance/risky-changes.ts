@@ -126,9 +126,18 @@ function cutByMoreThanHalf(before: number, after: number): boolean {
 }
 
 /**
+ * A multiplier scales list prices (1 = list): a cut by more than half, or one that first takes it below
+ * half of list. Without the second, halving in steps (1 → 0.5 → 0.25 → …) never alerted.
+ */
+function multiplierCut(before: number, after: number): boolean {
+  return cutByMoreThanHalf(before, after) || (after * 2 < 1 && before * 2 >= 1);
+}
+
+/**
  * Rates cut by more than half between two stored rate sets (core/pricing `OrgRates`): the organization
  * multiplier (absent = 1), each provider multiplier (absent = the organization multiplier of the same
- * side), and each token price of a model rate present on both sides. A model rate added anew is not
+ * side), each also when it first goes below half of list prices, and each token price of a model rate
+ * present on both sides. A model rate added anew is not
  * compared with list prices here (no registry in this function).
  *
  * @example ratesCut({}, { multiplier: 0 })
@@ -138,13 +147,13 @@ export function ratesCut(before: unknown, after: unknown): RiskyChange[] {
   const b = record(before);
   const a = record(after);
   const found: RiskyChange[] = [];
-  const cut = (field: string, was: number, now: number) => {
-    if (cutByMoreThanHalf(was, now))
+  const cut = (field: string, was: number, now: number, isCut = cutByMoreThanHalf) => {
+    if (isCut(was, now))
       found.push({ field, before: was, after: now, message: `${field} cut from ${was} to ${now}` });
   };
   const orgBefore = finite(b.multiplier) ?? 1;
   const orgAfter = finite(a.multiplier) ?? 1;
-  cut('multiplier', orgBefore, orgAfter);
+  cut('multiplier', orgBefore, orgAfter, multiplierCut);
   const pb = record(b.providers);
   const pa = record(a.providers);
   for (const provider of new Set([...Object.keys(pb), ...Object.keys(pa)])) {
@@ -152,7 +161,7 @@ export function ratesCut(before: unknown, after: unknown): RiskyChange[] {
     const now = finite(pa[provider]) ?? orgAfter;
     // The organization-wide cut is already reported; a provider that merely follows it is not repeated.
     if (finite(pb[provider]) === undefined && finite(pa[provider]) === undefined) continue;
-    cut(`providers.${provider}`, was, now);
+    cut(`providers.${provider}`, was, now, multiplierCut);
   }
   const mb = record(b.models);
   const ma = record(a.models);
