@@ -233,17 +233,27 @@ describe('POST /api/ingest', () => {
   });
 });
 
-it('does not let prototype-pollution keys in the JSON reach any object', async () => {
+it('refuses a `__proto__` member anywhere, naming its path, and stores nothing (prototype pollution)', async () => {
   // Raw text: JSON.parse makes `__proto__` an own key; a careless merge or schema would copy it onward.
-  const event = `{"model":"gpt-4o","usage":{"prompt_tokens":1,"completion_tokens":1,"__proto__":{"polluted":true}},"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}`;
-  const body = `{"apiKey":"${keyA}","events":[${event}],"__proto__":{"polluted":true}}`;
-  const res = await call(request('/api/ingest', body));
-  expect(res.status).toBe(200);
+  const event = `{"model":"gpt-4o","usage":{"prompt_tokens":1,"completion_tokens":1,"__proto__":{"polluted":true}},"constructor":{"prototype":{"polluted":true}}}`;
+  for (const [body, path] of [
+    [`{"apiKey":"${keyA}","events":[${event}]}`, 'events[0].usage.__proto__'],
+    [
+      `{"apiKey":"${keyA}","events":[{"model":"gpt-4o","usage":{}}],"__proto__":{"polluted":true}}`,
+      '__proto__',
+    ],
+    [`{"apiKey":"${keyA}","model":"gpt-4o","__proto__":{},"usage":{"prompt_tokens":1}}`, '__proto__'],
+  ] as const) {
+    const res = await call(request('/api/ingest', body));
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ problems: [{ path, message: 'unknown field' }] });
+  }
+  const client = `{"events":[{"model":"gpt-4o","__proto__":{"polluted":true}}]}`;
+  const res = await call(request('/v1/events', client, { 'service-api-key': keyA }));
+  expect(res.status).toBe(400);
+  expect(res.body.error).toMatchObject({ problems: [{ path: 'events[0].__proto__' }] });
   expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-  const stored = puts[0]![0]!.events[0]! as unknown as Record<string, unknown>;
-  expect(Object.getPrototypeOf(stored)).toBe(Object.prototype);
-  expect(Object.keys(stored)).not.toContain('__proto__');
-  expect(JSON.stringify(puts)).not.toContain('polluted');
+  expect(puts).toHaveLength(0);
 });
 
 describe('POST /v1/events', () => {

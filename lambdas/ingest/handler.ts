@@ -13,7 +13,7 @@ import {
 import { enforcementFor } from '../shared/enforcement-state';
 import { KeyedTokenBuckets } from '../../core/rate-limit/token-bucket';
 import { SinkUnavailableError } from '../shared/event-sink';
-import { bodyText, httpErrors, json } from '../shared/http';
+import { bodyText, httpErrors, json, parseJsonText } from '../shared/http';
 import { httpErrorHandler } from '../shared/middleware/http-error-handler';
 import type { Services } from '../shared/services';
 
@@ -57,14 +57,8 @@ export function createIngestHandler(deps: IngestDeps) {
     if (Buffer.byteLength(text, 'utf8') > MAX_BODY_BYTES) {
       throw httpErrors.tooLarge(`request body exceeds ${MAX_BODY_BYTES} bytes`);
     }
-    let body: unknown;
-    try {
-      body = JSON.parse(text) as unknown;
-    } catch (err) {
-      throw httpErrors.badRequest('request body is not valid JSON', [
-        { path: '', message: err instanceof Error ? err.message : 'invalid JSON' },
-      ]);
-    }
+    // The shared parse: a `__proto__` member anywhere is a 400 naming it, as on every other route.
+    const body = parseJsonText(text);
     const events = isRecord(body) ? body.events : undefined;
     if (Array.isArray(events) && events.length > MAX_EVENTS) {
       throw httpErrors.tooLarge(`a batch holds at most ${MAX_EVENTS} events; got ${events.length}`);

@@ -83,7 +83,11 @@ export function bodyText(event: { body?: string; isBase64Encoded?: boolean }): s
 
 /** Parses a JSON request body, or throws a 400 that says why. */
 export function parseJsonBody(event: { body?: string; isBase64Encoded?: boolean }): unknown {
-  const text = bodyText(event);
+  return parseJsonText(bodyText(event));
+}
+
+/** {@link parseJsonBody} of a body already decoded (a handler that measured it first). */
+export function parseJsonText(text: string): unknown {
   if (text.length === 0)
     throw httpErrors.badRequest('request body is empty; expected JSON', [{ path: '', message: 'required' }]);
   let value: unknown;
@@ -108,8 +112,10 @@ export function parseJsonBody(event: { body?: string; isBase64Encoded?: boolean 
 /** The path of the first own `__proto__` member in parsed JSON, or undefined (depth bounded). */
 function protoMemberPath(value: unknown, path: string, depth: number): string | undefined {
   if (typeof value !== 'object' || value === null || depth > 64) return undefined;
+  const list = Array.isArray(value);
   for (const key of Object.keys(value)) {
-    const at = path === '' ? key : `${path}.${key}`;
+    // Paths as the schema problems write them: `events[0].usage.__proto__`.
+    const at = list ? `${path}[${key}]` : path === '' ? key : `${path}.${key}`;
     if (key === '__proto__') return at;
     const inner = protoMemberPath((value as Record<string, unknown>)[key], at, depth + 1);
     if (inner !== undefined) return inner;
