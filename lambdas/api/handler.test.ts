@@ -753,6 +753,31 @@ describe('v1 API', () => {
       'evt_p1',
     ]);
     expect(filtered.body.entries[0]).toEqual(expect.objectContaining(ledgerEntryView({ ...entries[5]! })));
+
+    // A cursor resumes only the range it was issued for: another from/to, or a forged key, is a 400.
+    const first = await api(req('GET /v1/ledger', { token: tok, query: { limit: '3' } }));
+    const issued = first.body.nextCursor as string; // after evt_p4 (10:00:04)
+    const within = await api(
+      req('GET /v1/ledger', {
+        token: tok,
+        query: { limit: '3', cursor: issued, from: '2026-11-20T10:00:01.000Z' },
+      }),
+    );
+    expect(within.body.entries.map((e: { eventId: string }) => e.eventId)).toEqual([
+      'evt_p3',
+      'evt_p2',
+      'evt_p1',
+    ]);
+    const forged = Buffer.from(JSON.stringify({ sk: '' })).toString('base64url');
+    for (const query of [
+      { cursor: issued, from: '2026-11-20T10:00:05.000Z' },
+      { cursor: issued, to: '2026-11-20T10:00:03.000Z' },
+      { cursor: forged },
+    ]) {
+      const res = await api(req('GET /v1/ledger', { token: tok, query: { limit: '3', ...query } }));
+      expect(res.status).toBe(400);
+      expect(res.body.error.problems.map((p: { path: string }) => p.path)).toEqual(['cursor']);
+    }
   });
 });
 

@@ -75,12 +75,10 @@ export class DynamoLedgerStore implements LedgerStore {
     limit: number,
     cursor: string | null,
   ): Promise<LedgerPage> {
-    const values: Record<string, unknown> = {
-      ':pk': itemKeys.ledgerPk(orgId),
-      ':from': filter.from ?? '0',
-      // '~' sorts after every character of an ISO timestamp and event id.
-      ':to': `${filter.to ?? '9999'}~`,
-    };
+    const from = filter.from ?? '0';
+    // '~' sorts after every character of an ISO timestamp and event id.
+    const to = `${filter.to ?? '9999'}~`;
+    const values: Record<string, unknown> = { ':pk': itemKeys.ledgerPk(orgId), ':from': from, ':to': to };
     const names: Record<string, string> = {};
     const conditions: string[] = [];
     for (const field of FILTER_FIELDS) {
@@ -90,9 +88,16 @@ export class DynamoLedgerStore implements LedgerStore {
       values[`:${field}`] = value;
       conditions.push(`#${field} = :${field}`);
     }
-    let startKey: Record<string, unknown> | undefined = cursor
-      ? { pk: itemKeys.ledgerPk(orgId), sk: decodeCursor(cursor) }
-      : undefined;
+    const resumeAt = cursor ? decodeCursor(cursor) : undefined;
+    // DynamoDB refuses a start key outside the key condition (a 500 before): a cursor of another from/to
+    // range, or a forged one, is the caller's error.
+    if (resumeAt !== undefined && (resumeAt < from || resumeAt > to)) {
+      throw new InvalidCursorError(
+        'cursor lies outside this from/to range: send the range it was issued for',
+      );
+    }
+    let startKey: Record<string, unknown> | undefined =
+      resumeAt !== undefined ? { pk: itemKeys.ledgerPk(orgId), sk: resumeAt } : undefined;
     const entries: LedgerEntry[] = [];
     let lastSk: string | null = null;
     let more = true;
