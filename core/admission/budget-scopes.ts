@@ -27,7 +27,8 @@ export const NO_CAPS: CapsNanos = Object.freeze({ day: null, month: null });
 
 /**
  * The hard caps admission enforces for an organization's stored config: the daily and monthly limits when
- * the action is `block` (spec 1.4) and layer 1 is on; none otherwise (`warn` and `log` never refuse).
+ * the action is `block` (spec 1.4), layer 1 is on and its `hardCapMode` is `hard_stop`; none otherwise
+ * (`warn` and `log` never refuse, nor does a policy whose hard caps only alert or throttle).
  *
  * @example hardCapsOf({ budget: { dailyLimitUsd: 0.3, action: 'block' }, policy: {} }) // { day: 300000000, month: null }
  */

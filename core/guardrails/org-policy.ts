@@ -17,12 +17,15 @@ export interface BudgetCaps {
   allowDeferredBilling?: boolean;
 }
 
-/** `block` stops calls at the hard cap; `warn` and `log` only record the breach (warn also notifies). */
-const HARD_CAP_MODE: Record<'block' | 'warn' | 'log', GuardrailMode> = {
-  block: 'hard_stop',
-  warn: 'alert',
-  log: 'alert',
-};
+/**
+ * The hard caps' mode: `block` (the default) leaves it to the policy's `financialLimits.hardCapMode`
+ * (`hard_stop` unless an admin chose `throttle` or `alert`); `warn` and `log` only record the breach
+ * (warn also notifies). Either setting can relax the cap, neither can override the other's relaxing:
+ * before, the budget's action replaced the policy's mode, so `alert` was stored, shown and ignored.
+ */
+function hardCapMode(action: BudgetCaps['action'], policyMode: GuardrailMode): GuardrailMode {
+  return action === 'warn' || action === 'log' ? 'alert' : policyMode;
+}
 
 function nanos(usd: number | null | undefined): number | null {
   return typeof usd === 'number' && Number.isFinite(usd) && usd >= 0 ? usdToNanos(usd) : null;
@@ -48,7 +51,7 @@ export function effectivePolicy(storedPolicy: unknown, budget: BudgetCaps | unde
       monthlyHardCapNanos: nanos(budget.monthlyLimitUsd),
       dailySoftCapNanos: nanos(budget.dailySoftLimitUsd),
       monthlySoftCapNanos: nanos(budget.monthlySoftLimitUsd),
-      hardCapMode: HARD_CAP_MODE[budget.action ?? 'block'],
+      hardCapMode: hardCapMode(budget.action, base.financialLimits.hardCapMode),
     },
   };
 }

@@ -770,7 +770,7 @@ describe('v1 API', () => {
     ]);
     const forged = Buffer.from(JSON.stringify({ sk: '' })).toString('base64url');
     for (const query of [
-      { cursor: issued, from: '2026-11-20T10:00:05.000Z' },
+      { cursor: issued, from: '2026-11-20T10:00:05.000Z' } as Record<string, string>,
       { cursor: issued, to: '2026-11-20T10:00:03.000Z' },
       { cursor: forged },
     ]) {
