@@ -31,8 +31,32 @@ export interface SettledBudgetFlags {
   readonly set: string[];
 }
 
-/** Clears the budget flags the new `budget` and `policy` no longer support, and sets those they now call for. */
+/** Settles at most this many times per change; each retry means another change landed meanwhile. */
+const MAX_SETTLES = 5;
+
+/**
+ * Clears the budget flags the organization's stored budget and policy no longer support, and sets those
+ * they now call for. Judged against the settings as stored, not as this request wrote them: two
+ * concurrent changes would otherwise each settle against their own, and the slower one could leave a
+ * flag the winning settings do not support (an acceptance walk saw it twice in about 100 rounds of concurrent PUTs). Settled
+ * again when the settings changed while settling, so the last settle to finish matches the settings.
+ */
 export async function settleBudgetFlags(
+  services: Services,
+  principal: Principal,
+): Promise<SettledBudgetFlags> {
+  const settled: SettledBudgetFlags = { cleared: [], set: [] };
+  for (let i = 0; i < MAX_SETTLES; i++) {
+    const config = await services.config.get(principal.orgId);
+    const once = await settleAgainst(services, principal, { budget: config?.budget, policy: config?.policy });
+    settled.cleared.push(...once.cleared);
+    settled.set.push(...once.set);
+    if (((await services.config.get(principal.orgId))?.rev ?? 0) === (config?.rev ?? 0)) break;
+  }
+  return settled;
+}
+
+async function settleAgainst(
   services: Services,
   principal: Principal,
   config: { budget: unknown; policy: unknown },
@@ -52,8 +76,8 @@ export async function settleBudgetFlags(
   const reached =
     block.blocked && !kept.some((f) => f.state === block.action) ? block.triggers.at(-1) : undefined;
   const cleared = lifted.length > 0 ? await clearLifted(services, principal, orgFlags, lifted, now) : [];
-  if (reached !== undefined) await setReached(services, principal, policy, block, reached, now);
-  return { cleared, set: reached === undefined ? [] : [reached] };
+  const set = reached !== undefined && (await setReached(services, principal, policy, block, reached, now));
+  return { cleared, set: set ? [reached] : [] };
 }
 
 async function clearLifted(
@@ -79,7 +103,11 @@ async function clearLifted(
     action: 'flag.cleared',
     target: 'organization',
     before: { scope: 'organization', triggerTypes: triggers, activeFlags: lifted.length },
-    after: { scope: 'organization', state: 'ACTIVE', reason: 'hard cap raised above spend' },
+    after: {
+      scope: 'organization',
+      state: 'ACTIVE',
+      reason: 'hard cap no longer reached or no longer blocking',
+    },
   });
   return triggers;
 }
@@ -91,7 +119,7 @@ async function setReached(
   block: FinancialBlockState,
   trigger: 'budget_daily_hard' | 'budget_monthly_hard',
   now: number,
-): Promise<void> {
+): Promise<boolean> {
   const orgId = principal.orgId;
   const cfg = policy.financialLimits;
   const daily = trigger === 'budget_daily_hard';
@@ -113,6 +141,9 @@ async function setReached(
     },
     now,
   );
+  // An organization flag is one item per key: with no key, nothing was stored to record (admission
+  // refuses the calls of a key created later all the same).
+  if (result.keysFlagged === 0) return false;
   const at = new Date(now).toISOString();
   await services.trips.add(orgId, {
     at,
@@ -138,4 +169,5 @@ async function setReached(
       reason: 'hard cap lowered to or below spend',
     },
   });
+  return true;
 }

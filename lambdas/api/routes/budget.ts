@@ -244,7 +244,7 @@ export const putBudget: Route = {
     ]);
     // A cap raised above the spend that reached it ends the block at once; one lowered to it sets the flag
     // (nothing else would judge either: the next event may never come).
-    await settleBudgetFlags(services, principal, { budget, policy });
+    await settleBudgetFlags(services, principal);
     // Changed hard caps are in force at every relay container once their cached caps are this old: the
     // answer waits for it, so a call made after it meets the new cap (the audit entry took part of it).
     const before = hardCapsOf(current);
