@@ -190,10 +190,7 @@ export class Client implements SpendguardClient {
   /** The call's limits (server flags, local budget), then its lease: a call handle, or a refusal. */
   #admit(facts: CallFacts, now: number): Call | Response | undefined | Promise<Call | Response | undefined> {
     const blocked = this.#checkLimits(facts, now);
-    if (blocked !== undefined) {
-      this.#counters.blocked++;
-      return blocked;
-    }
+    if (blocked !== undefined) return blocked;
     const lease = this.#link.lease;
     if (lease === null) return new Call(this, facts, monotonicNow(), null, 0);
     const readers = admissionReaders();
@@ -220,7 +217,8 @@ export class Client implements SpendguardClient {
   async #reserveOnceLoaded(facts: CallFacts, lease: BudgetLease): Promise<Call | Response | undefined> {
     if (lease.mode === 'none') {
       await this.#link.leaseAnswered();
-      const decided = this.#withoutWorstCase(facts, lease, Date.now());
+      const decided =
+        this.#checkLimits(facts, Date.now()) ?? this.#withoutWorstCase(facts, lease, Date.now());
       if (decided !== undefined) return decided;
     }
     try {
@@ -258,7 +256,7 @@ export class Client implements SpendguardClient {
     const decision = lease.admit(cost, now);
     if (decision.kind !== 'wait') return this.#admitted(facts, lease, decision, now);
     return this.#link.waitForLease(cost).then(
-      (d) => this.#admitted(facts, lease, d, Date.now()),
+      (d) => this.#checkLimits(facts, Date.now(), lease, d) ?? this.#admitted(facts, lease, d, Date.now()),
       () => undefined,
     );
   }
@@ -278,8 +276,21 @@ export class Client implements SpendguardClient {
     );
   }
 
-  /** Server flags first, then the shared budget's lease, then the local budget. Memory reads only. */
-  #checkLimits(facts: CallFacts, now: number): Response | undefined {
+  /**
+   * Server flags first, then the local budget: the refusal (counted), if any. Memory reads only. Asked
+   * again after a wait for a lease answer, which brings the key's flags too: a kill in it stops the
+   * call that waited, whose reservation, if any, is given back.
+   */
+  #checkLimits(facts: CallFacts, now: number, lease?: BudgetLease, d?: LeaseDecision): Response | undefined {
+    const refused = this.#refusal(facts, now);
+    if (refused !== undefined) {
+      this.#counters.blocked++;
+      if (d?.kind === 'admitted') lease!.settle(d.reservedNanos, 0);
+    }
+    return refused;
+  }
+
+  #refusal(facts: CallFacts, now: number): Response | undefined {
     const refused = this.#link.check(facts.labels.sessionId, now);
     if (refused !== undefined) return refused;
     const budget = this.config.budget;

@@ -211,6 +211,7 @@ export class ServerLink {
               state: lease.mode,
               grantedUsd: lease.grantedNanos / 1e9,
               usedUsd: lease.usedNanos / 1e9,
+              reservedUsd: lease.reservedNanos / 1e9,
               errors: lease.errors,
             },
     };

@@ -173,6 +173,8 @@ export interface LeaseStats {
   grantedUsd: number;
   /** Spend drawn on it so far, in USD. */
   usedUsd: number;
+  /** Worst cases reserved on it by calls in flight, in USD. */
+  reservedUsd: number;
   /** Lease requests that failed. */
   errors: number;
 }

@@ -258,6 +258,38 @@ describe('the bundles', () => {
     }
   });
 
+  it.each([
+    ['a hard cap', 1],
+    ['no hard cap', null],
+  ])(
+    'ESM, %s: a key suspended before the process started refuses its very first call (the readers load while the first lease answer is awaited)',
+    async (_name, cap) => {
+      ingest.leases = true;
+      ingest.leaseCapUsd = cap;
+      ingest.enforcement = true;
+      ingest.flags = [ingest.flag('key')];
+      try {
+        const load = `const sdk = await import(${JSON.stringify(`file://${bundles.esm}`)});`;
+        const source = cappedProgram(load)
+          .replace('INGEST', ingest.url)
+          .replace('serverFlags: false', 'serverFlags: true');
+        const { stdout } = await run(process.execPath, ['--input-type=module', '-e', source], {
+          timeout: 15_000,
+        });
+        expect(JSON.parse(stdout)).toEqual({
+          big: [429, 'key_suspended'],
+          small: [429, 'key_suspended'],
+          providerCalls: 0,
+        });
+      } finally {
+        ingest.leases = false;
+        ingest.leaseCapUsd = null;
+        ingest.enforcement = false;
+        ingest.flags = [];
+      }
+    },
+  );
+
   it.each(BOTH_FORMATS)(
     '%s: under a hard cap, a process that simply ends gives its budget slice back, and ends promptly',
     async (_name, load, format, flags) => {

@@ -349,6 +349,30 @@ describe('a capped budget', () => {
   });
 });
 
+describe('a key suspended before the process started', () => {
+  it.each([
+    ['no hard cap', null],
+    ['a hard cap', 1],
+  ])(
+    '%s: the very first call, made at once, waits for the first lease answer and meets the kill it brings',
+    async (_name, cap) => {
+      ingest.leaseCapUsd = cap;
+      ingest.enforcement = true;
+      ingest.flags = [ingest.flag('key')];
+      const provider = costlyProvider();
+      const f = tracked(provider.fetch);
+      // No settle: a fresh process (a cold Lambda container) calls before anything has come back.
+      const first = await f(OPENAI_URL, chatInit());
+      expect(first.status).toBe(429);
+      expect(((await first.json()) as { error: { code: string } }).error.code).toBe('key_suspended');
+      expect((await f(OPENAI_URL, chatInit())).status).toBe(429);
+      expect(provider.calls).toBe(0);
+      // A refused call holds nothing: the report that follows lists no reservation in flight.
+      expect(client().stats().lease).toMatchObject({ reservedUsd: 0 });
+    },
+  );
+});
+
 describe('fail-open (spec Law 4)', () => {
   it.each([
     ['unreachable', 'http://127.0.0.1:9', 0, 'unreachable'],
