@@ -28,7 +28,7 @@ const limit = (description: string, example: number) =>
     // nobody asked for: refused. Any other is kept as it is enforced (rounded to the nano-dollar), so
     // the budget read back is the one in force; a computed limit (100 / 3) stays accepted.
     .refine((n) => !(n > 0 && n <= MAX_BUDGET_USD) || usdToNanos(n) > 0, {
-      error: 'must be 0 or at least one nano-dollar (0.000000001)',
+      error: 'must be 0 or at least half a nano-dollar (0.0000000005), which rounds to one',
     })
     .overwrite((n) => (n >= 0 && n <= MAX_BUDGET_USD ? usdToNanos(n) / NANOS_PER_USD : n))
     .meta({ description, example });

@@ -40,13 +40,17 @@ export const NO_CONTROL_CHARACTERS = /^[^\x00-\x1f\x7f]*$/;
 
 /**
  * Text people read in the dashboard and the audit log (key names, correction reasons): no C0 or C1
- * control character, no DEL, and no bidirectional control (U+061C, U+200E–U+200F, U+202A–U+202E,
- * U+2066–U+2069), which can make a name read as another (CVE-2021-42574, "Trojan Source"). Event labels
- * keep {@link NO_CONTROL_CHARACTERS}: they come from applications, and refusing a batch over one would
- * lose telemetry.
+ * control character, no DEL, no line or paragraph separator (U+2028, U+2029: a line break in a
+ * terminal), and no bidirectional control (U+061C, U+200E–U+200F, U+202A–U+202E, U+2066–U+2069), which
+ * can make a name read as another (CVE-2021-42574, "Trojan Source"). Lone surrogates: {@link WELL_FORMED}.
+ * Event labels keep {@link NO_CONTROL_CHARACTERS}: they come from applications, and refusing a batch
+ * over one would lose telemetry.
  */
 // eslint-disable-next-line no-control-regex -- control characters are exactly what must be refused
-export const PLAIN_TEXT = /^[^\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]*$/;
+export const PLAIN_TEXT = /^[^\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]*$/;
+
+/** No lone surrogate (half a UTF-16 pair is not text: it cannot be stored as UTF-8 or shown). */
+export const WELL_FORMED = /^\P{Cs}*$/u;
 
 /** A token count: a whole number from 0 to {@link MAX_TOKENS}. */
 export function tokenCount(description: string, example = 1200) {

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { enforcementStateSchema, type EnforcementState } from '../enforcement-state';
-import { expected, PLAIN_TEXT } from '../common';
+import { expected, PLAIN_TEXT, WELL_FORMED } from '../common';
 import { timestamp, usd } from './common';
 
 /** Names that mean something to JavaScript objects: refused as holder ids whatever map holds them. */
@@ -81,6 +81,7 @@ export const settledCorrectionRequestSchema = z
       .max(500, { error: 'must be at most 500 characters' })
       // Shown in the audit log and the dashboard: no line breaks or terminal escapes forged into it.
       .regex(PLAIN_TEXT, { error: 'must not contain control characters or bidirectional controls' })
+      .regex(WELL_FORMED, { error: 'must not contain a lone surrogate (invalid UTF-16)' })
       .meta({ description: 'Why (kept in the audit record).', example: 'forged lease report' }),
   })
   .meta({ description: 'Body of POST /v1/budget/settled/correct.' });

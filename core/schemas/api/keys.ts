@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { API_KEY_PATTERN, API_KEY_PREFIX_PATTERN } from '../../keys/api-key';
 import { KEY_SCOPES } from '../../keys/scopes';
-import { PLAIN_TEXT } from '../common';
+import { PLAIN_TEXT, WELL_FORMED } from '../common';
 import { timestamp } from './common';
 
 /** The public id of a key: what names it in storage, the dashboard and logs (never secret). */
@@ -43,6 +43,7 @@ export const createKeyRequestSchema = z
       .max(100)
       // A name is shown and logged: a control character could forge a log line or a terminal's output.
       .regex(PLAIN_TEXT, { error: 'must not contain control characters or bidirectional controls' })
+      .regex(WELL_FORMED, { error: 'must not contain a lone surrogate (invalid UTF-16)' })
       .meta({
         description:
           'A name for people (1 to 100 characters, trimmed, no control characters nor bidirectional controls).',
