@@ -43,7 +43,10 @@ describe('budgetConfigSchema', () => {
   it('refuses a positive limit that rounds to no nano-dollar (a freeze nobody asked for), and keeps others as enforced', () => {
     for (const dailyLimitUsd of [1e-12, 4.9e-10, Number.MIN_VALUE]) {
       expect(issuesOf({ dailyLimitUsd })).toEqual([
-        { path: 'dailyLimitUsd', message: 'must be 0 or at least half a nano-dollar (0.0000000005), which rounds to one' },
+        {
+          path: 'dailyLimitUsd',
+          message: 'must be 0 or at least half a nano-dollar (0.0000000005), which rounds to one',
+        },
       ]);
     }
     // Finer digits are rounded to the nano-dollar (half away from zero), as admission enforces them.

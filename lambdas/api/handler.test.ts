@@ -492,7 +492,10 @@ describe('kill scopes (enforcement endpoint, GET /v1/flags, key creation)', () =
     const tiny = await api(req('PUT /v1/budget', { token, body: { budget: { dailyLimitUsd: 1e-12 } } }));
     expect(tiny.status).toBe(400);
     expect(tiny.body.error.problems).toEqual([
-      { path: 'budget.dailyLimitUsd', message: 'must be 0 or at least half a nano-dollar (0.0000000005), which rounds to one' },
+      {
+        path: 'budget.dailyLimitUsd',
+        message: 'must be 0 or at least half a nano-dollar (0.0000000005), which rounds to one',
+      },
     ]);
     expect((await api(req('GET /v1/budget', { token }))).body.budget.dailyLimitUsd).toBe(33.333333333);
     await api(req('PUT /v1/budget', { token, body: { budget: before } }));
