@@ -3,6 +3,7 @@ import { initialOrgState } from '../../core/guardrails/state';
 import { startBackendHarness, type BackendHarness } from '../../test/backend-harness';
 import type { Principal } from '../shared/principal';
 import type { Services } from '../shared/services';
+import { enforcementDeps, pushFlag } from '../shared/enforcement';
 import { settleBudgetFlags } from './cap-change-flags';
 
 let h: BackendHarness;
@@ -83,6 +84,36 @@ describe('settleBudgetFlags', () => {
     await settleBudgetFlags(racing, admin('org_race'));
     expect(reads).toBeGreaterThan(1);
     expect(await budgetFlags('org_race')).toEqual(['budget_daily_hard']);
+  });
+
+  it('leaves a person’s THROTTLED kill standing when a cap is lowered to spend (it would be replaced, then deleted on a raise)', async () => {
+    await organization('org_throttled', 2, 10);
+    await pushFlag(
+      await enforcementDeps(h.services),
+      {
+        orgId: 'org_throttled',
+        action: 'THROTTLED',
+        triggerType: 'manual',
+        observedValue: 1,
+        thresholdValue: 1,
+        mode: 'throttle',
+      },
+      NOW,
+    );
+    await h.services.config.put(
+      'org_throttled',
+      { budget: { dailyLimitUsd: 1 }, policy: {}, updatedAt: '' },
+      1,
+    );
+    expect(await settleBudgetFlags(h.services, admin('org_throttled'))).toEqual({ cleared: [], set: [] });
+    await h.services.config.put(
+      'org_throttled',
+      { budget: { dailyLimitUsd: 10 }, policy: {}, updatedAt: '' },
+      2,
+    );
+    await settleBudgetFlags(h.services, admin('org_throttled'));
+    const flags = await h.services.flags.listByOrg('org_throttled', NOW);
+    expect(flags.map((f) => [f.triggerType, f.state])).toEqual([['manual', 'THROTTLED']]);
   });
 
   it('records nothing for an organization without a key: no flag item was stored', async () => {

@@ -70,11 +70,15 @@ async function settleAgainst(
   const holds = (trigger: string) => block.blocked && (block.triggers as readonly string[]).includes(trigger);
 
   const lifted = orgFlags.filter((f) => BUDGET_TRIGGERS.has(f.triggerType) && !holds(f.triggerType));
-  // One organization flag item per key holds one trigger: as the consumer does, a flag of the block's
-  // action already standing (a person's kill, the other cap's flag) is left as it is.
+  // One organization flag item per key holds one trigger: a flag of the block's action already standing
+  // (the other cap's) is left as it is, as the consumer does, and so is any flag a person or another
+  // layer set (a THROTTLED kill would be replaced, then deleted when the cap is raised). Admission
+  // refuses past the cap either way.
   const kept = orgFlags.filter((f) => !lifted.includes(f));
   const reached =
-    block.blocked && !kept.some((f) => f.state === block.action) ? block.triggers.at(-1) : undefined;
+    block.blocked && !kept.some((f) => f.state === block.action || !BUDGET_TRIGGERS.has(f.triggerType))
+      ? block.triggers.at(-1)
+      : undefined;
   const cleared = lifted.length > 0 ? await clearLifted(services, principal, orgFlags, lifted, now) : [];
   const set = reached !== undefined && (await setReached(services, principal, policy, block, reached, now));
   return { cleared, set: set ? [reached] : [] };
