@@ -2,9 +2,12 @@
  * A fake Amazon Bedrock runtime: Converse and ConverseStream in the real wire formats (JSON; AWS event
  * stream framed with the AWS codec), over HTTP/1.1 and HTTP/2 without TLS on one port, as
  * `@aws-sdk/client-bedrock-runtime` speaks it. Routes: `POST /model/<modelId>/converse` and
- * `/model/<modelId>/converse-stream` (the model id URL-encoded, as the SDK sends ARNs), and `/invoke`
- * answering a model body without usage, the token counts in the `x-amzn-bedrock-*-token-count` headers;
- * the OpenAI-compatible `/openai/v1/chat/completions` (runtime) and `/v1/chat/completions` (mantle).
+ * `/model/<modelId>/converse-stream` (the model id URL-encoded, as the SDK sends ARNs); `/invoke` and
+ * `/invoke-with-response-stream` answering the model family's own body: Anthropic's Messages format for
+ * `anthropic.` models (usage in the body, and in its stream's `message_start` / `message_delta`), a body
+ * without usage for the others; the counts also in the `x-amzn-bedrock-*-token-count` headers (invoke)
+ * or the last `chunk`'s `amazon-bedrock-invocationMetrics` (stream); the OpenAI-compatible
+ * `/openai/v1/chat/completions` (runtime) and `/v1/chat/completions` (mantle).
  *
  * The same port answers CloudWatch `ListMetrics` and `GetMetricData` (cloudwatch.ts) from the token
  * counts of the Converse, ConverseStream and InvokeModel calls served, as Bedrock publishes them to
@@ -44,7 +47,7 @@ const codec = new EventStreamCodec(
 );
 const ANSWER = ['Spendguard ', 'recorded ', 'this call.'];
 const OUTPUT_TOKENS = 7;
-const ROUTE = /^\/model\/([^/]+)\/(converse|converse-stream|invoke)$/;
+const ROUTE = /^\/model\/([^/]+)\/(converse|converse-stream|invoke|invoke-with-response-stream)$/;
 
 /** The OpenAI-compatible Chat Completions endpoints: runtime `/openai/v1/…`, mantle `/v1/…`. */
 const OPENAI_CHAT = /^(?:\/openai)?\/v1\/chat\/completions$/;
@@ -141,6 +144,67 @@ function event(type: string, payload: unknown): Uint8Array {
   });
 }
 
+/** A `chunk` event of InvokeModelWithResponseStream: the model-native body, base64, as Bedrock frames it. */
+function chunk(body: unknown): Uint8Array {
+  return event('chunk', { bytes: Buffer.from(JSON.stringify(body)).toString('base64'), p: 'abcd' });
+}
+
+/** The model-native bodies of an InvokeModel answer, whole and streamed, for a model id. */
+function invokeBodies(model: string, prompt: number): { whole: unknown; stream: unknown[] } {
+  const metrics = {
+    inputTokenCount: prompt,
+    outputTokenCount: OUTPUT_TOKENS,
+    invocationLatency: 42,
+    firstByteLatency: 20,
+  };
+  if (!/(?:^|[.:/])anthropic\./.test(model)) {
+    // A body without usage (as several families answer).
+    return {
+      whole: { outputs: [{ text: ANSWER.join(''), stop_reason: 'stop' }] },
+      stream: ANSWER.map((text, i) => ({
+        outputs: [{ text, stop_reason: i === ANSWER.length - 1 ? 'stop' : null }],
+        ...(i === ANSWER.length - 1 ? { 'amazon-bedrock-invocationMetrics': metrics } : {}),
+      })),
+    };
+  }
+  const usage = { input_tokens: prompt, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+  const message = { id: 'msg_bdrk_mock', type: 'message', role: 'assistant', model: 'claude-mock' };
+  return {
+    whole: {
+      ...message,
+      content: [{ type: 'text', text: ANSWER.join('') }],
+      stop_reason: 'end_turn',
+      stop_sequence: null,
+      usage: { ...usage, output_tokens: OUTPUT_TOKENS },
+    },
+    stream: [
+      {
+        type: 'message_start',
+        message: {
+          ...message,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { ...usage, output_tokens: 1 },
+        },
+      },
+      { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+      ...ANSWER.map((text) => ({
+        type: 'content_block_delta',
+        index: 0,
+        delta: { type: 'text_delta', text },
+      })),
+      { type: 'content_block_stop', index: 0 },
+      {
+        type: 'message_delta',
+        delta: { stop_reason: 'end_turn', stop_sequence: null },
+        usage: { output_tokens: OUTPUT_TOKENS },
+      },
+      { type: 'message_stop', 'amazon-bedrock-invocationMetrics': metrics },
+    ],
+  };
+}
+
 /**
  * Starts the fake Bedrock runtime.
  *
@@ -216,22 +280,44 @@ export async function startMockBedrock(
         res.end(err);
         return;
       }
-      const model = decodeURIComponent(m[1] ?? '');
+      let model: string;
+      try {
+        model = decodeURIComponent(m[1] ?? '');
+      } catch {
+        // A path no client sends (a broken %-escape): Bedrock's own answer, not a crash of the stack.
+        const err = JSON.stringify({ message: 'The model identifier is not validly encoded' });
+        res.writeHead(400, {
+          'content-type': 'application/json',
+          'x-amzn-errortype': 'ValidationException',
+          'content-length': String(Buffer.byteLength(err)),
+        });
+        res.end(err);
+        return;
+      }
       const usage = usageFor(model, body, seen);
       const tier = (body.serviceTier as { type?: unknown } | undefined)?.type;
       const serviceTier = typeof tier === 'string' ? { serviceTier: { type: tier } } : {};
-      if (m[2] === 'invoke') {
-        // A model body without usage (as several families answer): the counts are in the headers.
+      if (m[2] === 'invoke' || m[2] === 'invoke-with-response-stream') {
         const prompt = Math.max(1, Math.ceil(text.length / 4));
-        const out = JSON.stringify({ outputs: [{ text: ANSWER.join(''), stop_reason: 'stop' }] });
+        const bodies = invokeBodies(model, prompt);
         const tierHeader = req.headers['x-amzn-bedrock-service-tier'];
+        const tierHeaders =
+          typeof tierHeader === 'string' ? { 'x-amzn-bedrock-service-tier': tierHeader } : {};
         countTokens(req, model, prompt, OUTPUT_TOKENS, 0, 0);
+        if (m[2] === 'invoke-with-response-stream') {
+          res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream', ...tierHeaders });
+          const frames = bodies.stream.map(chunk);
+          frames.slice(0, -1).forEach((f) => res.write(f));
+          res.end(frames.at(-1));
+          return;
+        }
+        const out = JSON.stringify(bodies.whole);
         res.writeHead(200, {
           'content-type': 'application/json',
           'content-length': String(Buffer.byteLength(out)),
           'x-amzn-bedrock-input-token-count': String(prompt),
           'x-amzn-bedrock-output-token-count': String(OUTPUT_TOKENS),
-          ...(typeof tierHeader === 'string' ? { 'x-amzn-bedrock-service-tier': tierHeader } : {}),
+          ...tierHeaders,
         });
         res.end(out);
         return;

@@ -7,6 +7,7 @@ import {
   ConverseCommand,
   ConverseStreamCommand,
   InvokeModelCommand,
+  InvokeModelWithResponseStreamCommand,
   type ConverseStreamOutput,
 } from '@aws-sdk/client-bedrock-runtime';
 import OpenAI from 'openai';
@@ -286,4 +287,90 @@ it('every byte of an event stream comes back unchanged (proxy vs the provider di
   const [a, b] = await Promise.all([direct.arrayBuffer(), proxied.arrayBuffer()]);
   expect(b.byteLength).toBeGreaterThan(200);
   expect(Buffer.from(b).equals(Buffer.from(a))).toBe(true);
+});
+
+it('InvokeModel on Claude: Anthropic’s Messages body, its usage priced (the Claude family on Bedrock)', async () => {
+  const model = 'us.anthropic.claude-haiku-4-5-20251001-v1:0';
+  const request = {
+    anthropic_version: 'bedrock-2023-05-31',
+    max_tokens: 64,
+    messages: [{ role: 'user', content: 'Which vendor raised prices?' }],
+  };
+  const out = await client().send(new InvokeModelCommand({ modelId: model, body: JSON.stringify(request) }));
+  const answer = JSON.parse(new TextDecoder().decode(out.body)) as {
+    type: string;
+    content: { text: string }[];
+    usage: { input_tokens: number; output_tokens: number };
+  };
+  expect(answer).toMatchObject({ type: 'message', content: [{ text: 'Spendguard recorded this call.' }] });
+  await h.proxy.idle();
+  const e = h.sink
+    .events()
+    .filter((x) => x.model === model && (x.endpoint ?? '').endsWith('/invoke'))
+    .at(-1)!;
+  expect(e).toMatchObject({
+    inputTokens: answer.usage.input_tokens,
+    outputTokens: answer.usage.output_tokens,
+  });
+});
+
+it.each([
+  // Published (aws.amazon.com/bedrock/pricing): Claude Haiku 4.5 regional $1.10 / $5.50, Nova Pro $0.80 /
+  // $3.20 per MTok.
+  ['Claude (Anthropic stream events)', 'us.anthropic.claude-haiku-4-5-20251001-v1:0', 1.1, 5.5],
+  ['Nova (a body without usage: the invocation metrics)', 'us.amazon.nova-pro-v1:0', 0.8, 3.2],
+])(
+  'InvokeModelWithResponseStream on %s: every chunk delivered, usage read, priced as published',
+  async (_name, model, inUsdPerM, outUsdPerM) => {
+    const body = JSON.stringify({
+      anthropic_version: 'bedrock-2023-05-31',
+      max_tokens: 64,
+      messages: [{ role: 'user', content: 'Stream the three largest line items.' }],
+    });
+    const out = await client().send(new InvokeModelWithResponseStreamCommand({ modelId: model, body }));
+    const chunks: unknown[] = [];
+    for await (const part of out.body!) {
+      if (part.chunk?.bytes) chunks.push(JSON.parse(new TextDecoder().decode(part.chunk.bytes)));
+    }
+    expect(chunks.length).toBeGreaterThanOrEqual(3);
+    const metrics = (chunks.at(-1) as Record<string, { inputTokenCount: number; outputTokenCount: number }>)[
+      'amazon-bedrock-invocationMetrics'
+    ]!;
+    const prompt = Math.ceil(body.length / 4);
+    expect(metrics).toMatchObject({ inputTokenCount: prompt, outputTokenCount: 7 });
+    await h.proxy.idle();
+    const e = h.sink
+      .events()
+      .filter((x) => x.model === model && (x.endpoint ?? '').endsWith('/invoke-with-response-stream'))
+      .at(-1)!;
+    expect(e).toMatchObject({ inputTokens: prompt, outputTokens: 7 });
+    expect(e.estimated ?? false).toBe(false);
+    const expected = ((prompt * inUsdPerM + 7 * outUsdPerM) / M) * 1e9;
+    const cost = costOfEvent(e, getDefaultPriceRegistry()).costNanos;
+    expect(Math.abs(cost - expected) / expected).toBeLessThan(0.005);
+  },
+);
+
+it('a model id with a broken %-escape is Bedrock’s 400, and the provider keeps serving', async () => {
+  const path = '/model/%E0%A4%A/converse';
+  const init = {
+    method: 'POST',
+    body: '{"messages":[]}',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${BEDROCK_KEY}` },
+  };
+  const direct = await fetch(`${bedrock.url}${path}`, init);
+  expect(direct.status).toBe(400);
+  expect(direct.headers.get('x-amzn-errortype')).toBe('ValidationException');
+  const proxied = await fetch(`${h.proxy.url}/bedrock/us-east-1${path}`, {
+    ...init,
+    headers: { ...init.headers, 'service-api-key': h.apiKey },
+  });
+  expect(proxied.status).toBe(400);
+  const after = await client().send(
+    new ConverseCommand({
+      modelId: 'us.amazon.nova-pro-v1:0',
+      messages: [{ role: 'user', content: [{ text: 'still there?' }] }],
+    }),
+  );
+  expect(after.output?.message?.content?.[0]?.text).toBe('Spendguard recorded this call.');
 });
