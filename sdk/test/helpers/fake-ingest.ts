@@ -187,7 +187,11 @@ export async function startFakeIngest(): Promise<FakeIngest> {
     }
     return { ...base, capped: true, exhausted: false, grantedUsd: slice / 1e9, expiresAt, ...extra };
   };
-  const server: Server = createServer((req, res) => {
+  // Sockets kept a minute (Node's default is 5 s): on a loaded machine a stalled event loop can let the
+  // client reuse a socket the server has just closed, and the request fails without reaching the fake.
+  // The likely cause of a flake seen once under `npm run test:load` (a lease request lost, the call then
+  // waited out its 6 s and got the retryable 429 the test did not expect).
+  const server: Server = createServer({ keepAliveTimeout: 60_000 }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
