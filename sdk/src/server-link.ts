@@ -73,6 +73,8 @@ export class ServerLink {
   #flushesCarryFlags = true;
   /** The lease request in flight, resolved when it is answered or failed. */
   #leaseRequest: Promise<void> | null = null;
+  /** The final report went (shutdown): no lease request follows it. */
+  #released = false;
 
   readonly #host: LinkHost;
 
@@ -285,7 +287,7 @@ export class ServerLink {
    */
   #requestLease(now: number, force = false): void {
     const lease = this.lease;
-    if (lease === null || lease.inFlight) return;
+    if (lease === null || lease.inFlight || this.#released) return;
     if (!force && !lease.working && !lease.due(now, true)) return;
     const request = this.#api('/v1/budget/lease', lease.begin(now));
     if (request === null) return lease.failed('unreachable', now);
@@ -386,8 +388,13 @@ export class ServerLink {
    */
   async release(timeoutMs = API_TIMEOUT_MS): Promise<void> {
     const deadline = Date.now() + timeoutMs;
+    // No renewal may start after the final report, and one in flight lands first: landing after the
+    // release, it would grant the departed holder a slice, charged as spent once it lapsed.
+    this.stop();
     await this.#host.settle(timeoutMs / 2); // the last calls' costs go into the final report
+    if (this.#leaseRequest !== null) await within(this.#leaseRequest, deadline - Date.now());
     const lease = this.lease;
+    this.#released = true;
     if (lease === null || !lease.holding) return;
     const result = await this.#api(
       '/v1/budget/lease/release',

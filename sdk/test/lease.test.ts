@@ -349,6 +349,26 @@ describe('a capped budget', () => {
   });
 });
 
+describe('shutdown', () => {
+  it('lets a lease request in flight land before the release: no slice is left granted to a holder that left', async () => {
+    ingest.leaseCapUsd = 10;
+    ingest.sliceUsd = 0.001; // smaller than one worst case: the call asks room for itself
+    const provider = costlyProvider();
+    const f = tracked(provider.fetch);
+    await client().settle();
+    const holder = client().stats().lease!.holderId;
+    ingest.leaseDelayMs = 300;
+    const call = f(OPENAI_URL, chatInit()); // waits for the slow answer to its request for room
+    await sleep(50);
+    await shutdown({ timeoutMs: 3000 });
+    await call;
+    await sleep(350); // any answer still due has been computed by now
+    expect(ingest.holders()).not.toContain(holder);
+    const routes = ingest.leaseCalls.map((c) => c.route);
+    expect(routes.at(-1)).toBe('release');
+  });
+});
+
 describe('a key suspended before the process started', () => {
   it.each([
     ['no hard cap', null],

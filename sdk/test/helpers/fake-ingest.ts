@@ -83,6 +83,10 @@ export interface FakeIngest {
   /** The next n lease requests answer 503 with `Retry-After: 1` (the route's answer to contention). */
   leaseBusyAnswers: number;
   readonly leaseCalls: LeaseCall[];
+  /** Lease (not release) answers are computed and sent this long after the request arrived. */
+  leaseDelayMs: number;
+  /** The holders the fake counts a slice for now. */
+  holders(): string[];
   /** Consumption reported so far, nano-USD. */
   settledNanos(): number;
   /** Back to the defaults: no flags, no leases, nothing recorded. */
@@ -115,6 +119,7 @@ export async function startFakeIngest(): Promise<FakeIngest> {
     ttlSeconds: 30,
     leaseStatus: 200,
     leaseBusyAnswers: 0,
+    leaseDelayMs: 0,
   };
   const trippedAt = new Map<string, number>();
   const leaseCalls: LeaseCall[] = [];
@@ -240,8 +245,12 @@ export async function startFakeIngest(): Promise<FakeIngest> {
         }
         const body = JSON.parse(raw) as LeaseCall['body'];
         leaseCalls.push({ route, body, at: Date.now() });
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(leaseAnswer(route, body)));
+        const answer = (): void => {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify(leaseAnswer(route, body)));
+        };
+        if (route === 'lease' && self.leaseDelayMs > 0) setTimeout(answer, self.leaseDelayMs);
+        else answer();
         return;
       }
       if (req.method === 'POST' && path === '/v1/events') {
@@ -364,6 +373,13 @@ export async function startFakeIngest(): Promise<FakeIngest> {
     get leaseStatus() {
       return self.leaseStatus;
     },
+    get leaseDelayMs() {
+      return self.leaseDelayMs;
+    },
+    set leaseDelayMs(v: number) {
+      self.leaseDelayMs = v;
+    },
+    holders: () => [...slices.keys()],
     set leaseStatus(v: number) {
       self.leaseStatus = v;
     },
@@ -392,6 +408,7 @@ export async function startFakeIngest(): Promise<FakeIngest> {
         ttlSeconds: 30,
         leaseStatus: 200,
         leaseBusyAnswers: 0,
+        leaseDelayMs: 0,
       });
     },
     events,
