@@ -5,6 +5,7 @@
  * open, counted; the slice kept across Lambda invocations (spend reported at each end), released on
  * shutdown.
  */
+import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { flush, shutdown, withSpendguard, wrapFetch } from '../src';
 import type { Client } from '../src/client';
@@ -69,7 +70,7 @@ async function anotherHolderTakesASlice(): Promise<void> {
   const other = await fetch(`${ingest.url}/v1/budget/lease`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'service-api-key': TEST_API_KEY },
-    body: JSON.stringify({ holderId: 'other-process', consumedUsd: 0 }),
+    body: JSON.stringify({ holderId: `other-process-${randomUUID()}`, consumedUsd: 0 }),
   });
   expect(other.status).toBe(200);
 }

@@ -125,6 +125,17 @@ export async function startFakeIngest(): Promise<FakeIngest> {
   const leaseCalls: LeaseCall[] = [];
   const loops = new Map<string, { fingerprint: unknown; count: number }>();
   let settled = 0;
+  /** Holders seen before the last reset(). */
+  const retired = new Set<string>();
+  const retiredAnswer = (body: LeaseCall['body']) => ({
+    holderId: body.holderId,
+    ttlSeconds: self.ttlSeconds,
+    retryAfterSeconds: null,
+    capped: false,
+    exhausted: false,
+    grantedUsd: 0,
+    expiresAt: new Date(Date.now() + self.ttlSeconds * 1000).toISOString(),
+  });
   const slices = new Map<string, number>();
   const flag = (scope: FakeFlag['scope'], sessionId?: string): FakeFlag => ({
     scope,
@@ -155,6 +166,9 @@ export async function startFakeIngest(): Promise<FakeIngest> {
   };
   const nanos = (usd: number): number => Math.round(usd * 1e9);
   const leaseAnswer = (route: 'lease' | 'release', body: LeaseCall['body']): unknown => {
+    // A holder of an earlier test whose request lands after reset() (its shutdown cut short on a busy
+    // machine) counts for nothing here: each test starts from an empty counter.
+    if (retired.has(body.holderId)) return route === 'release' ? { released: true } : retiredAnswer(body);
     settled += nanos(body.consumedUsd);
     slices.delete(body.holderId);
     if (route === 'release') return { released: true };
@@ -387,6 +401,8 @@ export async function startFakeIngest(): Promise<FakeIngest> {
     settledNanos: () => settled,
     flag,
     reset() {
+      for (const c of leaseCalls) retired.add(c.body.holderId);
+      for (const holder of slices.keys()) retired.add(holder);
       batches.length = 0;
       attempts.length = 0;
       script.length = 0;
